@@ -1,0 +1,745 @@
+/* GStreamer kconv plugin
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-kconvfilter
+ * @title: kconvfilter
+ *
+ * Convolves every video frame with a k×k kernel: a named one (edge,
+ * laplacian, sharpen, box, gaussian, sobel-x, sobel-y, emboss) or any matrix
+ * up to 121×121.  The matrix is laid over the image as written (correlation,
+ * as OpenCV's filter2D), centred on the output pixel.
+ *
+ * Each output sample is clamp (floor (sum / divisor (or its absolute value)
+ * + offset + 0.5), 0, 255).  Kernels with integer weights, divisor and
+ * offset are computed exactly, with the same bits on every backend; others
+ * in single precision, within 1 of the exact value.
+ *
+ * Alpha and padding bytes pass through untouched.  For YUV the chroma
+ * planes are filtered too, at their own resolution, unless planes=luma.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc ! kconvfilter kernel=edge ! videoconvert ! autovideosink
+ * ]| Edges of the test pattern.
+ * |[
+ * gst-launch-1.0 videotestsrc ! kconvfilter matrix="1 2 1; 2 4 2; 1 2 1" ! videoconvert ! autovideosink
+ * ]| A custom 3×3 blur (the divisor defaults to the sum of the weights).
+ * |[
+ * gst-launch-1.0 videotestsrc ! kconvfilter @preset=blur-strong ! videoconvert ! autovideosink
+ * ]| A named preset from GstKConvFilter.prs.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+#include <gst/base/gstbasetransform.h>
+
+#include "gstkconvfilter.h"
+#include "kconv.h"
+#include "kconv-matrix.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_kconv_filter_debug);
+#define GST_CAT_DEFAULT gst_kconv_filter_debug
+
+typedef enum
+{
+  GST_KCONV_KERNEL_IDENTITY = KCONV_NAMED_IDENTITY,
+  GST_KCONV_KERNEL_EDGE = KCONV_NAMED_EDGE,
+  GST_KCONV_KERNEL_LAPLACIAN = KCONV_NAMED_LAPLACIAN,
+  GST_KCONV_KERNEL_SHARPEN = KCONV_NAMED_SHARPEN,
+  GST_KCONV_KERNEL_BOX = KCONV_NAMED_BOX,
+  GST_KCONV_KERNEL_GAUSSIAN = KCONV_NAMED_GAUSSIAN,
+  GST_KCONV_KERNEL_SOBEL_X = KCONV_NAMED_SOBEL_X,
+  GST_KCONV_KERNEL_SOBEL_Y = KCONV_NAMED_SOBEL_Y,
+  GST_KCONV_KERNEL_EMBOSS = KCONV_NAMED_EMBOSS,
+  GST_KCONV_KERNEL_CUSTOM,
+} GstKConvKernel;
+
+typedef enum
+{
+  GST_KCONV_ABSOLUTE_AUTO,
+  GST_KCONV_ABSOLUTE_FALSE,
+  GST_KCONV_ABSOLUTE_TRUE,
+} GstKConvAbsolute;
+
+typedef enum
+{
+  GST_KCONV_PLANES_ALL,
+  GST_KCONV_PLANES_LUMA,
+} GstKConvPlanes;
+
+enum
+{
+  PROP_0,
+  PROP_KERNEL,
+  PROP_KERNEL_SIZE,
+  PROP_SIGMA,
+  PROP_MATRIX,
+  PROP_DIVISOR,
+  PROP_OFFSET,
+  PROP_ABSOLUTE,
+  PROP_BORDER,
+  PROP_PLANES,
+  PROP_BACKEND,
+  PROP_N_THREADS,
+  N_PROPERTIES
+};
+
+#define DEFAULT_KERNEL GST_KCONV_KERNEL_IDENTITY
+#define DEFAULT_KERNEL_SIZE 3
+#define DEFAULT_SIGMA 0.0
+#define DEFAULT_DIVISOR 0.0
+#define DEFAULT_OFFSET 0.0
+#define DEFAULT_ABSOLUTE GST_KCONV_ABSOLUTE_AUTO
+#define DEFAULT_BORDER KCONV_BORDER_REFLECT
+#define DEFAULT_PLANES GST_KCONV_PLANES_ALL
+#define DEFAULT_BACKEND KCONV_BACKEND_AUTO
+#define DEFAULT_N_THREADS 0
+
+#define MAX_SIGMA 1000.0
+#define MAX_N_THREADS 1024
+
+static GParamSpec *properties[N_PROPERTIES];
+
+/* Everything a property sets; read and written under the object lock. */
+typedef struct
+{
+  GstKConvKernel kernel;
+  gint kernel_size;
+  gdouble sigma;
+  gfloat *custom;               /* custom_rows * custom_cols */
+  gint custom_rows, custom_cols;
+  gdouble divisor;
+  gdouble offset;
+  GstKConvAbsolute absolute;
+  KConvBorder border;
+  GstKConvPlanes planes;
+  KConvBackend backend;
+  guint n_threads;
+} Settings;
+
+struct _GstKConvFilter
+{
+  GstVideoFilter parent;
+
+  Settings settings;
+  guint settings_cookie;        /* bumped by every change */
+
+  /* streaming thread only */
+  KConvFilter *core;
+  guint core_cookie;
+  gboolean luma_only;
+};
+
+#define FORMATS "{ GRAY8, RGB, BGR, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
+    "xRGB, xBGR, I420, NV12 }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+
+#define gst_kconv_filter_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstKConvFilter, gst_kconv_filter,
+    GST_TYPE_VIDEO_FILTER, G_IMPLEMENT_INTERFACE (GST_TYPE_PRESET, NULL));
+GST_ELEMENT_REGISTER_DEFINE (kconvfilter, "kconvfilter", GST_RANK_NONE,
+    GST_TYPE_KCONV_FILTER);
+
+#define GST_TYPE_KCONV_KERNEL (gst_kconv_kernel_get_type ())
+static GType
+gst_kconv_kernel_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_KCONV_KERNEL_IDENTITY, "Identity (passthrough)", "identity"},
+    {GST_KCONV_KERNEL_EDGE, "Edges, 8-neighbour Laplacian", "edge"},
+    {GST_KCONV_KERNEL_LAPLACIAN, "Laplacian, 4-neighbour", "laplacian"},
+    {GST_KCONV_KERNEL_SHARPEN, "Sharpen", "sharpen"},
+    {GST_KCONV_KERNEL_BOX, "Box blur of kernel-size", "box"},
+    {GST_KCONV_KERNEL_GAUSSIAN, "Gaussian blur of kernel-size and sigma",
+        "gaussian"},
+    {GST_KCONV_KERNEL_SOBEL_X, "Sobel, horizontal gradient", "sobel-x"},
+    {GST_KCONV_KERNEL_SOBEL_Y, "Sobel, vertical gradient", "sobel-y"},
+    {GST_KCONV_KERNEL_EMBOSS, "Emboss", "emboss"},
+    {GST_KCONV_KERNEL_CUSTOM, "Custom, from the matrix property", "custom"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstKConvKernel",
+            values));
+  return type;
+}
+
+#define GST_TYPE_KCONV_ABSOLUTE (gst_kconv_absolute_get_type ())
+static GType
+gst_kconv_absolute_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_KCONV_ABSOLUTE_AUTO,
+        "Auto: absolute value for edge, laplacian and sobel, else signed", "auto"},
+    {GST_KCONV_ABSOLUTE_FALSE, "Signed: negative results clamp to 0", "false"},
+    {GST_KCONV_ABSOLUTE_TRUE, "Absolute value of the result", "true"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstKConvAbsolute",
+            values));
+  return type;
+}
+
+#define GST_TYPE_KCONV_BORDER (gst_kconv_border_get_type ())
+static GType
+gst_kconv_border_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {KCONV_BORDER_ZERO, "Zero: pixels outside the frame are black", "zero"},
+    {KCONV_BORDER_REPLICATE, "Replicate the edge pixel (aaa|abcd|ddd)",
+        "replicate"},
+    {KCONV_BORDER_REFLECT, "Mirror, edge not repeated (cb|abcd|cb)",
+        "reflect"},
+    {KCONV_BORDER_WRAP, "Wrap around (cd|abcd|ab)", "wrap"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstKConvBorder",
+            values));
+  return type;
+}
+
+#define GST_TYPE_KCONV_PLANES (gst_kconv_planes_get_type ())
+static GType
+gst_kconv_planes_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_KCONV_PLANES_ALL, "Filter every plane", "all"},
+    {GST_KCONV_PLANES_LUMA, "Filter luma only, copy chroma (YUV formats)",
+        "luma"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstKConvPlanes",
+            values));
+  return type;
+}
+
+#define GST_TYPE_KCONV_BACKEND (gst_kconv_backend_get_type ())
+static GType
+gst_kconv_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {KCONV_BACKEND_AUTO, "CUDA when a usable GPU exists, else the CPU",
+        "auto"},
+    {KCONV_BACKEND_CPU, "CPU (OpenMP)", "cpu"},
+    {KCONV_BACKEND_CUDA, "CUDA (fails when unavailable)", "cuda"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstKConvBackend",
+            values));
+  return type;
+}
+
+/* The weights the settings stand for; g_free them. */
+static gfloat *
+settings_weights (const Settings * s, gint * rows, gint * cols)
+{
+  if (s->kernel == GST_KCONV_KERNEL_CUSTOM) {
+    *rows = s->custom_rows;
+    *cols = s->custom_cols;
+    return g_memdup2 (s->custom, sizeof (gfloat) * s->custom_rows *
+        s->custom_cols);
+  }
+  float *w = kconv_named_kernel ((KConvNamedKernel) s->kernel, s->kernel_size,
+      s->sigma, rows, cols);
+  gfloat *copy = w ? g_memdup2 (w, sizeof (gfloat) * *rows * *cols) : NULL;
+  free (w);
+  return copy;
+}
+
+static gboolean
+settings_absolute (const Settings * s)
+{
+  if (s->absolute == GST_KCONV_ABSOLUTE_AUTO)
+    return s->kernel != GST_KCONV_KERNEL_CUSTOM &&
+        kconv_named_kernel_is_signed ((KConvNamedKernel) s->kernel);
+  return s->absolute == GST_KCONV_ABSOLUTE_TRUE;
+}
+
+/* out = in for every sample: a 1x1 kernel w with divisor w (or auto) */
+static gboolean
+settings_are_identity (const Settings * s)
+{
+  gint rows, cols;
+  gboolean identity = FALSE;
+  gfloat *w = settings_weights (s, &rows, &cols);
+  if (w && rows == 1 && cols == 1 && w[0] != 0.f && s->offset == 0.0)
+    identity = s->divisor == 0.0 || s->divisor == w[0];
+  g_free (w);
+  return identity;
+}
+
+static void
+settings_copy (Settings * dst, const Settings * src)
+{
+  *dst = *src;
+  dst->custom = g_memdup2 (src->custom, sizeof (gfloat) * src->custom_rows *
+      src->custom_cols);
+}
+
+static const gchar *
+backend_unavailable_reason (void)
+{
+#ifdef KCONV_HAVE_CUDA
+  return "no usable CUDA device was found";
+#else
+  return "this build of kconv has no CUDA support";
+#endif
+}
+
+/* Bumps the cookie and updates passthrough; call without the object lock. */
+static void
+settings_changed (GstKConvFilter * self)
+{
+  GST_OBJECT_LOCK (self);
+  self->settings_cookie++;
+  gboolean identity = settings_are_identity (&self->settings);
+  GST_OBJECT_UNLOCK (self);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), identity);
+}
+
+static void
+gst_kconv_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (object);
+  Settings *s = &self->settings;
+  gboolean kernel_became_custom = FALSE;
+
+  switch (prop_id) {
+    case PROP_KERNEL:
+      GST_OBJECT_LOCK (self);
+      s->kernel = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_KERNEL_SIZE:{
+      gint size = g_value_get_int (value);
+      if (size % 2 == 0) {
+        g_warning ("%s: kernel-size must be odd; %d refused, keeping %d",
+            GST_OBJECT_NAME (self), size, s->kernel_size);
+        return;
+      }
+      GST_OBJECT_LOCK (self);
+      s->kernel_size = size;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    }
+    case PROP_SIGMA:
+    case PROP_DIVISOR:
+    case PROP_OFFSET:{
+      gdouble v = g_value_get_double (value);
+      if (!isfinite (v)) {
+        g_warning ("%s: %s must be a finite number; %g refused",
+            GST_OBJECT_NAME (self), pspec->name, v);
+        return;
+      }
+      GST_OBJECT_LOCK (self);
+      if (prop_id == PROP_SIGMA)
+        s->sigma = v;
+      else if (prop_id == PROP_DIVISOR)
+        s->divisor = v;
+      else
+        s->offset = v;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    }
+    case PROP_MATRIX:{
+      const gchar *text = g_value_get_string (value);
+      float *w;
+      int rows, cols;
+      char err[160];
+      if (kconv_matrix_parse (text, &w, &rows, &cols, err, sizeof err) != 0) {
+        g_warning ("%s: invalid matrix \"%.60s%s\": %s; the kernel stays as "
+            "it was", GST_OBJECT_NAME (self), text ? text : "",
+            text && strlen (text) > 60 ? "..." : "", err);
+        return;
+      }
+      GST_OBJECT_LOCK (self);
+      g_free (s->custom);
+      s->custom = g_memdup2 (w, sizeof (gfloat) * rows * cols);
+      s->custom_rows = rows;
+      s->custom_cols = cols;
+      kernel_became_custom = s->kernel != GST_KCONV_KERNEL_CUSTOM;
+      s->kernel = GST_KCONV_KERNEL_CUSTOM;
+      GST_OBJECT_UNLOCK (self);
+      free (w);
+      break;
+    }
+    case PROP_ABSOLUTE:
+      GST_OBJECT_LOCK (self);
+      s->absolute = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_BORDER:
+      GST_OBJECT_LOCK (self);
+      s->border = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_PLANES:
+      GST_OBJECT_LOCK (self);
+      s->planes = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_BACKEND:
+      GST_OBJECT_LOCK (self);
+      s->backend = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_N_THREADS:
+      GST_OBJECT_LOCK (self);
+      s->n_threads = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      return;
+  }
+  settings_changed (self);
+  if (kernel_became_custom)
+    g_object_notify_by_pspec (object, properties[PROP_KERNEL]);
+}
+
+static void
+gst_kconv_filter_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (object);
+  Settings *s = &self->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_KERNEL:
+      g_value_set_enum (value, s->kernel);
+      break;
+    case PROP_KERNEL_SIZE:
+      g_value_set_int (value, s->kernel_size);
+      break;
+    case PROP_SIGMA:
+      g_value_set_double (value, s->sigma);
+      break;
+    case PROP_MATRIX:{
+      gint rows, cols;
+      gfloat *w = settings_weights (s, &rows, &cols);
+      char *text = w ? kconv_matrix_format (w, rows, cols) : NULL;
+      g_value_set_string (value, text);
+      free (text);
+      g_free (w);
+      break;
+    }
+    case PROP_DIVISOR:
+      g_value_set_double (value, s->divisor);
+      break;
+    case PROP_OFFSET:
+      g_value_set_double (value, s->offset);
+      break;
+    case PROP_ABSOLUTE:
+      g_value_set_enum (value, s->absolute);
+      break;
+    case PROP_BORDER:
+      g_value_set_enum (value, s->border);
+      break;
+    case PROP_PLANES:
+      g_value_set_enum (value, s->planes);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, s->backend);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, s->n_threads);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Rebuilds the core filter when a property changed since the last frame.
+ * The settings are copied under the lock and the work is done outside it. */
+static gboolean
+gst_kconv_filter_ensure_core (GstKConvFilter * self)
+{
+  Settings snap;
+
+  GST_OBJECT_LOCK (self);
+  if (self->core && self->core_cookie == self->settings_cookie) {
+    GST_OBJECT_UNLOCK (self);
+    return TRUE;
+  }
+  settings_copy (&snap, &self->settings);
+  guint cookie = self->settings_cookie;
+  GST_OBJECT_UNLOCK (self);
+
+  KConvKernel kernel = { 0 };
+  KConvOptions options = { snap.backend, (int) snap.n_threads, -1 };
+  KConvFilter *core = NULL;
+  KConvStatus st = KCONV_ERROR_INVALID_KERNEL;
+  gfloat *w = settings_weights (&snap, &kernel.rows, &kernel.cols);
+
+  if (w) {
+    kernel.weights = w;
+    kernel.divisor = snap.divisor;
+    kernel.offset = snap.offset;
+    kernel.absolute = settings_absolute (&snap);
+    st = kconv_filter_new (&kernel, snap.border, &options, &core);
+  }
+  g_free (w);
+  g_free (snap.custom);
+
+  if (st == KCONV_ERROR_BACKEND_UNAVAILABLE) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("backend=%s requested but it is not available",
+            kconv_backend_name (snap.backend)), ("%s",
+            backend_unavailable_reason ()));
+    return FALSE;
+  }
+  if (st != KCONV_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Could not set up the convolution"), ("%s",
+            kconv_status_string (st)));
+    return FALSE;
+  }
+
+  GST_DEBUG_OBJECT (self, "kernel %dx%d, backend %s, %s path, %s arithmetic",
+      kernel.cols, kernel.rows,
+      kconv_backend_name (kconv_filter_backend (core)),
+      kconv_path_name (kconv_filter_path (core)),
+      kconv_filter_is_exact (core) ? "exact integer" : "single-precision");
+  if (snap.backend == KCONV_BACKEND_AUTO
+      && kconv_filter_backend (core) != KCONV_BACKEND_CUDA)
+    GST_INFO_OBJECT (self, "backend=auto: %s, using the CPU",
+        backend_unavailable_reason ());
+
+  kconv_filter_free (self->core);
+  self->core = core;
+  self->core_cookie = cookie;
+  self->luma_only = snap.planes == GST_KCONV_PLANES_LUMA;
+  return TRUE;
+}
+
+/* Describes plane `plane` of a mapped frame for the core; returns FALSE for
+ * a plane with nothing to convolve. */
+static gboolean
+plane_image (GstVideoFrame * frame, guint plane, gboolean luma_only,
+    KConvImage * im)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
+  gint first = -1;
+
+  memset (im, 0, sizeof *im);
+  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
+    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != plane)
+      continue;
+    if (first < 0)
+      first = c;
+    if (c == GST_VIDEO_COMP_A || (yuv && luma_only && c != GST_VIDEO_COMP_Y))
+      continue;
+    im->channel_offset[im->n_channels++] =
+        GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
+  }
+  if (first < 0)
+    return FALSE;
+  im->data = GST_VIDEO_FRAME_PLANE_DATA (frame, plane);
+  im->stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
+  im->width = GST_VIDEO_FRAME_COMP_WIDTH (frame, first);
+  im->height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, first);
+  im->pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, first);
+  return im->n_channels > 0;
+}
+
+static GstFlowReturn
+gst_kconv_filter_transform_frame (GstVideoFilter * vfilter,
+    GstVideoFrame * in, GstVideoFrame * out)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (vfilter);
+
+  if (!gst_kconv_filter_ensure_core (self))
+    return GST_FLOW_ERROR;
+
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
+    KConvImage src, dst;
+    if (!plane_image (in, p, self->luma_only, &src)) {
+      gst_video_frame_copy_plane (out, in, p);
+      continue;
+    }
+    plane_image (out, p, self->luma_only, &dst);
+    KConvStatus st = kconv_filter_run (self->core, &src, &dst);
+    if (st != KCONV_OK) {
+      GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+          ("Convolution failed on plane %u", p), ("%s: %s",
+              kconv_status_string (st),
+              kconv_filter_error_detail (self->core)));
+      return GST_FLOW_ERROR;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+static void
+gst_kconv_filter_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstClockTime ts = gst_segment_to_stream_time (&trans->segment,
+      GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (ts))
+    gst_object_sync_values (GST_OBJECT (trans), ts);
+}
+
+static gboolean
+gst_kconv_filter_start (GstBaseTransform * trans)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (trans);
+
+  GST_OBJECT_LOCK (self);
+  KConvBackend backend = self->settings.backend;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!kconv_backend_available (backend)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("backend=%s requested but it is not available",
+            kconv_backend_name (backend)), ("%s",
+            backend_unavailable_reason ()));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_kconv_filter_stop (GstBaseTransform * trans)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (trans);
+
+  kconv_filter_free (self->core);
+  self->core = NULL;
+  return TRUE;
+}
+
+static void
+gst_kconv_filter_finalize (GObject * object)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (object);
+
+  kconv_filter_free (self->core);
+  g_free (self->settings.custom);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_kconv_filter_class_init (GstKConvFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *vfilter_class = GST_VIDEO_FILTER_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  GST_DEBUG_CATEGORY_INIT (gst_kconv_filter_debug, "kconvfilter", 0,
+      "kconv convolution filter");
+
+  gobject_class->set_property = gst_kconv_filter_set_property;
+  gobject_class->get_property = gst_kconv_filter_get_property;
+  gobject_class->finalize = gst_kconv_filter_finalize;
+
+  properties[PROP_KERNEL] = g_param_spec_enum ("kernel", "Kernel",
+      "Named kernel, or custom to use the matrix property",
+      GST_TYPE_KCONV_KERNEL, DEFAULT_KERNEL, flags);
+  properties[PROP_KERNEL_SIZE] = g_param_spec_int ("kernel-size",
+      "Kernel size", "Width and height of the box and gaussian kernels (odd)",
+      1, KCONV_MAX_KERNEL_SIZE, DEFAULT_KERNEL_SIZE, flags);
+  properties[PROP_SIGMA] = g_param_spec_double ("sigma", "Sigma",
+      "Standard deviation of the gaussian kernel in pixels "
+      "(0 = derived from kernel-size)", 0.0, MAX_SIGMA, DEFAULT_SIGMA,
+      flags | GST_PARAM_CONTROLLABLE);
+  properties[PROP_MATRIX] = g_param_spec_string ("matrix", "Matrix",
+      "Custom kernel: rows separated by ';', values by spaces or commas, "
+      "e.g. \"1 2 1; 2 4 2; 1 2 1\", up to 121x121.  Setting it selects "
+      "kernel=custom; reading it gives the kernel in use", NULL, flags);
+  properties[PROP_DIVISOR] = g_param_spec_double ("divisor", "Divisor",
+      "The weighted sum is divided by this (0 = the sum of the weights, "
+      "or 1 if that is 0)", -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_DIVISOR,
+      flags | GST_PARAM_CONTROLLABLE);
+  properties[PROP_OFFSET] = g_param_spec_double ("offset", "Offset",
+      "Added to each result after dividing (e.g. 128 to show signed "
+      "results around grey)", -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_OFFSET,
+      flags | GST_PARAM_CONTROLLABLE);
+  properties[PROP_ABSOLUTE] = g_param_spec_enum ("absolute", "Absolute",
+      "Use the absolute value of sum / divisor", GST_TYPE_KCONV_ABSOLUTE,
+      DEFAULT_ABSOLUTE, flags);
+  properties[PROP_BORDER] = g_param_spec_enum ("border", "Border",
+      "How pixels beyond the frame edge are made up", GST_TYPE_KCONV_BORDER,
+      DEFAULT_BORDER, flags);
+  properties[PROP_PLANES] = g_param_spec_enum ("planes", "Planes",
+      "Which planes of YUV video to filter", GST_TYPE_KCONV_PLANES,
+      DEFAULT_PLANES, flags);
+  properties[PROP_BACKEND] = g_param_spec_enum ("backend", "Backend",
+      "Where the convolution runs", GST_TYPE_KCONV_BACKEND, DEFAULT_BACKEND,
+      flags);
+  properties[PROP_N_THREADS] = g_param_spec_uint ("n-threads", "Threads",
+      "CPU threads for the cpu backend (0 = one per core)", 0, MAX_N_THREADS,
+      DEFAULT_N_THREADS, flags);
+  g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
+
+  gst_element_class_set_static_metadata (element_class,
+      "Convolution filter", "Filter/Effect/Video",
+      "Convolves video with a named or custom kernel up to 121x121, "
+      "on CUDA or the CPU", "kconv contributors");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_kconv_filter_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_kconv_filter_stop);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_kconv_filter_before_transform);
+  vfilter_class->transform_frame =
+      GST_DEBUG_FUNCPTR (gst_kconv_filter_transform_frame);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_KCONV_KERNEL, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_KCONV_ABSOLUTE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_KCONV_BORDER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_KCONV_PLANES, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_KCONV_BACKEND, 0);
+}
+
+static void
+gst_kconv_filter_init (GstKConvFilter * self)
+{
+  Settings *s = &self->settings;
+
+  s->kernel = DEFAULT_KERNEL;
+  s->kernel_size = DEFAULT_KERNEL_SIZE;
+  s->sigma = DEFAULT_SIGMA;
+  s->custom = g_new (gfloat, 1);
+  s->custom[0] = 1.f;
+  s->custom_rows = s->custom_cols = 1;
+  s->divisor = DEFAULT_DIVISOR;
+  s->offset = DEFAULT_OFFSET;
+  s->absolute = DEFAULT_ABSOLUTE;
+  s->border = DEFAULT_BORDER;
+  s->planes = DEFAULT_PLANES;
+  s->backend = DEFAULT_BACKEND;
+  s->n_threads = DEFAULT_N_THREADS;
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
+}

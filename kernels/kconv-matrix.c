@@ -1,0 +1,231 @@
+/* kconv: kernels as text, and the named kernels
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#define _GNU_SOURCE
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kconv.h"
+#include "kconv-matrix.h"
+
+static int
+is_separator (char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',';
+}
+
+/* strtod in the C locale, so "0.5" means a half in every locale */
+static double
+c_strtod (const char *s, char **end)
+{
+  static locale_t c_locale;
+  if (!c_locale)
+    c_locale = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
+  return c_locale ? strtod_l (s, end, c_locale) : strtod (s, end);
+}
+
+int
+kconv_matrix_parse (const char *text, float **weights, int *rows, int *cols,
+    char *err, size_t err_size)
+{
+  float *w = NULL;
+  int n = 0, cap = 0, r = 0, c0 = -1;
+  const char *p = text ? text : "";
+
+  *weights = NULL;
+  for (;;) {
+    /* one row, up to ';' or the end */
+    int c = 0;
+    for (;;) {
+      while (is_separator (*p))
+        p++;
+      if (*p == ';' || *p == '\0')
+        break;
+      char *end;
+      double v = c_strtod (p, &end);
+      if (end == p) {
+        int len = (int) strcspn (p, " \t\r\n,;");
+        snprintf (err, err_size, "'%.*s' in row %d is not a number",
+            len > 32 ? 32 : len, p, r + 1);
+        goto fail;
+      }
+      if (!is_separator (*end) && *end != ';' && *end != '\0') {
+        int len = (int) strcspn (p, " \t\r\n,;");
+        snprintf (err, err_size, "'%.*s' in row %d is not a number",
+            len > 32 ? 32 : len, p, r + 1);
+        goto fail;
+      }
+      if (!isfinite (v) || fabs (v) > 3.4e38) {
+        snprintf (err, err_size, "'%.*s' in row %d is not a finite number",
+            (int) (end - p) > 32 ? 32 : (int) (end - p), p, r + 1);
+        goto fail;
+      }
+      if (n == cap) {
+        cap = cap ? 2 * cap : 64;
+        float *nw = realloc (w, cap * sizeof (float));
+        if (!nw) {
+          snprintf (err, err_size, "out of memory");
+          goto fail;
+        }
+        w = nw;
+      }
+      w[n++] = (float) v;
+      c++;
+      p = end;
+    }
+    int last = *p == '\0';
+    if (c == 0) {
+      /* a trailing ';' is harmless; any other empty row is not */
+      if (last && r > 0)
+        break;
+      snprintf (err, err_size, r == 0 && last ? "the matrix is empty" :
+          "row %d is empty", r + 1);
+      goto fail;
+    }
+    if (c0 >= 0 && c != c0) {
+      snprintf (err, err_size, "row %d has %d values but row 1 has %d",
+          r + 1, c, c0);
+      goto fail;
+    }
+    c0 = c;
+    r++;
+    if (c > KCONV_MAX_KERNEL_SIZE || r > KCONV_MAX_KERNEL_SIZE) {
+      snprintf (err, err_size, "the matrix is larger than %dx%d",
+          KCONV_MAX_KERNEL_SIZE, KCONV_MAX_KERNEL_SIZE);
+      goto fail;
+    }
+    if (last)
+      break;
+    p++;                        /* past ';' */
+  }
+  *weights = w;
+  *rows = r;
+  *cols = c0;
+  return 0;
+
+fail:
+  free (w);
+  return -1;
+}
+
+static void
+format_float (char *buf, size_t size, float v)
+{
+  static locale_t c_locale;
+  if (!c_locale)
+    c_locale = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
+  locale_t old = c_locale ? uselocale (c_locale) : (locale_t) 0;
+  for (int digits = 6; digits <= 9; digits++) {
+    snprintf (buf, size, "%.*g", digits, v);
+    if ((float) c_strtod (buf, NULL) == v)
+      break;
+  }
+  if (old)
+    uselocale (old);
+}
+
+char *
+kconv_matrix_format (const float *w, int rows, int cols)
+{
+  size_t size = (size_t) rows * cols * 18 + 1;
+  char *out = malloc (size), *o = out;
+  if (!out)
+    return NULL;
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < cols; c++) {
+      char num[32];
+      format_float (num, sizeof num, w[r * cols + c] == 0.f ? 0.f :
+          w[r * cols + c]);
+      o += sprintf (o, "%s%s", c > 0 ? " " : r > 0 ? "; " : "", num);
+    }
+  *o = '\0';
+  return out;
+}
+
+double
+kconv_gaussian_default_sigma (int size)
+{
+  return 0.3 * ((size - 1) * 0.5 - 1.0) + 0.8;
+}
+
+static float *
+from_table (const float *t, int r, int c, int *rows, int *cols)
+{
+  float *w = malloc (r * c * sizeof (float));
+  if (w)
+    memcpy (w, t, r * c * sizeof (float));
+  *rows = r;
+  *cols = c;
+  return w;
+}
+
+float *
+kconv_named_kernel (KConvNamedKernel which, int size, double sigma,
+    int *rows, int *cols)
+{
+  static const float identity[] = { 1 };
+  static const float edge[] = { -1, -1, -1, -1, 8, -1, -1, -1, -1 };
+  static const float laplacian[] = { 0, 1, 0, 1, -4, 1, 0, 1, 0 };
+  static const float sharpen[] = { 0, -1, 0, -1, 5, -1, 0, -1, 0 };
+  static const float sobel_x[] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
+  static const float sobel_y[] = { -1, -2, -1, 0, 0, 0, 1, 2, 1 };
+  static const float emboss[] = { -2, -1, 0, -1, 1, 1, 0, 1, 2 };
+
+  switch (which) {
+    case KCONV_NAMED_IDENTITY:
+      return from_table (identity, 1, 1, rows, cols);
+    case KCONV_NAMED_EDGE:
+      return from_table (edge, 3, 3, rows, cols);
+    case KCONV_NAMED_LAPLACIAN:
+      return from_table (laplacian, 3, 3, rows, cols);
+    case KCONV_NAMED_SHARPEN:
+      return from_table (sharpen, 3, 3, rows, cols);
+    case KCONV_NAMED_SOBEL_X:
+      return from_table (sobel_x, 3, 3, rows, cols);
+    case KCONV_NAMED_SOBEL_Y:
+      return from_table (sobel_y, 3, 3, rows, cols);
+    case KCONV_NAMED_EMBOSS:
+      return from_table (emboss, 3, 3, rows, cols);
+    case KCONV_NAMED_BOX:
+    case KCONV_NAMED_GAUSSIAN:
+      break;
+    default:
+      return NULL;
+  }
+
+  if (size < 1 || size > KCONV_MAX_KERNEL_SIZE || size % 2 == 0)
+    return NULL;
+  float *w = malloc (size * size * sizeof (float));
+  if (!w)
+    return NULL;
+  *rows = *cols = size;
+  if (which == KCONV_NAMED_BOX) {
+    for (int i = 0; i < size * size; i++)
+      w[i] = 1.f;
+    return w;
+  }
+
+  /* gaussian: outer product of a normalised 1D bell */
+  double g[KCONV_MAX_KERNEL_SIZE], sum = 0.0;
+  if (sigma <= 0.0)
+    sigma = kconv_gaussian_default_sigma (size);
+  for (int i = 0; i < size; i++) {
+    double d = i - size / 2;
+    g[i] = exp (-d * d / (2.0 * sigma * sigma));
+    sum += g[i];
+  }
+  for (int r = 0; r < size; r++)
+    for (int c = 0; c < size; c++)
+      w[r * size + c] = (float) (g[r] / sum * (g[c] / sum));
+  return w;
+}
+
+int
+kconv_named_kernel_is_signed (KConvNamedKernel which)
+{
+  return which == KCONV_NAMED_EDGE || which == KCONV_NAMED_LAPLACIAN
+      || which == KCONV_NAMED_SOBEL_X || which == KCONV_NAMED_SOBEL_Y;
+}

@@ -1,0 +1,106 @@
+/* kconv: what every backend needs to know about a kernel, worked out once
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef KCONV_PLAN_H
+#define KCONV_PLAN_H
+
+#include <math.h>
+#include "kconv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 255 * sum |w| must stay below this for every partial sum to be an exact
+ * integer in single precision. */
+#define KCONV_EXACT_LIMIT 16777216.0
+
+typedef struct {
+  int cols, rows;
+  int ax, ay;                   /* anchor: cols / 2, rows / 2 */
+  KConvBorder border;
+  int absolute;
+
+  float *weights;               /* rows * cols, as given */
+
+  /* Exact kernels: out = clamp (round_half_up (sign * s / divisor) + offset) */
+  int exact;
+  int32_t divisor;              /* > 0 */
+  int32_t negate;               /* the given divisor was negative */
+  int32_t ioffset;
+
+  /* Inexact kernels: out = clamp (floor (s * scale (or |..|) + bias)) */
+  float scale;                  /* 1 / divisor */
+  float bias;                   /* offset + 0.5 */
+  double divisor_f;             /* the resolved divisor, never 0 */
+  double offset_f;
+
+  /* Rank 1: weights[r][c] == v[r] * h[c].  Exact kernels get integer
+   * factors; inexact ones carry the divisor in v. */
+  int separable;
+  float *h;                     /* cols */
+  float *v;                     /* rows */
+} KConvPlan;
+
+KConvStatus kconv_plan_init (KConvPlan * plan, const KConvKernel * kernel,
+    KConvBorder border);
+void kconv_plan_clear (KConvPlan * plan);
+
+/* Where coordinate i (any integer) reads from in [0, n), or -1 for a zero. */
+static inline int
+kconv_border_index (KConvBorder border, int i, int n)
+{
+  if (i >= 0 && i < n)
+    return i;
+  switch (border) {
+    case KCONV_BORDER_ZERO:
+      return -1;
+    case KCONV_BORDER_REPLICATE:
+      return i < 0 ? 0 : n - 1;
+    case KCONV_BORDER_REFLECT:{
+      if (n == 1)
+        return 0;
+      int period = 2 * (n - 1);
+      i %= period;
+      if (i < 0)
+        i += period;
+      return i < n ? i : period - i;
+    }
+    case KCONV_BORDER_WRAP:
+    default:
+      i %= n;
+      return i < 0 ? i + n : i;
+  }
+}
+
+/* floor (a / b) for b > 0 */
+static inline int64_t
+kconv_floor_div (int64_t a, int64_t b)
+{
+  int64_t q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+static inline uint8_t
+kconv_clamp_u8 (int64_t v)
+{
+  return v < 0 ? 0 : v > 255 ? 255 : (uint8_t) v;
+}
+
+/* The exact rule, for a sum s computed without error. */
+static inline uint8_t
+kconv_finish_exact (const KConvPlan * plan, int64_t s)
+{
+  if (plan->negate)
+    s = -s;
+  if (plan->absolute && s < 0)
+    s = -s;
+  int64_t d = plan->divisor;
+  return kconv_clamp_u8 (kconv_floor_div (2 * s + d, 2 * d) + plan->ioffset);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KCONV_PLAN_H */

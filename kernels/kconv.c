@@ -1,0 +1,205 @@
+/* kconv: filter objects and backend dispatch
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "kconv.h"
+#include "kconv-plan.h"
+#include "kconv-cpu.h"
+
+struct KConvFilter
+{
+  KConvPlan plan;
+  KConvBackend backend;
+  KConvPath path;
+  int n_threads;
+  KConvCpuScratch cpu_scratch;
+  const char *detail;
+};
+
+const char *
+kconv_status_string (KConvStatus status)
+{
+  switch (status) {
+    case KCONV_OK:
+      return "success";
+    case KCONV_ERROR_INVALID_ARGUMENT:
+      return "invalid argument";
+    case KCONV_ERROR_INVALID_KERNEL:
+      return "invalid kernel (size outside 1..121 or a weight, divisor or "
+          "offset that is not a finite number)";
+    case KCONV_ERROR_OUT_OF_MEMORY:
+      return "out of memory";
+    case KCONV_ERROR_BACKEND_UNAVAILABLE:
+      return "backend not available";
+    case KCONV_ERROR_DEVICE:
+      return "device error";
+  }
+  return "unknown status";
+}
+
+const char *
+kconv_backend_name (KConvBackend backend)
+{
+  switch (backend) {
+    case KCONV_BACKEND_AUTO:
+      return "auto";
+    case KCONV_BACKEND_CPU:
+      return "cpu";
+    case KCONV_BACKEND_CUDA:
+      return "cuda";
+    case KCONV_BACKEND_REFERENCE:
+      return "reference";
+  }
+  return "unknown";
+}
+
+const char *
+kconv_path_name (KConvPath path)
+{
+  return path == KCONV_PATH_SEPARABLE ? "separable" : "direct";
+}
+
+int
+kconv_backend_available (KConvBackend backend)
+{
+  switch (backend) {
+    case KCONV_BACKEND_AUTO:
+    case KCONV_BACKEND_CPU:
+    case KCONV_BACKEND_REFERENCE:
+      return 1;
+    case KCONV_BACKEND_CUDA:
+      return 0;
+  }
+  return 0;
+}
+
+/* Two 1D passes cost about rows + cols taps plus a second trip through
+ * memory; only worth it once the 2D kernel is clearly larger. */
+static int
+separable_pays (const KConvPlan * plan)
+{
+  return plan->separable
+      && plan->rows * plan->cols >= 2 * (plan->rows + plan->cols);
+}
+
+KConvStatus
+kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
+    const KConvOptions * options, KConvFilter ** out)
+{
+  static const KConvOptions defaults = { KCONV_BACKEND_AUTO, 0, -1 };
+  if (!out)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+  *out = NULL;
+  if (!options)
+    options = &defaults;
+  if (options->n_threads < 0 || options->backend < KCONV_BACKEND_AUTO
+      || options->backend > KCONV_BACKEND_REFERENCE)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+
+  KConvBackend backend = options->backend;
+  if (backend == KCONV_BACKEND_AUTO)
+    backend = kconv_backend_available (KCONV_BACKEND_CUDA) ?
+        KCONV_BACKEND_CUDA : KCONV_BACKEND_CPU;
+  if (!kconv_backend_available (backend))
+    return KCONV_ERROR_BACKEND_UNAVAILABLE;
+
+  KConvFilter *f = calloc (1, sizeof *f);
+  if (!f)
+    return KCONV_ERROR_OUT_OF_MEMORY;
+  KConvStatus st = kconv_plan_init (&f->plan, kernel, border);
+  if (st != KCONV_OK) {
+    free (f);
+    return st;
+  }
+  f->backend = backend;
+  f->n_threads = options->n_threads ? options->n_threads :
+      kconv_cpu_default_threads ();
+  f->path = backend != KCONV_BACKEND_REFERENCE && separable_pays (&f->plan) ?
+      KCONV_PATH_SEPARABLE : KCONV_PATH_DIRECT;
+  f->detail = "";
+  *out = f;
+  return KCONV_OK;
+}
+
+static int
+image_valid (const KConvImage * im)
+{
+  if (!im || !im->data || im->width < 1 || im->height < 1
+      || im->pixel_stride < 1 || im->pixel_stride > KCONV_MAX_CHANNELS
+      || im->n_channels < 1 || im->n_channels > im->pixel_stride
+      || im->stride < (ptrdiff_t) im->width * im->pixel_stride)
+    return 0;
+  for (int c = 0; c < im->n_channels; c++)
+    if (im->channel_offset[c] < 0 || im->channel_offset[c] >= im->pixel_stride)
+      return 0;
+  return 1;
+}
+
+static int
+images_overlap (const KConvImage * a, const KConvImage * b)
+{
+  const uint8_t *a_end = a->data + (a->height - 1) * a->stride +
+      a->width * a->pixel_stride;
+  const uint8_t *b_end = b->data + (b->height - 1) * b->stride +
+      b->width * b->pixel_stride;
+  return a->data < b_end && b->data < a_end;
+}
+
+KConvStatus
+kconv_filter_run (KConvFilter * f, const KConvImage * src,
+    const KConvImage * dst)
+{
+  if (!f || !image_valid (src) || !image_valid (dst)
+      || src->width != dst->width || src->height != dst->height
+      || src->pixel_stride != dst->pixel_stride
+      || src->n_channels != dst->n_channels
+      || memcmp (src->channel_offset, dst->channel_offset,
+          sizeof src->channel_offset) != 0 || images_overlap (src, dst))
+    return KCONV_ERROR_INVALID_ARGUMENT;
+
+  switch (f->backend) {
+    case KCONV_BACKEND_REFERENCE:
+      return kconv_reference_run (&f->plan, src, dst);
+    case KCONV_BACKEND_CPU:
+      return kconv_cpu_run (&f->plan, f->path == KCONV_PATH_SEPARABLE,
+          f->n_threads, &f->cpu_scratch, src, dst);
+    default:
+      return KCONV_ERROR_BACKEND_UNAVAILABLE;
+  }
+}
+
+void
+kconv_filter_free (KConvFilter * f)
+{
+  if (!f)
+    return;
+  kconv_cpu_scratch_clear (&f->cpu_scratch);
+  kconv_plan_clear (&f->plan);
+  free (f);
+}
+
+KConvBackend
+kconv_filter_backend (const KConvFilter * f)
+{
+  return f->backend;
+}
+
+KConvPath
+kconv_filter_path (const KConvFilter * f)
+{
+  return f->path;
+}
+
+int
+kconv_filter_is_exact (const KConvFilter * f)
+{
+  return f->plan.exact;
+}
+
+const char *
+kconv_filter_error_detail (const KConvFilter * f)
+{
+  return f && f->detail ? f->detail : "";
+}

@@ -1,0 +1,124 @@
+/* kconv: image convolution core
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A plain C API with no GStreamer or GLib in it: describe an image and a
+ * kernel, create a filter once, run it on as many frames as you like.
+ *
+ * Arithmetic (the same on every backend):
+ *   v   = sum (weight[ky][kx] * pixel[y - ay + ky][x - ax + kx]) / divisor
+ *   v   = absolute ? |v| : v
+ *   out = clamp (floor (v + offset + 0.5), 0, 255)
+ * The matrix is laid over the image as written (correlation, no flip), its
+ * anchor (ax, ay) = (cols / 2, rows / 2) rounded down.  Halves round up,
+ * towards +infinity.
+ *
+ * Exact kernels: integer weights, an integer divisor and an integer offset,
+ * with 255 * sum |weight| < 2^24.  These are computed exactly (the true
+ * rational value, rounded as above) and every backend and every path
+ * (direct, separable) gives bit-identical output.  Any other kernel is
+ * computed in single precision: each output is within 1 of the exact
+ * result (almost always equal).
+ */
+#ifndef KCONV_H
+#define KCONV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KCONV_MAX_KERNEL_SIZE 121
+#define KCONV_MAX_CHANNELS 4
+
+typedef enum {
+  KCONV_OK = 0,
+  KCONV_ERROR_INVALID_ARGUMENT,
+  KCONV_ERROR_INVALID_KERNEL,
+  KCONV_ERROR_OUT_OF_MEMORY,
+  KCONV_ERROR_BACKEND_UNAVAILABLE,
+  KCONV_ERROR_DEVICE,
+} KConvStatus;
+
+typedef enum {
+  KCONV_BORDER_ZERO,            /* outside pixels are 0 */
+  KCONV_BORDER_REPLICATE,       /* aaa|abcd|ddd */
+  KCONV_BORDER_REFLECT,         /* cb|abcd|cb: mirror, edge pixel not repeated */
+  KCONV_BORDER_WRAP,            /* cd|abcd|ab */
+} KConvBorder;
+
+typedef enum {
+  KCONV_BACKEND_AUTO,           /* CUDA when usable, else the CPU */
+  KCONV_BACKEND_CPU,            /* OpenMP, vectorised */
+  KCONV_BACKEND_CUDA,
+  KCONV_BACKEND_REFERENCE,      /* scalar, one pixel at a time: the gold */
+} KConvBackend;
+
+typedef enum {
+  KCONV_PATH_DIRECT,            /* one 2D pass */
+  KCONV_PATH_SEPARABLE,         /* rank-1 kernel: horizontal then vertical pass */
+} KConvPath;
+
+/* One plane of 8-bit samples.  A pixel is pixel_stride bytes; the samples
+ * at channel_offset[0 .. n_channels-1] within it are convolved and every
+ * other byte of the pixel is copied from source to destination unchanged
+ * (alpha, padding). */
+typedef struct {
+  uint8_t *data;
+  int width;
+  int height;
+  ptrdiff_t stride;             /* bytes from one row to the next */
+  int pixel_stride;             /* 1 .. 4 */
+  int n_channels;               /* 1 .. pixel_stride */
+  int channel_offset[KCONV_MAX_CHANNELS];
+} KConvImage;
+
+typedef struct {
+  int cols;                     /* 1 .. KCONV_MAX_KERNEL_SIZE */
+  int rows;                     /* 1 .. KCONV_MAX_KERNEL_SIZE */
+  const float *weights;         /* rows * cols, row-major, finite */
+  double divisor;               /* 0 = sum of weights, or 1 if that is 0 */
+  double offset;                /* added after dividing */
+  int absolute;                 /* use |sum / divisor| */
+} KConvKernel;
+
+typedef struct {
+  KConvBackend backend;
+  int n_threads;                /* CPU threads, 0 = all cores */
+  int device_id;                /* CUDA device, -1 = default */
+} KConvOptions;
+
+typedef struct KConvFilter KConvFilter;
+
+const char *kconv_status_string (KConvStatus status);
+const char *kconv_backend_name (KConvBackend backend);
+const char *kconv_path_name (KConvPath path);
+
+/* 1 when this build can run the backend here (for CUDA: a device exists). */
+int kconv_backend_available (KConvBackend backend);
+
+/* Checks the kernel and options and prepares everything that does not
+ * depend on the image.  AUTO resolves to a concrete backend here. */
+KConvStatus kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
+    const KConvOptions * options, KConvFilter ** filter);
+
+/* dst gets the convolution of src.  Both images must have the same size and
+ * layout and must not overlap.  A filter runs one frame at a time. */
+KConvStatus kconv_filter_run (KConvFilter * filter, const KConvImage * src,
+    const KConvImage * dst);
+
+void kconv_filter_free (KConvFilter * filter);
+
+KConvBackend kconv_filter_backend (const KConvFilter * filter);
+KConvPath kconv_filter_path (const KConvFilter * filter);
+int kconv_filter_is_exact (const KConvFilter * filter);
+
+/* The last error's detail (e.g. a CUDA message), or "" when none. */
+const char *kconv_filter_error_detail (const KConvFilter * filter);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KCONV_H */

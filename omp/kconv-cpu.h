@@ -1,0 +1,36 @@
+/* kconv: CPU backends (scalar reference and OpenMP)
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef KCONV_CPU_H
+#define KCONV_CPU_H
+
+#include "kconv-plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One pixel at a time in 64-bit integers (exact kernels) or doubles: slow,
+ * obviously right, the gold the other backends are checked against. */
+KConvStatus kconv_reference_run (const KConvPlan * plan, const KConvImage * src,
+    const KConvImage * dst);
+
+/* Working memory of the OpenMP backend, kept between frames. */
+typedef struct {
+  float *data;
+  size_t n_floats;
+} KConvCpuScratch;
+
+KConvStatus kconv_cpu_run (const KConvPlan * plan, int use_separable,
+    int n_threads, KConvCpuScratch * scratch, const KConvImage * src,
+    const KConvImage * dst);
+void kconv_cpu_scratch_clear (KConvCpuScratch * scratch);
+
+/* Threads that n_threads = 0 stands for. */
+int kconv_cpu_default_threads (void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KCONV_CPU_H */

@@ -1,0 +1,343 @@
+/* kconv: OpenMP convolution
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each thread owns a band of output rows.  Source rows are widened to float
+ * once, with the border already applied, into a ring as tall as the kernel;
+ * an output row is then a sum of shifted source rows, computed BLOCK floats
+ * at a time in registers.  Channels are packed (RGBA keeps R, G, B), so the
+ * inner loop is a plain multiply-add over contiguous floats whatever the
+ * layout.  Separable kernels run the horizontal taps into the ring and the
+ * vertical taps out of it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "kconv-cpu.h"
+
+/* Floats accumulated in registers at once: 4 AVX-512 or 8 AVX registers. */
+#define BLOCK 64
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define KCONV_MULTIVERSION \
+  __attribute__((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define KCONV_MULTIVERSION
+#endif
+
+typedef struct {
+  int row;                      /* which ring row */
+  int offset;                   /* floats from the start of that row */
+  float weight;
+} Tap;
+
+static size_t
+round_up (size_t v, size_t m)
+{
+  return (v + m - 1) / m * m;
+}
+
+/* acc[0 .. len) = sum over taps of weight * rows[row][offset + i].
+ * len is a multiple of BLOCK and every row is readable that far. */
+KCONV_MULTIVERSION static void
+accumulate (float *restrict acc, size_t len, const float *const *rows,
+    const Tap * taps, int n_taps)
+{
+  for (size_t i0 = 0; i0 < len; i0 += BLOCK) {
+    float a[BLOCK] = { 0 };
+    for (int t = 0; t < n_taps; t++) {
+      const float *restrict s = rows[taps[t].row] + taps[t].offset + i0;
+      const float w = taps[t].weight;
+      for (int j = 0; j < BLOCK; j++)
+        a[j] += w * s[j];
+    }
+    memcpy (acc + i0, a, sizeof a);
+  }
+}
+
+/* Widens one source row (NULL: a row of zeros) into packed floats with
+ * cols - 1 border pixels around it, laid out by xmap. */
+KCONV_MULTIVERSION static void
+load_row (float *restrict out, const uint8_t * srow, const KConvImage * im,
+    const int *xmap, int ax, int padded_width)
+{
+  const int nc = im->n_channels, ps = im->pixel_stride, w = im->width;
+  if (!srow) {
+    memset (out, 0, (size_t) padded_width * nc * sizeof (float));
+    return;
+  }
+  if (nc == ps) {
+    float *o = out + (size_t) ax * nc;
+    for (int i = 0; i < w * nc; i++)
+      o[i] = srow[i];
+  } else {
+    for (int c = 0; c < nc; c++) {
+      const uint8_t *s = srow + im->channel_offset[c];
+      float *o = out + (size_t) ax * nc + c;
+      for (int x = 0; x < w; x++)
+        o[(size_t) x * nc] = s[(size_t) x * ps];
+    }
+  }
+  for (int x = 0; x < padded_width; x++) {
+    if (x == ax)
+      x = ax + w;               /* the middle is done */
+    if (x >= padded_width)
+      break;
+    for (int c = 0; c < nc; c++)
+      out[(size_t) x * nc + c] = xmap[x] < 0 ? 0.f :
+          srow[(size_t) xmap[x] * ps + im->channel_offset[c]];
+  }
+}
+
+/* Packed sums to 8-bit samples, by the rule in kconv.h. */
+KCONV_MULTIVERSION static void
+finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
+    const KConvPlan * plan)
+{
+  if (plan->exact) {
+    const int32_t d = plan->divisor, two_d = 2 * d, off = plan->ioffset;
+    const int negate = plan->negate, absolute = plan->absolute;
+    const float inv_two_d = 1.0f / (float) two_d;
+    for (size_t i = 0; i < n; i++) {
+      int32_t s = (int32_t) acc[i];
+      s = negate ? -s : s;
+      s = absolute && s < 0 ? -s : s;
+      /* round_half_up (s / d) = floor ((2s + d) / 2d): a float estimate,
+       * then one integer correction step makes it exact. */
+      int32_t num = 2 * s + d;
+      int32_t q = (int32_t) floorf ((float) num * inv_two_d);
+      int32_t r = num - q * two_d;
+      q += (r >= two_d) - (r < 0);
+      q = d == 1 ? s : q;
+      q += off;
+      out[i] = (uint8_t) (q < 0 ? 0 : q > 255 ? 255 : q);
+    }
+  } else {
+    const float bias = plan->bias;
+    const int absolute = plan->absolute;
+    for (size_t i = 0; i < n; i++) {
+      float v = absolute ? fabsf (acc[i]) : acc[i];
+      v = floorf (v + bias);
+      v = v < 0.f ? 0.f : v > 255.f ? 255.f : v;
+      out[i] = (uint8_t) v;
+    }
+  }
+}
+
+static void
+store_row (uint8_t * drow, const uint8_t * srow, const uint8_t * packed,
+    const KConvImage * im)
+{
+  const int nc = im->n_channels, ps = im->pixel_stride;
+  if (nc == ps) {
+    memcpy (drow, packed, (size_t) im->width * nc);
+    return;
+  }
+  memcpy (drow, srow, (size_t) im->width * ps);     /* alpha, padding */
+  for (int c = 0; c < nc; c++) {
+    uint8_t *d = drow + im->channel_offset[c];
+    const uint8_t *p = packed + c;
+    for (int x = 0; x < im->width; x++)
+      d[(size_t) x * ps] = p[(size_t) x * nc];
+  }
+}
+
+/* Everything the threads share. */
+typedef struct {
+  const KConvPlan *plan;
+  const KConvImage *src, *dst;
+  int separable;
+  int padded_width;             /* width + cols - 1 */
+  size_t raw_len;               /* floats in a widened source row */
+  size_t out_len;               /* packed output floats, rounded to BLOCK */
+  size_t ring_len;              /* floats in one ring row */
+  int *xmap;
+  Tap *taps2d, *taps_h, *taps_v;
+  int n_taps2d, n_taps_h, n_taps_v;
+} Job;
+
+static size_t
+thread_floats (const Job * job)
+{
+  size_t ring = (size_t) job->plan->rows * job->ring_len;
+  size_t extra = job->separable ? job->raw_len : 0;
+  size_t packed = job->out_len / sizeof (float);      /* bytes, as floats */
+  return round_up (ring + extra + job->out_len + packed + BLOCK, 16);
+}
+
+static const uint8_t *
+source_row (const Job * job, int logical_row)
+{
+  int sy = kconv_border_index (job->plan->border, logical_row,
+      job->src->height);
+  return sy < 0 ? NULL : job->src->data + (ptrdiff_t) sy * job->src->stride;
+}
+
+/* Fills ring row for source row `logical_row` (border applied). */
+static void
+fill_ring_row (const Job * job, float *ring_row, float *raw, int logical_row,
+    const float **one_row)
+{
+  const uint8_t *s = source_row (job, logical_row);
+  if (!job->separable) {
+    load_row (ring_row, s, job->src, job->xmap, job->plan->ax,
+        job->padded_width);
+    return;
+  }
+  load_row (raw, s, job->src, job->xmap, job->plan->ax, job->padded_width);
+  one_row[0] = raw;
+  accumulate (ring_row, job->out_len, one_row, job->taps_h, job->n_taps_h);
+}
+
+static void
+run_band (const Job * job, float *mem, int y0, int y1)
+{
+  const KConvPlan *plan = job->plan;
+  const int rows = plan->rows;
+  float *ring = mem;
+  float *raw = ring + (size_t) rows * job->ring_len;
+  float *acc = raw + (job->separable ? job->raw_len : 0);
+  uint8_t *packed = (uint8_t *) (acc + job->out_len);
+  const float *ordered[KCONV_MAX_KERNEL_SIZE];
+  const float *one_row[1];
+
+  /* ring slot of logical row L is L mod rows */
+  for (int y = y0; y < y1; y++) {
+    int first = y - plan->ay;
+    int start = y == y0 ? first : first + rows - 1;
+    for (int l = start; l < first + rows; l++) {
+      int slot = ((l % rows) + rows) % rows;
+      fill_ring_row (job, ring + (size_t) slot * job->ring_len, raw, l,
+          one_row);
+    }
+    for (int ky = 0; ky < rows; ky++) {
+      int slot = (((first + ky) % rows) + rows) % rows;
+      ordered[ky] = ring + (size_t) slot * job->ring_len;
+    }
+    if (job->separable)
+      accumulate (acc, job->out_len, ordered, job->taps_v, job->n_taps_v);
+    else
+      accumulate (acc, job->out_len, ordered, job->taps2d, job->n_taps2d);
+
+    size_t n = (size_t) job->src->width * job->src->n_channels;
+    uint8_t *drow = job->dst->data + (ptrdiff_t) y * job->dst->stride;
+    const uint8_t *srow = job->src->data + (ptrdiff_t) y * job->src->stride;
+    if (job->src->n_channels == job->src->pixel_stride) {
+      finish_row (drow, acc, n, plan);
+    } else {
+      finish_row (packed, acc, n, plan);
+      store_row (drow, srow, packed, job->src);
+    }
+  }
+}
+
+/* Non-zero taps only: a sparse kernel (laplacian, sobel) costs what it uses. */
+static int
+make_taps (Tap * taps, const float *w, int rows, int cols, int nc,
+    float scale)
+{
+  int n = 0;
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < cols; c++)
+      if (w[r * cols + c] != 0.f) {
+        taps[n].row = r;
+        taps[n].offset = c * nc;
+        taps[n].weight = w[r * cols + c] * scale;
+        n++;
+      }
+  return n;
+}
+
+int
+kconv_cpu_default_threads (void)
+{
+#ifdef _OPENMP
+  return omp_get_num_procs ();
+#else
+  return 1;
+#endif
+}
+
+KConvStatus
+kconv_cpu_run (const KConvPlan * plan, int use_separable, int n_threads,
+    KConvCpuScratch * scratch, const KConvImage * src, const KConvImage * dst)
+{
+  Job job = { 0 };
+  const int nc = src->n_channels;
+  job.plan = plan;
+  job.src = src;
+  job.dst = dst;
+  job.separable = use_separable && plan->separable;
+  job.padded_width = src->width + plan->cols - 1;
+  job.out_len = round_up ((size_t) src->width * nc, BLOCK);
+  job.raw_len = round_up ((size_t) job.padded_width * nc + job.out_len, 16);
+  job.ring_len = job.separable ? job.out_len : job.raw_len;
+
+  if (n_threads < 1)
+    n_threads = 1;
+  if (n_threads > src->height)
+    n_threads = src->height;
+
+  size_t per_thread = thread_floats (&job);
+  size_t need = per_thread * n_threads;
+  if (scratch->n_floats < need) {
+    kconv_cpu_scratch_clear (scratch);
+    scratch->data = aligned_alloc (64, need * sizeof (float));
+    if (!scratch->data)
+      return KCONV_ERROR_OUT_OF_MEMORY;
+    /* row tails past the image are read but never written: keep them finite */
+    memset (scratch->data, 0, need * sizeof (float));
+    scratch->n_floats = need;
+  }
+
+  int n_taps = plan->rows * plan->cols;
+  job.xmap = malloc (job.padded_width * sizeof (int));
+  Tap *taps = malloc ((n_taps + plan->rows + plan->cols) * sizeof (Tap));
+  if (!job.xmap || !taps) {
+    free (job.xmap);
+    free (taps);
+    return KCONV_ERROR_OUT_OF_MEMORY;
+  }
+  for (int x = 0; x < job.padded_width; x++)
+    job.xmap[x] = kconv_border_index (plan->border, x - plan->ax, src->width);
+
+  float scale = plan->exact ? 1.f : plan->scale;
+  if (job.separable) {
+    job.taps_h = taps;
+    job.n_taps_h = make_taps (job.taps_h, plan->h, 1, plan->cols, nc, 1.f);
+    job.taps_v = taps + job.n_taps_h;
+    job.n_taps_v = make_taps (job.taps_v, plan->v, plan->rows, 1, nc, 1.f);
+  } else {
+    job.taps2d = taps;
+    job.n_taps2d = make_taps (taps, plan->weights, plan->rows, plan->cols, nc,
+        scale);
+  }
+
+#ifdef _OPENMP
+#pragma omp parallel num_threads (n_threads)
+  {
+    int t = omp_get_thread_num (), nt = omp_get_num_threads ();
+#else
+  {
+    int t = 0, nt = 1;
+#endif
+    int y0 = (int) ((int64_t) src->height * t / nt);
+    int y1 = (int) ((int64_t) src->height * (t + 1) / nt);
+    if (y0 < y1)
+      run_band (&job, scratch->data + per_thread * t, y0, y1);
+  }
+
+  free (job.xmap);
+  free (taps);
+  return KCONV_OK;
+}
+
+void
+kconv_cpu_scratch_clear (KConvCpuScratch * scratch)
+{
+  free (scratch->data);
+  scratch->data = NULL;
+  scratch->n_floats = 0;
+}

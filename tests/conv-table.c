@@ -1,0 +1,225 @@
+/* kconv: a backend against the scalar reference, over a table of cases
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * dav1d checkasm style: random pixels, random kernels, padded strides, the
+ * outputs of both sides poisoned with different bytes, then every sample
+ * compared.  Exact kernels must match to the bit; others within 1.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "conv-table.h"
+
+typedef struct {
+  const char *name;
+  int pixel_stride, n_channels, offsets[4];
+} Layout;
+
+static const Layout layouts[] = {
+  {"GRAY8", 1, 1, {0}},
+  {"RGB", 3, 3, {0, 1, 2}},
+  {"RGBA", 4, 3, {0, 1, 2}},
+  {"ARGB", 4, 3, {1, 2, 3}},
+  {"RGBA-all", 4, 4, {0, 1, 2, 3}},
+  {"NV12-UV", 2, 2, {0, 1}},
+};
+
+typedef enum { K_INT, K_INT_SEPARABLE, K_FLOAT, K_FLOAT_SEPARABLE } KernelKind;
+static const char *kind_names[] = { "int", "int-sep", "float", "float-sep" };
+
+static unsigned rng_state;
+
+static unsigned
+rnd (void)
+{
+  rng_state = rng_state * 1664525u + 1013904223u;
+  return rng_state >> 8;
+}
+
+static int
+rnd_range (int lo, int hi)
+{
+  return lo + (int) (rnd () % (unsigned) (hi - lo + 1));
+}
+
+static float
+rnd_float (void)
+{
+  return (float) ((rnd () % 20001) / 10000.0 - 1.0);
+}
+
+static float *
+make_weights (KernelKind kind, int rows, int cols)
+{
+  float *w = malloc (sizeof (float) * rows * cols);
+  float h[KCONV_MAX_KERNEL_SIZE], v[KCONV_MAX_KERNEL_SIZE];
+  for (int i = 0; i < cols; i++)
+    h[i] = kind == K_INT_SEPARABLE ? rnd_range (-3, 3) : rnd_float ();
+  for (int i = 0; i < rows; i++)
+    v[i] = kind == K_INT_SEPARABLE ? rnd_range (-3, 3) : rnd_float ();
+  h[rnd () % cols] = kind == K_INT_SEPARABLE ? 2 : 0.75f;   /* never all 0 */
+  v[rnd () % rows] = kind == K_INT_SEPARABLE ? -1 : 0.5f;
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < cols; c++) {
+      float *o = &w[r * cols + c];
+      switch (kind) {
+        case K_INT:
+          *o = rnd_range (-8, 8);
+          break;
+        case K_FLOAT:
+          *o = rnd_float ();
+          break;
+        default:
+          *o = v[r] * h[c];
+          break;
+      }
+    }
+  return w;
+}
+
+static void
+run_case (KConvBackend backend, const Layout * lay, int width, int height,
+    int rows, int cols, KernelKind kind, KConvBorder border, int n_threads)
+{
+  int ps = lay->pixel_stride;
+  ptrdiff_t stride = (ptrdiff_t) width * ps + rnd_range (0, 37);
+  size_t size = (size_t) stride * height;
+  uint8_t *src = malloc (size), *ref = malloc (size), *out = malloc (size);
+  for (size_t i = 0; i < size; i++)
+    src[i] = (uint8_t) rnd ();
+  uint8_t poison_ref = (uint8_t) rnd (), poison_out = poison_ref ^ 0x5a;
+  memset (ref, poison_ref, size);
+  memset (out, poison_out, size);
+
+  float *w = make_weights (kind, rows, cols);
+  KConvKernel k = { cols, rows, w, 0.0, 0.0, (int) (rnd () % 2) };
+  int exact = kind == K_INT || kind == K_INT_SEPARABLE;
+  switch (rnd () % 4) {
+    case 0:
+      k.divisor = exact ? rnd_range (1, 40) * (rnd () % 2 ? 1 : -1) :
+          rnd_float () * 8.0 + 0.1;
+      break;
+    case 1:
+      k.offset = exact ? rnd_range (-128, 128) : rnd_float () * 128.0;
+      break;
+    default:
+      break;                    /* auto divisor */
+  }
+
+  KConvImage s = { src, width, height, stride, ps, lay->n_channels,
+    {lay->offsets[0], lay->offsets[1], lay->offsets[2], lay->offsets[3]}
+  };
+  KConvImage dr = s, dout = s;
+  dr.data = ref;
+  dout.data = out;
+
+  KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
+  KConvOptions opt = { backend, n_threads, -1 };
+  KConvFilter *fref = NULL, *f = NULL;
+  KConvStatus st1 = kconv_filter_new (&k, border, &ref_opt, &fref);
+  KConvStatus st2 = kconv_filter_new (&k, border, &opt, &f);
+  char what[200];
+  snprintf (what, sizeof what, "%s %dx%d stride %td, %s kernel %dx%d "
+      "(div %g off %g abs %d), border %d, %d threads", lay->name, width,
+      height, stride, kind_names[kind], cols, rows, k.divisor, k.offset,
+      k.absolute, border, n_threads);
+  CHECK (st1 == KCONV_OK && st2 == KCONV_OK, "%s: create: %s", what,
+      kconv_status_string (st2));
+  if (st1 != KCONV_OK || st2 != KCONV_OK)
+    goto done;
+  CHECK (kconv_filter_is_exact (f) == exact, "%s: exactness", what);
+  if ((kind == K_INT_SEPARABLE || kind == K_FLOAT_SEPARABLE)
+      && rows * cols >= 2 * (rows + cols) && rows > 1 && cols > 1)
+    CHECK (kconv_filter_path (f) == KCONV_PATH_SEPARABLE,
+        "%s: separable kernel not split", what);
+
+  st1 = kconv_filter_run (fref, &s, &dr);
+  st2 = kconv_filter_run (f, &s, &dout);
+  CHECK (st1 == KCONV_OK && st2 == KCONV_OK, "%s: run: %s", what,
+      kconv_status_string (st2));
+
+  int worst = 0, first_x = -1, first_y = -1, untouched = 1;
+  for (int y = 0; y < height; y++) {
+    for (ptrdiff_t i = 0; i < stride; i++) {
+      size_t at = (size_t) y * stride + i;
+      if (i >= (ptrdiff_t) width * ps) {
+        untouched &= ref[at] == poison_ref && out[at] == poison_out;
+        continue;
+      }
+      int d = abs ((int) ref[at] - (int) out[at]);
+      if (d > worst) {
+        worst = d;
+        first_x = (int) (i / ps);
+        first_y = y;
+      }
+    }
+  }
+  CHECK (worst <= (exact ? 0 : 1), "%s: differs by %d at (%d,%d)", what,
+      worst, first_x, first_y);
+  CHECK (untouched, "%s: wrote into row padding", what);
+
+done:
+  kconv_filter_free (fref);
+  kconv_filter_free (f);
+  free (w);
+  free (src);
+  free (ref);
+  free (out);
+}
+
+void
+conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
+{
+  static const int sides[] = { 1, 2, 3, 17 };
+  static const int ksizes[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+    15, 31, 61, 121
+  };
+  static const int odd_shapes[][2] = { {1, 5}, {5, 1}, {7, 3}, {2, 4}, {15, 1},
+  {3, 11}, {1, 31}, {31, 1}, {9, 6}
+  };
+  const int n_layouts = sizeof layouts / sizeof layouts[0];
+  rng_state = seed;
+
+  /* every kernel size and border on small frames, layouts in rotation */
+  for (size_t k = 0; k < sizeof ksizes / sizeof ksizes[0]; k++) {
+    int n = ksizes[k];
+    if (n > max_kernel)
+      continue;
+    for (int b = KCONV_BORDER_ZERO; b <= KCONV_BORDER_WRAP; b++)
+      for (int kind = K_INT; kind <= K_FLOAT_SEPARABLE; kind++) {
+        const Layout *lay = &layouts[(k + b + kind) % n_layouts];
+        int w = n > 15 ? rnd_range (1, 70) : rnd_range (1, 40);
+        int h = n > 15 ? rnd_range (1, 40) : rnd_range (1, 30);
+        run_case (backend, lay, w, h, n, n, kind, b, rnd_range (1, 3));
+      }
+  }
+
+  /* tiny sides against every layout: borders larger than the frame */
+  for (size_t i = 0; i < sizeof sides / sizeof sides[0]; i++)
+    for (size_t j = 0; j < sizeof sides / sizeof sides[0]; j++)
+      for (int l = 0; l < n_layouts; l++) {
+        int n = 1 + 2 * rnd_range (0, 4);
+        run_case (backend, &layouts[l], sides[i], sides[j], n, n,
+            rnd () % 4, rnd () % 4, rnd_range (1, 4));
+      }
+
+  /* non-square kernels */
+  for (size_t i = 0; i < sizeof odd_shapes / sizeof odd_shapes[0]; i++)
+    for (int kind = K_INT; kind <= K_FLOAT_SEPARABLE; kind++)
+      run_case (backend, &layouts[rnd () % n_layouts], rnd_range (1, 50),
+          rnd_range (1, 50), odd_shapes[i][0], odd_shapes[i][1], kind,
+          rnd () % 4, rnd_range (1, 3));
+
+  /* long rows and tall columns */
+  for (int l = 0; l < n_layouts; l++) {
+    run_case (backend, &layouts[l], 1023, rnd_range (3, 9), 3, 3,
+        rnd () % 4, rnd () % 4, 2);
+    run_case (backend, &layouts[l], rnd_range (2, 7), 1023, 5, 5,
+        rnd () % 4, rnd () % 4, 2);
+  }
+  run_case (backend, &layouts[2], 1023, 17, 15, 15, K_INT, KCONV_BORDER_REFLECT,
+      2);
+  run_case (backend, &layouts[0], 1023, 1023, 7, 7, K_FLOAT, KCONV_BORDER_WRAP,
+      2);
+}

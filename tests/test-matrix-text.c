@@ -1,0 +1,91 @@
+/* kconv: kernels as text
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "kconv.h"
+#include "kconv-matrix.h"
+
+static void
+expect_ok (const char *text, int rows, int cols, const char *canonical)
+{
+  float *w = NULL;
+  int r = 0, c = 0;
+  char err[160] = "";
+  int ret = kconv_matrix_parse (text, &w, &r, &c, err, sizeof err);
+  CHECK (ret == 0 && r == rows && c == cols, "\"%s\": %s (%dx%d)", text, err,
+      c, r);
+  if (ret == 0) {
+    char *back = kconv_matrix_format (w, r, c);
+    CHECK (strcmp (back, canonical) == 0, "\"%s\" formats as \"%s\"", text,
+        back);
+    free (back);
+  }
+  free (w);
+}
+
+static void
+expect_error (const char *text, const char *needle)
+{
+  float *w = (float *) 1;
+  int r, c;
+  char err[160] = "";
+  int ret = kconv_matrix_parse (text, &w, &r, &c, err, sizeof err);
+  CHECK (ret == -1 && w == NULL, "\"%.40s\" accepted", text);
+  CHECK (strstr (err, needle) != NULL, "\"%.40s\": error \"%s\" lacks \"%s\"",
+      text, err, needle);
+}
+
+int
+main (void)
+{
+  /* a locale with a decimal comma must not change the meaning */
+  setlocale (LC_ALL, "de_DE.UTF-8");
+
+  expect_ok ("1 2 1; 2 4 2; 1 2 1", 3, 3, "1 2 1; 2 4 2; 1 2 1");
+  expect_ok ("  1,2,1 ;2, 4,2;1 2 1 ; ", 3, 3, "1 2 1; 2 4 2; 1 2 1");
+  expect_ok ("0.5 -0.25 1e-3", 1, 3, "0.5 -0.25 0.001");
+  expect_ok ("0.1", 1, 1, "0.1");
+  expect_ok ("-0", 1, 1, "0");
+  expect_ok ("1; 2; 3; 4", 4, 1, "1; 2; 3; 4");
+
+  expect_error ("", "empty");
+  expect_error ("   ", "empty");
+  expect_error ("1 2; 3", "row 2 has 1 values but row 1 has 2");
+  expect_error ("1 2;; 3 4", "row 2 is empty");
+  expect_error ("1 x 2", "'x' in row 1 is not a number");
+  expect_error ("1 2abc", "'2abc' in row 1 is not a number");
+  expect_error ("1; nan", "not a finite number");
+  expect_error ("inf", "not a finite number");
+  expect_error ("1e39", "not a finite number");
+
+  /* 121 columns are fine, 122 are not */
+  char wide[122 * 2 + 1];
+  for (int i = 0; i < 122; i++)
+    memcpy (wide + 2 * i, "1 ", 2);
+  wide[121 * 2 - 1] = '\0';
+  expect_ok (wide, 1, 121, wide);
+  wide[121 * 2 - 1] = ' ';
+  wide[122 * 2 - 1] = '\0';
+  expect_error (wide, "larger than 121x121");
+
+  /* every float survives a trip through text */
+  float odd[4] = { 0.1f, 1.0f / 3.0f, -123456.789f, 1e-20f };
+  char *text = kconv_matrix_format (odd, 2, 2);
+  float *back;
+  int r, c;
+  char err[160];
+  CHECK (kconv_matrix_parse (text, &back, &r, &c, err, sizeof err) == 0
+      && memcmp (back, odd, sizeof odd) == 0, "round trip of \"%s\"", text);
+  free (back);
+  free (text);
+
+  CHECK (kconv_named_kernel (KCONV_NAMED_BOX, 4, 0, &r, &c) == NULL,
+      "even box refused");
+  CHECK (kconv_named_kernel (KCONV_NAMED_GAUSSIAN, 123, 0, &r, &c) == NULL,
+      "gaussian 123 refused");
+  return check_summary ();
+}
