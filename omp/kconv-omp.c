@@ -266,6 +266,14 @@ kconv_cpu_run (const KConvPlan * plan, int use_separable, int n_threads,
 {
   Job job = { 0 };
   const int nc = src->n_channels;
+  /* When every byte is convolved, channel order is irrelevant: read and
+   * write them in memory order (BGR's offsets 2, 1, 0 become 0, 1, 2). */
+  KConvImage in_order = *src;
+  if (nc == src->pixel_stride) {
+    for (int c = 0; c < nc; c++)
+      in_order.channel_offset[c] = c;
+    src = &in_order;
+  }
   job.plan = plan;
   job.src = src;
   job.dst = dst;

@@ -19,6 +19,8 @@ typedef struct {
 static const Layout layouts[] = {
   {"GRAY8", 1, 1, {0}},
   {"RGB", 3, 3, {0, 1, 2}},
+  {"BGR", 3, 3, {2, 1, 0}},
+  {"xBGR-all", 4, 4, {3, 2, 1, 0}},
   {"RGBA", 4, 3, {0, 1, 2}},
   {"ARGB", 4, 3, {1, 2, 3}},
   {"RGBA-all", 4, 4, {0, 1, 2, 3}},

@@ -1,0 +1,523 @@
+/* kconv: kconvfilter element tests
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <string.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include "kconv.h"
+
+static const gchar *formats[] = {
+  "GRAY8", "RGB", "BGR", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx",
+  "xRGB", "xBGR", "I420", "NV12"
+};
+
+/* A harness around a kconvfilter; the varargs are name, value string pairs
+ * ending with NULL, set as gst-launch would. */
+static GstHarness *
+harness_new (const gchar * format, gint width, gint height, ...)
+{
+  GstHarness *h = gst_harness_new ("kconvfilter");
+  va_list args;
+  const gchar *name;
+
+  va_start (args, height);
+  while ((name = va_arg (args, const gchar *)))
+    gst_util_set_object_arg (G_OBJECT (h->element), name, va_arg (args,
+            const gchar *));
+  va_end (args);
+
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1", format, width, height);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  return h;
+}
+
+static GstBuffer *
+random_buffer (gsize size, guint32 seed)
+{
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint8 *data = g_malloc (size);
+  for (gsize i = 0; i < size; i++)
+    data[i] = g_rand_int (rand);
+  g_rand_free (rand);
+  return gst_buffer_new_wrapped (data, size);
+}
+
+static GstBuffer *
+flat_buffer (const GstVideoInfo * info, guint32 seed)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame frame;
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint8 value[4];
+  for (int i = 0; i < 4; i++)
+    value[i] = g_rand_int (rand);
+  g_rand_free (rand);
+
+  gst_video_frame_map (&frame, info, buf, GST_MAP_WRITE);
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (info->finfo, p, comp);
+    gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, comp[0]);
+    gint w = GST_VIDEO_FRAME_COMP_WIDTH (&frame, comp[0]);
+    gint hh = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
+    for (gint y = 0; y < hh; y++)
+      for (gint x = 0; x < w * pstride; x++)
+        d[y * stride + x] = value[(x % pstride + p) % 4];
+  }
+  gst_video_frame_unmap (&frame);
+  return buf;
+}
+
+/* The visible samples of every plane are equal (row padding aside). */
+static gboolean
+frames_equal (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b)
+{
+  GstVideoFrame fa, fb;
+  gboolean eq = TRUE;
+  gst_video_frame_map (&fa, info, a, GST_MAP_READ);
+  gst_video_frame_map (&fb, info, b, GST_MAP_READ);
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (info->finfo, p, comp);
+    gint row = GST_VIDEO_FRAME_COMP_WIDTH (&fa, comp[0]) *
+        GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, comp[0]);
+    for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comp[0]); y++)
+      eq &= memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p),
+          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p), row) == 0;
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  return eq;
+}
+
+/* Every format negotiates; a flat frame stays flat under a blur, byte for
+ * byte, alpha and padding included. */
+GST_START_TEST (test_formats_flat_blur)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    GstVideoInfo info;
+    gst_video_info_set_format (&info,
+        gst_video_format_from_string (formats[i]), 19, 11);
+    GstHarness *h = harness_new (formats[i], 19, 11, "kernel", "gaussian",
+        "kernel-size", "5", "border", "replicate", NULL);
+    GstBuffer *in = flat_buffer (&info, i);
+    GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL, "%s: no output", formats[i]);
+    fail_unless (out != in, "%s: blur ran in passthrough", formats[i]);
+    fail_unless (frames_equal (&info, in, out), "%s: flat frame changed",
+        formats[i]);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* On real content: convolved channels change, alpha and padding do not, and
+ * planes=luma leaves chroma alone. */
+GST_START_TEST (test_formats_alpha_and_planes)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    for (int luma = 0; luma <= 1; luma++) {
+      GstVideoInfo info;
+      GstVideoFormat fmt = gst_video_format_from_string (formats[i]);
+      gst_video_info_set_format (&info, fmt, 33, 21);
+      GstHarness *h = harness_new (formats[i], 33, 21, "kernel", "edge",
+          "planes", luma ? "luma" : "all", NULL);
+      GstBuffer *in = random_buffer (info.size, 100 + i);
+      GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+      GstVideoFrame fi, fo;
+      gst_video_frame_map (&fi, &info, in, GST_MAP_READ);
+      gst_video_frame_map (&fo, &info, out, GST_MAP_READ);
+      for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+        gboolean keep = c == GST_VIDEO_COMP_A
+            || (luma && GST_VIDEO_INFO_IS_YUV (&info) && c != 0);
+        gint changed = 0;
+        for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fi, c); y++)
+          for (gint x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&fi, c); x++) {
+            gint at = y * GST_VIDEO_FRAME_COMP_STRIDE (&fi, c) +
+                x * GST_VIDEO_FRAME_COMP_PSTRIDE (&fi, c);
+            changed += GST_VIDEO_FRAME_COMP_DATA (&fi, c)[at] !=
+                GST_VIDEO_FRAME_COMP_DATA (&fo, c)[at];
+          }
+        if (keep)
+          fail_unless (changed == 0, "%s%s: component %u changed",
+              formats[i], luma ? " luma" : "", c);
+        else
+          fail_unless (changed > 0, "%s: component %u untouched",
+              formats[i], c);
+      }
+      /* padding bytes (x in RGBx) are copied as they were */
+      if (GST_VIDEO_INFO_N_COMPONENTS (&info) == 3 &&
+          GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0) == 4) {
+        const guint8 *a = GST_VIDEO_FRAME_PLANE_DATA (&fi, 0);
+        const guint8 *b = GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
+        gint pad = 6 - GST_VIDEO_INFO_COMP_POFFSET (&info, 0) -
+            GST_VIDEO_INFO_COMP_POFFSET (&info, 1) -
+            GST_VIDEO_INFO_COMP_POFFSET (&info, 2);
+        for (gint y = 0; y < 21; y++)
+          for (gint x = 0; x < 33; x++) {
+            gint at = y * GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0) + x * 4 + pad;
+            fail_unless (a[at] == b[at], "%s: padding changed", formats[i]);
+          }
+      }
+      gst_video_frame_unmap (&fi);
+      gst_video_frame_unmap (&fo);
+      gst_buffer_unref (in);
+      gst_buffer_unref (out);
+      gst_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* GRAY8 with a padded stride from GstVideoMeta: the element's output equals
+ * the core's reference on the same samples. */
+GST_START_TEST (test_video_meta_stride)
+{
+  const gint w = 23, hgt = 13, stride = 40;
+  GstHarness *h = harness_new ("GRAY8", w, hgt,
+      "matrix", "1 2 3; 4 -5 6; -7 8 9", "border", "wrap", NULL);
+  GstBuffer *in = random_buffer (stride * hgt, 7);
+  gsize offset[4] = { 0 };
+  gint strides[4] = { stride };
+  gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_GRAY8, w, hgt, 1, offset, strides);
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+
+  float weights[9] = { 1, 2, 3, 4, -5, 6, -7, 8, 9 };
+  KConvKernel k = { 3, 3, weights, 0, 0, 0 };
+  KConvOptions ref = { KCONV_BACKEND_REFERENCE, 1, -1 };
+  KConvFilter *f;
+  guint8 expect[23 * 13];
+  GstMapInfo mi;
+  gst_buffer_map (in, &mi, GST_MAP_READ);
+  KConvImage src = { mi.data, w, hgt, stride, 1, 1, {0} };
+  KConvImage dst = { expect, w, hgt, w, 1, 1, {0} };
+  fail_unless (kconv_filter_new (&k, KCONV_BORDER_WRAP, &ref, &f) == KCONV_OK);
+  fail_unless (kconv_filter_run (f, &src, &dst) == KCONV_OK);
+  kconv_filter_free (f);
+  gst_buffer_unmap (in, &mi);
+
+  GstVideoInfo info;
+  GstVideoFrame fo;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, hgt);
+  gst_video_frame_map (&fo, &info, out, GST_MAP_READ);
+  for (gint y = 0; y < hgt; y++)
+    fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, 0) +
+            y * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0), expect + y * w, w) == 0,
+        "row %d differs from the reference", y);
+  gst_video_frame_unmap (&fo);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_identity_passthrough)
+{
+  GstHarness *h = harness_new ("RGBA", 16, 16, NULL);
+  GstBuffer *in = random_buffer (16 * 16 * 4, 1);
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
+          (h->element)));
+  fail_unless (out == in, "identity should hand the buffer on untouched");
+  gst_buffer_unref (out);
+
+  g_object_set (h->element, "kernel", 1 /* edge */ , NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_if (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
+          (h->element)));
+  fail_unless (out != in);
+  gst_buffer_unref (out);
+
+  /* a 1x1 matrix of 3 divided by 3 is an identity too */
+  g_object_set (h->element, "matrix", "3", NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out == in);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static gint kernel_notifies;
+
+static void
+on_kernel_notify (GObject * obj, GParamSpec * pspec, gpointer data)
+{
+  kernel_notifies++;
+}
+
+GST_START_TEST (test_property_round_trip)
+{
+  GstElement *e = gst_element_factory_make ("kconvfilter", NULL);
+  gchar *matrix, *kernel_nick;
+  gint size;
+  gdouble sigma, divisor, offset;
+  guint threads;
+
+  g_object_get (e, "matrix", &matrix, NULL);
+  fail_unless_equals_string (matrix, "1");
+  g_free (matrix);
+
+  gst_util_set_object_arg (G_OBJECT (e), "kernel", "edge");
+  g_object_get (e, "matrix", &matrix, NULL);
+  fail_unless_equals_string (matrix, "-1 -1 -1; -1 8 -1; -1 -1 -1");
+  g_free (matrix);
+
+  gst_util_set_object_arg (G_OBJECT (e), "kernel", "box");
+  g_object_set (e, "kernel-size", 5, "sigma", 1.5, "divisor", 7.0,
+      "offset", -3.0, "n-threads", 3, NULL);
+  g_object_get (e, "kernel-size", &size, "sigma", &sigma, "divisor",
+      &divisor, "offset", &offset, "n-threads", &threads, NULL);
+  fail_unless_equals_int (size, 5);
+  fail_unless_equals_float (sigma, 1.5);
+  fail_unless_equals_float (divisor, 7.0);
+  fail_unless_equals_float (offset, -3.0);
+  fail_unless_equals_int (threads, 3);
+  g_object_get (e, "matrix", &matrix, NULL);
+  fail_unless_equals_string (matrix,
+      "1 1 1 1 1; 1 1 1 1 1; 1 1 1 1 1; 1 1 1 1 1; 1 1 1 1 1");
+  g_free (matrix);
+
+  const gchar *enums[][2] = {
+    {"border", "wrap"}, {"absolute", "true"}, {"planes", "luma"},
+    {"backend", "cpu"}, {"kernel", "sobel-y"}
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (enums); i++) {
+    GValue v = G_VALUE_INIT;
+    gst_util_set_object_arg (G_OBJECT (e), enums[i][0], enums[i][1]);
+    g_value_init (&v, G_OBJECT_CLASS_TYPE (G_OBJECT_GET_CLASS (e)));
+    g_value_unset (&v);
+    GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+        enums[i][0]);
+    g_value_init (&v, ps->value_type);
+    g_object_get_property (G_OBJECT (e), enums[i][0], &v);
+    GEnumValue *ev = g_enum_get_value (G_ENUM_CLASS (g_type_class_peek
+            (ps->value_type)), g_value_get_enum (&v));
+    fail_unless_equals_string (ev->value_nick, enums[i][1]);
+    g_value_unset (&v);
+  }
+
+  /* the matrix selects custom, tells so, and reads back canonical */
+  g_signal_connect (e, "notify::kernel", G_CALLBACK (on_kernel_notify), NULL);
+  kernel_notifies = 0;
+  g_object_set (e, "matrix", " 0.5,0.25 ; -1  2 ;", NULL);
+  fail_unless_equals_int (kernel_notifies, 1);
+  g_object_get (e, "matrix", &matrix, NULL);
+  fail_unless_equals_string (matrix, "0.5 0.25; -1 2");
+  g_free (matrix);
+  GValue v = G_VALUE_INIT;
+  g_value_init (&v, G_TYPE_STRING);
+  gst_util_set_object_arg (G_OBJECT (e), "kernel", "custom");
+  g_object_get (e, "kernel", &size, NULL);
+  kernel_nick = NULL;
+  fail_unless_equals_int (size, 9);     /* custom */
+  g_free (kernel_nick);
+  g_value_unset (&v);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_invalid_values_refused)
+{
+  GstElement *e = gst_element_factory_make ("kconvfilter", NULL);
+  gchar *matrix;
+  gint size;
+  gdouble sigma;
+
+  g_object_set (e, "matrix", "1 2; 3 4", NULL);
+  const gchar *bad[] = { "1 2; 3", "", "1 x", "nan", "1; inf", "1;;2" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    ASSERT_WARNING (g_object_set (e, "matrix", bad[i], NULL));
+    g_object_get (e, "matrix", &matrix, NULL);
+    fail_unless_equals_string (matrix, "1 2; 3 4");
+    g_free (matrix);
+  }
+
+  g_object_set (e, "kernel-size", 7, NULL);
+  ASSERT_WARNING (g_object_set (e, "kernel-size", 8, NULL));
+  ASSERT_WARNING (g_object_set (e, "kernel-size", 123, NULL));
+  g_object_get (e, "kernel-size", &size, NULL);
+  fail_unless_equals_int (size, 7);
+
+  g_object_set (e, "sigma", 2.0, NULL);
+  ASSERT_WARNING (g_object_set (e, "sigma", NAN, NULL));
+  ASSERT_WARNING (g_object_set (e, "sigma", -1.0, NULL));
+  ASSERT_WARNING (g_object_set (e, "divisor", INFINITY, NULL));
+  ASSERT_WARNING (g_object_set (e, "offset", NAN, NULL));
+  g_object_get (e, "sigma", &sigma, NULL);
+  fail_unless_equals_float (sigma, 2.0);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_presets)
+{
+  GstElement *e = gst_element_factory_make ("kconvfilter", NULL);
+  gchar **names = gst_preset_get_preset_names (GST_PRESET (e));
+  gint size, kernel;
+
+  fail_unless (names != NULL, "no presets found (GST_PRESET_PATH?)");
+  fail_unless (g_strv_length (names) >= 8, "only %u presets",
+      g_strv_length (names));
+  for (guint i = 0; names[i]; i++)
+    fail_unless (gst_preset_load_preset (GST_PRESET (e), names[i]),
+        "preset %s does not load", names[i]);
+  g_strfreev (names);
+
+  fail_unless (gst_preset_load_preset (GST_PRESET (e), "blur-strong"));
+  g_object_get (e, "kernel", &kernel, "kernel-size", &size, NULL);
+  fail_unless_equals_int (kernel, 5);   /* gaussian */
+  fail_unless_equals_int (size, 15);
+
+  fail_unless (gst_preset_load_preset (GST_PRESET (e), "emboss-grey"));
+  gchar *matrix;
+  g_object_get (e, "kernel", &kernel, "matrix", &matrix, NULL);
+  fail_unless_equals_int (kernel, 9);   /* custom */
+  fail_unless_equals_string (matrix, "-1 -1 0; -1 0 1; 0 1 1");
+  g_free (matrix);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Properties hammered from another thread while frames flow: no crash, no
+ * lost frame, every output the right size. */
+GST_START_TEST (test_property_stress_while_streaming)
+{
+  GstHarness *h = harness_new ("RGBA", 64, 48, "kernel", "box", NULL);
+  GValue kernel = G_VALUE_INIT, matrix = G_VALUE_INIT, size = G_VALUE_INIT;
+  gst_util_set_object_arg (G_OBJECT (h->element), "kernel", "sharpen");
+  g_value_init (&kernel, G_TYPE_INT);
+  g_value_init (&matrix, G_TYPE_STRING);
+  g_value_init (&size, G_TYPE_INT);
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (h->element), "kernel");
+  g_value_unset (&kernel);
+  g_value_init (&kernel, ps->value_type);
+  g_value_set_enum (&kernel, 5);        /* gaussian */
+  g_value_set_string (&matrix, "1 2 1; 0 0 0; -1 -2 -1");
+  g_value_set_int (&size, 9);
+
+  GstHarnessThread *t1 = gst_harness_stress_property_start_full (h,
+      "kernel", &kernel, 100);
+  GstHarnessThread *t2 = gst_harness_stress_property_start_full (h,
+      "matrix", &matrix, 100);
+  GstHarnessThread *t3 = gst_harness_stress_property_start_full (h,
+      "kernel-size", &size, 100);
+
+  GstBuffer *in = random_buffer (64 * 48 * 4, 3);
+  for (int i = 0; i < 200; i++) {
+    GstBuffer *b = gst_buffer_copy (in);
+    GST_BUFFER_PTS (b) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull (h);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * GST_SECOND / 30);
+    fail_unless_equals_int (gst_buffer_get_size (out), 64 * 48 * 4);
+    gst_buffer_unref (out);
+  }
+  gst_harness_stress_thread_stop (t1);
+  gst_harness_stress_thread_stop (t2);
+  gst_harness_stress_thread_stop (t3);
+  gst_buffer_unref (in);
+  g_value_unset (&kernel);
+  g_value_unset (&matrix);
+  g_value_unset (&size);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_renegotiation)
+{
+  GstHarness *h = harness_new ("RGB", 32, 24, "kernel", "gaussian", NULL);
+  GstBuffer *out;
+
+  out = gst_harness_push_and_pull (h, random_buffer (32 * 24 * 3, 1));
+  fail_unless_equals_int (gst_buffer_get_size (out), 32 * 24 * 3);
+  gst_buffer_unref (out);
+
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=GRAY8,width=7,height=5,framerate=30/1");
+  GstBuffer *in = random_buffer (8 * 5, 2);     /* stride rounds up to 8 */
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless_equals_int (gst_buffer_get_size (out), 8 * 5);
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  GstVideoInfo info;
+  gst_video_info_from_caps (&info, caps);
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), 7);
+  gst_caps_unref (caps);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* backend=cuda where CUDA cannot run: a clear error, never a silent CPU run */
+GST_START_TEST (test_cuda_unavailable_is_an_error)
+{
+  if (kconv_backend_available (KCONV_BACKEND_CUDA))
+    return;
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+      "kconvfilter kernel=edge backend=cuda ! fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR,
+      "expected an error");
+  GError *err;
+  gchar *debug;
+  gst_message_parse_error (msg, &err, &debug);
+  fail_unless (strstr (err->message, "backend=cuda") != NULL, "%s",
+      err->message);
+  fail_unless (debug && strstr (debug, "CUDA") != NULL, "%s", debug);
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+static Suite *
+kconvfilter_suite (void)
+{
+  Suite *s = suite_create ("kconvfilter");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_formats_flat_blur);
+  tcase_add_test (tc, test_formats_alpha_and_planes);
+  tcase_add_test (tc, test_video_meta_stride);
+  tcase_add_test (tc, test_identity_passthrough);
+  tcase_add_test (tc, test_property_round_trip);
+  tcase_add_test (tc, test_invalid_values_refused);
+  tcase_add_test (tc, test_presets);
+  tcase_add_test (tc, test_property_stress_while_streaming);
+  tcase_add_test (tc, test_renegotiation);
+  tcase_add_test (tc, test_cuda_unavailable_is_an_error);
+  return s;
+}
+
+GST_CHECK_MAIN (kconvfilter);
