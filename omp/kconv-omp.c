@@ -17,7 +17,7 @@
 #endif
 #include "kconv-cpu.h"
 
-/* Floats accumulated in registers at once: 4 AVX-512 or 8 AVX registers. */
+/* Floats accumulated in registers at once: 8 AVX registers. */
 #define BLOCK 64
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -39,6 +39,19 @@ round_up (size_t v, size_t m)
   return (v + m - 1) / m * m;
 }
 
+/* 8 floats: one AVX register, two SSE ones.  GCC's vector extension keeps the
+ * accumulators in registers, which an array the vectoriser sees does not. */
+typedef float vf __attribute__ ((vector_size (8 * sizeof (float))));
+#define VF_LANES 8
+
+static inline vf
+load_vf (const float *p)
+{
+  vf v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
 /* acc[0 .. len) = sum over taps of weight * rows[row][offset + i].
  * len is a multiple of BLOCK and every row is readable that far. */
 KCONV_MULTIVERSION static void
@@ -46,14 +59,29 @@ accumulate (float *restrict acc, size_t len, const float *const *rows,
     const Tap * taps, int n_taps)
 {
   for (size_t i0 = 0; i0 < len; i0 += BLOCK) {
-    float a[BLOCK] = { 0 };
+    vf a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
+    vf a4 = { 0 }, a5 = { 0 }, a6 = { 0 }, a7 = { 0 };
     for (int t = 0; t < n_taps; t++) {
-      const float *restrict s = rows[taps[t].row] + taps[t].offset + i0;
+      const float *s = rows[taps[t].row] + taps[t].offset + i0;
       const float w = taps[t].weight;
-      for (int j = 0; j < BLOCK; j++)
-        a[j] += w * s[j];
+      a0 += w * load_vf (s + 0 * VF_LANES);
+      a1 += w * load_vf (s + 1 * VF_LANES);
+      a2 += w * load_vf (s + 2 * VF_LANES);
+      a3 += w * load_vf (s + 3 * VF_LANES);
+      a4 += w * load_vf (s + 4 * VF_LANES);
+      a5 += w * load_vf (s + 5 * VF_LANES);
+      a6 += w * load_vf (s + 6 * VF_LANES);
+      a7 += w * load_vf (s + 7 * VF_LANES);
     }
-    memcpy (acc + i0, a, sizeof a);
+    float *o = acc + i0;
+    memcpy (o + 0 * VF_LANES, &a0, sizeof a0);
+    memcpy (o + 1 * VF_LANES, &a1, sizeof a1);
+    memcpy (o + 2 * VF_LANES, &a2, sizeof a2);
+    memcpy (o + 3 * VF_LANES, &a3, sizeof a3);
+    memcpy (o + 4 * VF_LANES, &a4, sizeof a4);
+    memcpy (o + 5 * VF_LANES, &a5, sizeof a5);
+    memcpy (o + 6 * VF_LANES, &a6, sizeof a6);
+    memcpy (o + 7 * VF_LANES, &a7, sizeof a7);
   }
 }
 
@@ -118,10 +146,11 @@ finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
     const float bias = plan->bias;
     const int absolute = plan->absolute;
     for (size_t i = 0; i < n; i++) {
-      float v = absolute ? fabsf (acc[i]) : acc[i];
-      v = floorf (v + bias);
-      v = v < 0.f ? 0.f : v > 255.f ? 255.f : v;
-      out[i] = (uint8_t) v;
+      float v = (absolute ? fabsf (acc[i]) : acc[i]) + bias;
+      /* clamped first, truncation is floor */
+      v = v < 0.f ? 0.f : v;
+      v = v > 255.f ? 255.f : v;
+      out[i] = (uint8_t) (int32_t) v;
     }
   }
 }
@@ -131,16 +160,27 @@ store_row (uint8_t * drow, const uint8_t * srow, const uint8_t * packed,
     const KConvImage * im)
 {
   const int nc = im->n_channels, ps = im->pixel_stride;
-  if (nc == ps) {
-    memcpy (drow, packed, (size_t) im->width * nc);
-    return;
-  }
   memcpy (drow, srow, (size_t) im->width * ps);     /* alpha, padding */
   for (int c = 0; c < nc; c++) {
     uint8_t *d = drow + im->channel_offset[c];
     const uint8_t *p = packed + c;
     for (int x = 0; x < im->width; x++)
       d[(size_t) x * ps] = p[(size_t) x * nc];
+  }
+}
+
+/* 4-byte pixels convolved whole: put the untouched bytes back from the
+ * source, a word at a time. */
+KCONV_MULTIVERSION static void
+store_row_keep_bytes (uint8_t * restrict drow, const uint8_t * restrict srow,
+    const uint8_t * restrict packed, int width, uint32_t convolved_mask)
+{
+  for (int x = 0; x < width; x++) {
+    uint32_t p, s;
+    memcpy (&p, packed + 4 * x, 4);
+    memcpy (&s, srow + 4 * x, 4);
+    p = (p & convolved_mask) | (s & ~convolved_mask);
+    memcpy (drow + 4 * x, &p, 4);
   }
 }
 
@@ -154,6 +194,7 @@ typedef struct {
   size_t out_len;               /* packed output floats, rounded to BLOCK */
   size_t ring_len;              /* floats in one ring row */
   int *xmap;
+  uint32_t keep_mask;           /* convolving 4 bytes for 3: the real ones */
   Tap *taps2d, *taps_h, *taps_v;
   int n_taps2d, n_taps_h, n_taps_v;
 } Job;
@@ -224,7 +265,11 @@ run_band (const Job * job, float *mem, int y0, int y1)
     size_t n = (size_t) job->src->width * job->src->n_channels;
     uint8_t *drow = job->dst->data + (ptrdiff_t) y * job->dst->stride;
     const uint8_t *srow = job->src->data + (ptrdiff_t) y * job->src->stride;
-    if (job->src->n_channels == job->src->pixel_stride) {
+    if (job->keep_mask) {
+      finish_row (packed, acc, n, plan);
+      store_row_keep_bytes (drow, srow, packed, job->src->width,
+          job->keep_mask);
+    } else if (job->src->n_channels == job->src->pixel_stride) {
       finish_row (drow, acc, n, plan);
     } else {
       finish_row (packed, acc, n, plan);
@@ -265,10 +310,20 @@ kconv_cpu_run (const KConvPlan * plan, int use_separable, int n_threads,
     KConvCpuScratch * scratch, const KConvImage * src, const KConvImage * dst)
 {
   Job job = { 0 };
-  const int nc = src->n_channels;
+  KConvImage in_order = *src;
+  /* Gathering 3 of 4 bytes costs more than a small kernel: convolve the
+   * fourth too and put it back afterwards. */
+  if (src->pixel_stride == 4 && src->n_channels == 3
+      && plan->rows * plan->cols <= 49) {
+    uint8_t mask[4] = { 0 };
+    for (int c = 0; c < 3; c++)
+      mask[src->channel_offset[c]] = 0xff;
+    memcpy (&job.keep_mask, mask, 4);
+    in_order.n_channels = 4;
+  }
+  const int nc = in_order.n_channels;
   /* When every byte is convolved, channel order is irrelevant: read and
    * write them in memory order (BGR's offsets 2, 1, 0 become 0, 1, 2). */
-  KConvImage in_order = *src;
   if (nc == src->pixel_stride) {
     for (int c = 0; c < nc; c++)
       in_order.channel_offset[c] = c;

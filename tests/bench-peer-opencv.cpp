@@ -1,0 +1,40 @@
+/* kconv: OpenCV as the peer in kconv-bench
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#include "bench-peer-opencv.h"
+
+void
+peer_opencv_set_threads (int n)
+{
+  cv::setNumThreads (n);
+}
+
+const char *
+peer_opencv_version (void)
+{
+  return CV_VERSION;
+}
+
+void
+peer_opencv_filter2d (const uint8_t * src, uint8_t * dst, int width,
+    int height, int channels, const float *kernel, int rows, int cols)
+{
+  cv::Mat s (height, width, CV_8UC (channels), (void *) src);
+  cv::Mat d (height, width, CV_8UC (channels), dst);
+  cv::Mat k (rows, cols, CV_32F, (void *) kernel);
+  cv::filter2D (s, d, -1, k, cv::Point (-1, -1), 0, cv::BORDER_REFLECT_101);
+}
+
+void
+peer_opencv_sep_filter2d (const uint8_t * src, uint8_t * dst, int width,
+    int height, int channels, const float *kernel1d, int size)
+{
+  cv::Mat s (height, width, CV_8UC (channels), (void *) src);
+  cv::Mat d (height, width, CV_8UC (channels), dst);
+  cv::Mat k (1, size, CV_32F, (void *) kernel1d);
+  cv::sepFilter2D (s, d, -1, k, k, cv::Point (-1, -1), 0,
+      cv::BORDER_REFLECT_101);
+}

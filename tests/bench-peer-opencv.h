@@ -1,0 +1,28 @@
+/* kconv: OpenCV as the peer in kconv-bench
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef KCONV_BENCH_PEER_OPENCV_H
+#define KCONV_BENCH_PEER_OPENCV_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void peer_opencv_set_threads (int n);
+const char *peer_opencv_version (void);
+
+/* cv::filter2D, 8-bit in and out, BORDER_REFLECT_101 (kconv's reflect). */
+void peer_opencv_filter2d (const uint8_t * src, uint8_t * dst, int width,
+    int height, int channels, const float *kernel, int rows, int cols);
+
+/* cv::sepFilter2D with the same 1D kernel across and down. */
+void peer_opencv_sep_filter2d (const uint8_t * src, uint8_t * dst, int width,
+    int height, int channels, const float *kernel1d, int size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,212 @@
+/* kconv: CPU benchmark, with OpenCV timed on the same frames in the same run
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   kconv-bench [--threads N] [--quick]
+ *
+ * Times the core (no GStreamer) on 1080p and 4K RGBA and grey frames of
+ * random pixels, for arbitrary float kernels and gaussians of several sizes.
+ * Each row: median ms over the repetitions, Mpix/s, GMAC/s (multiply-adds
+ * the direct formula needs: pixels x channels x taps), and OpenCV's median
+ * and the ratio opencv / kconv (> 1: kconv is faster).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "kconv.h"
+#include "kconv-matrix.h"
+#ifdef KCONV_BENCH_OPENCV
+#include "bench-peer-opencv.h"
+#endif
+
+typedef void (*RunFunc) (void *ctx);
+
+static double
+now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* One warm-up, then repetitions until `budget_ms` or `max_reps`, at least 3. */
+static double
+median_ms (RunFunc fn, void *ctx, double budget_ms, int max_reps)
+{
+  double t[101];
+  fn (ctx);
+  double start = now_ms ();
+  int n = 0;
+  while (n < max_reps && n < 101 && (n < 3 || now_ms () - start < budget_ms)) {
+    double t0 = now_ms ();
+    fn (ctx);
+    t[n++] = now_ms () - t0;
+  }
+  qsort (t, n, sizeof t[0], cmp_double);
+  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+typedef struct {
+  int width, height, channels;  /* 4 = RGBA (alpha passes through) */
+  uint8_t *src, *dst, *peer_dst;
+  float *weights;               /* size x size */
+  float g1d[KCONV_MAX_KERNEL_SIZE];
+  int size, separable;
+  KConvFilter *filter;
+  KConvImage in, out;
+} Case;
+
+static void
+run_kconv (void *p)
+{
+  Case *c = p;
+  if (kconv_filter_run (c->filter, &c->in, &c->out) != KCONV_OK) {
+    fprintf (stderr, "kconv_filter_run failed\n");
+    exit (1);
+  }
+}
+
+#ifdef KCONV_BENCH_OPENCV
+static void
+run_opencv (void *p)
+{
+  Case *c = p;
+  if (c->separable)
+    peer_opencv_sep_filter2d (c->src, c->peer_dst, c->width, c->height,
+        c->channels, c->g1d, c->size);
+  else
+    peer_opencv_filter2d (c->src, c->peer_dst, c->width, c->height,
+        c->channels, c->weights, c->size, c->size);
+}
+#endif
+
+static void
+bench_case (int width, int height, int channels, int size, int gaussian,
+    int threads, double budget_ms)
+{
+  Case c = { width, height, channels };
+  size_t bytes = (size_t) width * height * channels;
+  c.src = malloc (bytes);
+  c.dst = malloc (bytes);
+  c.peer_dst = malloc (bytes);
+  c.size = size;
+  c.separable = gaussian;
+  for (size_t i = 0; i < bytes; i++)
+    c.src[i] = (uint8_t) (rand () >> 7);
+
+  int rows, cols;
+  if (gaussian) {
+    c.weights = kconv_named_kernel (KCONV_NAMED_GAUSSIAN, size, 0, &rows,
+        &cols);
+    double sum = 0;
+    for (int i = 0; i < size; i++)
+      sum += c.weights[(size / 2) * size + i];
+    for (int i = 0; i < size; i++)      /* the 2D kernel's 1D factor */
+      c.g1d[i] = (float) (c.weights[(size / 2) * size + i] / sum);
+  } else {
+    /* arbitrary weights summing to about 1: not separable, not integer */
+    c.weights = malloc (sizeof (float) * size * size);
+    for (int i = 0; i < size * size; i++)
+      c.weights[i] = (float) ((rand () % 2001) / 1000.0 - 0.8) /
+          (float) (size * size) * 5.f;
+  }
+
+  KConvKernel k = { size, size, c.weights, 1.0, 0.0, 0 };
+  KConvOptions opt = { KCONV_BACKEND_CPU, threads, -1 };
+  if (kconv_filter_new (&k, KCONV_BORDER_REFLECT, &opt, &c.filter) != KCONV_OK) {
+    fprintf (stderr, "kconv_filter_new failed\n");
+    exit (1);
+  }
+  KConvImage im = { c.src, width, height, (ptrdiff_t) width * channels,
+    channels, channels == 4 ? 3 : channels, {0, 1, 2, 3}
+  };
+  c.in = im;
+  c.out = im;
+  c.out.data = c.dst;
+
+  double ms = median_ms (run_kconv, &c, budget_ms, 31);
+  double mpix = (double) width * height / (ms * 1e3);
+  double gmac = (double) width * height * c.in.n_channels * size * size /
+      (ms * 1e6);
+  char name[64];
+  snprintf (name, sizeof name, "%dx%d %s %s %dx%d", width, height,
+      channels == 4 ? "RGBA" : "GRAY8", gaussian ? "gaussian" : "arbitrary",
+      size, size);
+  printf ("%-40s %-9s %9.2f %9.1f %8.1f", name,
+      kconv_path_name (kconv_filter_path (c.filter)), ms, mpix, gmac);
+
+#ifdef KCONV_BENCH_OPENCV
+  double peer = median_ms (run_opencv, &c, budget_ms, 31);
+  /* agreement check: OpenCV rounds its own way; report the worst gap */
+  int worst = 0;
+  for (size_t i = 0; i < bytes; i++) {
+    if (channels == 4 && i % 4 == 3)
+      continue;
+    int d = abs ((int) c.dst[i] - (int) c.peer_dst[i]);
+    worst = d > worst ? d : worst;
+  }
+  printf (" %9.2f %7.2fx %5d", peer, peer / ms, worst);
+#endif
+  printf ("\n");
+  fflush (stdout);
+
+  kconv_filter_free (c.filter);
+  free (c.weights);
+  free (c.src);
+  free (c.dst);
+  free (c.peer_dst);
+}
+
+int
+main (int argc, char **argv)
+{
+  int threads = 0, quick = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--threads") && i + 1 < argc)
+      threads = atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--quick"))
+      quick = 1;
+    else {
+      fprintf (stderr, "usage: %s [--threads N] [--quick]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (threads <= 0)
+    threads = 0;                /* the core's default: one per core */
+  srand (1);
+#ifdef KCONV_BENCH_OPENCV
+  peer_opencv_set_threads (threads > 0 ? threads : -1);
+  printf ("peer: OpenCV %s cv::filter2D / cv::sepFilter2D, same threads\n",
+      peer_opencv_version ());
+#else
+  printf ("peer: none (built without OpenCV)\n");
+#endif
+  if (threads > 0)
+    printf ("threads: %d\n\n", threads);
+  else
+    printf ("threads: one per core\n\n");
+  printf ("%-40s %-9s %9s %9s %8s", "case", "path", "kconv ms", "Mpix/s",
+      "GMAC/s");
+#ifdef KCONV_BENCH_OPENCV
+  printf (" %9s %8s %5s", "opencv ms", "speedup", "|d|");
+#endif
+  printf ("\n");
+
+  static const int sizes[] = { 3, 5, 7, 15, 31 };
+  static const int frames[][2] = { {1920, 1080}, {3840, 2160} };
+  for (int f = 0; f < (quick ? 1 : 2); f++)
+    for (int ch = 4; ch >= 1; ch -= 3)
+      for (int gaussian = 0; gaussian <= 1; gaussian++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+          bench_case (frames[f][0], frames[f][1], ch, sizes[s], gaussian,
+              threads, quick ? 300 : 1500);
+  return 0;
+}
