@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what kconv needs to build, test and run on Debian 12 / Ubuntu 22.04+.
+#   pipelines/install-deps.sh           build, tests, example pipelines
+#   pipelines/install-deps.sh --bench   also OpenCV, the benchmark's peer
+set -euo pipefail
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+packages="meson ninja-build pkg-config gcc g++ python3
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good"
+[ "${1:-}" = "--bench" ] && packages="$packages libopencv-dev"
+missing=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' $packages 2>/dev/null \
+  | awk '$1 != "ii" { print $2 }'; for p in $packages; do
+    dpkg-query -W "$p" >/dev/null 2>&1 || echo "$p"; done)
+if [ -n "$missing" ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  # shellcheck disable=SC2086
+  $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds and runs every test; ends with one line,
+# "N passed, N failed, N skipped", counted over the test programs.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+pipelines/install-deps.sh || exit 1
+pipelines/build.sh || exit 1
+meson test -C build --print-errorlogs
+status=$?
+python3 - build/meson-logs/testlog.json <<'PY'
+import json, sys
+counts = {"passed": 0, "failed": 0, "skipped": 0}
+for line in open(sys.argv[1]):
+    r = json.loads(line)["result"]
+    key = "passed" if r == "OK" else "skipped" if r == "SKIP" else "failed"
+    counts[key] += 1
+print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
+PY
+exit $status
