@@ -86,6 +86,7 @@ enum
   PROP_BORDER,
   PROP_PLANES,
   PROP_BACKEND,
+  PROP_DEVICE_ID,
   PROP_N_THREADS,
   N_PROPERTIES
 };
@@ -99,6 +100,7 @@ enum
 #define DEFAULT_BORDER KCONV_BORDER_REFLECT
 #define DEFAULT_PLANES GST_KCONV_PLANES_ALL
 #define DEFAULT_BACKEND KCONV_BACKEND_AUTO
+#define DEFAULT_DEVICE_ID -1
 #define DEFAULT_N_THREADS 0
 
 #define MAX_SIGMA 1000.0
@@ -120,6 +122,7 @@ typedef struct
   KConvBorder border;
   GstKConvPlanes planes;
   KConvBackend backend;
+  gint device_id;
   guint n_threads;
 } Settings;
 
@@ -406,6 +409,11 @@ gst_kconv_filter_set_property (GObject * object, guint prop_id,
       s->backend = g_value_get_enum (value);
       GST_OBJECT_UNLOCK (self);
       break;
+    case PROP_DEVICE_ID:
+      GST_OBJECT_LOCK (self);
+      s->device_id = g_value_get_int (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
     case PROP_N_THREADS:
       GST_OBJECT_LOCK (self);
       s->n_threads = g_value_get_uint (value);
@@ -465,6 +473,9 @@ gst_kconv_filter_get_property (GObject * object, guint prop_id,
     case PROP_BACKEND:
       g_value_set_enum (value, s->backend);
       break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, s->device_id);
+      break;
     case PROP_N_THREADS:
       g_value_set_uint (value, s->n_threads);
       break;
@@ -492,7 +503,9 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   GST_OBJECT_UNLOCK (self);
 
   KConvKernel kernel = { 0 };
-  KConvOptions options = { snap.backend, (int) snap.n_threads, -1 };
+  KConvOptions options = { snap.backend, (int) snap.n_threads,
+    snap.device_id
+  };
   KConvFilter *core = NULL;
   KConvStatus st = KCONV_ERROR_INVALID_KERNEL;
   gfloat *w = settings_weights (&snap, &kernel.rows, &kernel.cols);
@@ -510,26 +523,25 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   if (st == KCONV_ERROR_BACKEND_UNAVAILABLE) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
         ("backend=%s requested but it is not available",
-            kconv_backend_name (snap.backend)), ("%s",
-            backend_unavailable_reason ()));
+            kconv_backend_name (snap.backend)), ("%s", kconv_last_error ()));
     return FALSE;
   }
   if (st != KCONV_OK) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Could not set up the convolution"), ("%s",
-            kconv_status_string (st)));
+        ("Could not set up the convolution"), ("%s: %s",
+            kconv_status_string (st), kconv_last_error ()));
     return FALSE;
   }
 
-  GST_DEBUG_OBJECT (self, "kernel %dx%d, backend %s, %s path, %s arithmetic",
+  GST_DEBUG_OBJECT (self, "kernel %dx%d on %s: %s, %s arithmetic",
       kernel.cols, kernel.rows,
       kconv_backend_name (kconv_filter_backend (core)),
-      kconv_path_name (kconv_filter_path (core)),
+      kconv_filter_strategy (core),
       kconv_filter_is_exact (core) ? "exact integer" : "single-precision");
-  if (snap.backend == KCONV_BACKEND_AUTO
-      && kconv_filter_backend (core) != KCONV_BACKEND_CUDA)
-    GST_INFO_OBJECT (self, "backend=auto: %s, using the CPU",
-        backend_unavailable_reason ());
+  if (snap.backend == KCONV_BACKEND_AUTO)
+    GST_INFO_OBJECT (self, "backend=auto: %s",
+        kconv_filter_backend (core) == KCONV_BACKEND_CUDA ?
+        "using CUDA" : "no usable CUDA device, using the CPU");
 
   kconv_filter_free (self->core);
   self->core = core;
@@ -589,8 +601,7 @@ gst_kconv_filter_transform_frame (GstVideoFilter * vfilter,
     if (st != KCONV_OK) {
       GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
           ("Convolution failed on plane %u", p), ("%s: %s",
-              kconv_status_string (st),
-              kconv_filter_error_detail (self->core)));
+              kconv_status_string (st), kconv_last_error ()));
       return GST_FLOW_ERROR;
     }
   }
@@ -697,6 +708,9 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
   properties[PROP_BACKEND] = g_param_spec_enum ("backend", "Backend",
       "Where the convolution runs", GST_TYPE_KCONV_BACKEND, DEFAULT_BACKEND,
       flags);
+  properties[PROP_DEVICE_ID] = g_param_spec_int ("device-id", "Device ID",
+      "CUDA device to run on (-1 = the default device)", -1, 1023,
+      DEFAULT_DEVICE_ID, flags);
   properties[PROP_N_THREADS] = g_param_spec_uint ("n-threads", "Threads",
       "CPU threads for the cpu backend (0 = one per core)", 0, MAX_N_THREADS,
       DEFAULT_N_THREADS, flags);
@@ -740,6 +754,7 @@ gst_kconv_filter_init (GstKConvFilter * self)
   s->border = DEFAULT_BORDER;
   s->planes = DEFAULT_PLANES;
   s->backend = DEFAULT_BACKEND;
+  s->device_id = DEFAULT_DEVICE_ID;
   s->n_threads = DEFAULT_N_THREADS;
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }

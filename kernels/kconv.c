@@ -2,11 +2,15 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kconv.h"
 #include "kconv-plan.h"
 #include "kconv-cpu.h"
+#ifdef KCONV_HAVE_CUDA
+#include "kconv-cuda.h"
+#endif
 
 struct KConvFilter
 {
@@ -15,8 +19,25 @@ struct KConvFilter
   KConvPath path;
   int n_threads;
   KConvCpuScratch cpu_scratch;
-  const char *detail;
+#ifdef KCONV_HAVE_CUDA
+  KConvCuda *cuda;
+#endif
 };
+
+/* The detail of the last failure in this thread (a CUDA message, say). */
+static _Thread_local char last_error[256];
+
+static void
+set_last_error (const char *text)
+{
+  snprintf (last_error, sizeof last_error, "%s", text ? text : "");
+}
+
+const char *
+kconv_last_error (void)
+{
+  return last_error;
+}
 
 const char *
 kconv_status_string (KConvStatus status)
@@ -70,7 +91,11 @@ kconv_backend_available (KConvBackend backend)
     case KCONV_BACKEND_REFERENCE:
       return 1;
     case KCONV_BACKEND_CUDA:
+#ifdef KCONV_HAVE_CUDA
+      return kconv_cuda_device_count () > 0;
+#else
       return 0;
+#endif
   }
   return 0;
 }
@@ -102,8 +127,16 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
   if (backend == KCONV_BACKEND_AUTO)
     backend = kconv_backend_available (KCONV_BACKEND_CUDA) ?
         KCONV_BACKEND_CUDA : KCONV_BACKEND_CPU;
-  if (!kconv_backend_available (backend))
+  if (!kconv_backend_available (backend)) {
+    set_last_error (backend == KCONV_BACKEND_CUDA ?
+#ifdef KCONV_HAVE_CUDA
+        "no usable CUDA device was found"
+#else
+        "this build of kconv has no CUDA support"
+#endif
+        : "");
     return KCONV_ERROR_BACKEND_UNAVAILABLE;
+  }
 
   KConvFilter *f = calloc (1, sizeof *f);
   if (!f)
@@ -113,12 +146,26 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
     free (f);
     return st;
   }
-  f->backend = backend;
   f->n_threads = options->n_threads ? options->n_threads :
       kconv_cpu_default_threads ();
   f->path = backend != KCONV_BACKEND_REFERENCE && separable_pays (&f->plan) ?
       KCONV_PATH_SEPARABLE : KCONV_PATH_DIRECT;
-  f->detail = "";
+  f->backend = backend;
+
+#ifdef KCONV_HAVE_CUDA
+  if (backend == KCONV_BACKEND_CUDA) {
+    const char *why = "";
+    st = kconv_cuda_new (&f->plan, f->path == KCONV_PATH_SEPARABLE,
+        options->device_id, &f->cuda, &why);
+    if (st != KCONV_OK && options->backend == KCONV_BACKEND_AUTO) {
+      f->backend = KCONV_BACKEND_CPU;   /* auto: a GPU that fails to start */
+    } else if (st != KCONV_OK) {
+      set_last_error (why);
+      kconv_filter_free (f);
+      return st;
+    }
+  }
+#endif
   *out = f;
   return KCONV_OK;
 }
@@ -165,6 +212,14 @@ kconv_filter_run (KConvFilter * f, const KConvImage * src,
     case KCONV_BACKEND_CPU:
       return kconv_cpu_run (&f->plan, f->path == KCONV_PATH_SEPARABLE,
           f->n_threads, &f->cpu_scratch, src, dst);
+#ifdef KCONV_HAVE_CUDA
+    case KCONV_BACKEND_CUDA:{
+      KConvStatus st = kconv_cuda_run (f->cuda, src, dst);
+      if (st != KCONV_OK)
+        set_last_error (kconv_cuda_error (f->cuda));
+      return st;
+    }
+#endif
     default:
       return KCONV_ERROR_BACKEND_UNAVAILABLE;
   }
@@ -176,6 +231,9 @@ kconv_filter_free (KConvFilter * f)
   if (!f)
     return;
   kconv_cpu_scratch_clear (&f->cpu_scratch);
+#ifdef KCONV_HAVE_CUDA
+  kconv_cuda_free (f->cuda);
+#endif
   kconv_plan_clear (&f->plan);
   free (f);
 }
@@ -199,7 +257,12 @@ kconv_filter_is_exact (const KConvFilter * f)
 }
 
 const char *
-kconv_filter_error_detail (const KConvFilter * f)
+kconv_filter_strategy (const KConvFilter * f)
 {
-  return f && f->detail ? f->detail : "";
+#ifdef KCONV_HAVE_CUDA
+  if (f->backend == KCONV_BACKEND_CUDA)
+    return kconv_cuda_strategy (f->cuda);
+#endif
+  return f->path == KCONV_PATH_SEPARABLE ? "separable: horizontal then "
+      "vertical pass" : "direct 2D pass";
 }

@@ -115,8 +115,12 @@ KConvBackend kconv_filter_backend (const KConvFilter * filter);
 KConvPath kconv_filter_path (const KConvFilter * filter);
 int kconv_filter_is_exact (const KConvFilter * filter);
 
-/* The last error's detail (e.g. a CUDA message), or "" when none. */
-const char *kconv_filter_error_detail (const KConvFilter * filter);
+/* How the filter runs (for logs): the path, and on CUDA the kernel used. */
+const char *kconv_filter_strategy (const KConvFilter * filter);
+
+/* More about the last failure in the calling thread (e.g. a CUDA message),
+ * or "". */
+const char *kconv_last_error (void);
 
 #ifdef __cplusplus
 }

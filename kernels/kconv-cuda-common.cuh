@@ -1,0 +1,154 @@
+/* kconv: pieces every CUDA kernel shares
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <stdint.h>
+#include "kconv.h"
+
+/* Output tile of one block: 32 columns (one per thread of a warp) by
+ * BLOCK_ROWS * ROWS_PER_THREAD rows. */
+#define KCONV_CUDA_TILE_W 32
+#define KCONV_CUDA_BLOCK_ROWS 8
+
+/* Kernels up to this many weights travel as a launch parameter, which lives
+ * in constant memory; larger ones are read from global memory. */
+#define KCONV_CUDA_PARAM_WEIGHTS 968
+
+struct KConvCudaWeights
+{
+  float w[KCONV_CUDA_PARAM_WEIGHTS];
+};
+
+/* What the kernels need to know about the image and the arithmetic. */
+struct KConvCudaJob
+{
+  const uint8_t *src;
+  uint8_t *dst;
+  int width, height;
+  int src_stride, dst_stride;
+  int pixel_stride;
+  int n_channels;               /* convolved in this launch */
+  int channel_offset[KCONV_MAX_CHANNELS];
+  int copy_other_bytes;         /* write the bytes no channel covers */
+  int aligned4;                 /* dst and its stride 4-byte aligned */
+  int cols, rows, ax, ay;
+  int border;
+  /* arithmetic, as KConvPlan */
+  int exact, negate, absolute;
+  int32_t divisor, ioffset;
+  float bias;
+};
+
+static inline __host__ __device__ int
+kconv_div_up (int a, int b)
+{
+  return (a + b - 1) / b;
+}
+
+__device__ __forceinline__ int
+kconv_cuda_border_index (int border, int i, int n)
+{
+  if (i >= 0 && i < n)
+    return i;
+  switch (border) {
+    case KCONV_BORDER_ZERO:
+      return -1;
+    case KCONV_BORDER_REPLICATE:
+      return i < 0 ? 0 : n - 1;
+    case KCONV_BORDER_REFLECT:{
+      if (n == 1)
+        return 0;
+      int period = 2 * (n - 1);
+      i %= period;
+      if (i < 0)
+        i += period;
+      return i < n ? i : period - i;
+    }
+    default:
+      i %= n;
+      return i < 0 ? i + n : i;
+  }
+}
+
+/* The rule of kconv.h, as omp/kconv-omp.c's finish_row: bit-identical. */
+__device__ __forceinline__ uint8_t
+kconv_cuda_finish (const KConvCudaJob & job, float acc)
+{
+  if (job.exact) {
+    int32_t s = (int32_t) acc;
+    s = job.negate ? -s : s;
+    s = job.absolute && s < 0 ? -s : s;
+    const int32_t d = job.divisor, two_d = 2 * d;
+    int32_t num = 2 * s + d;
+    int32_t q = (int32_t) floorf (__fmul_rn ((float) num, 1.0f / (float) two_d));
+    int32_t r = num - q * two_d;
+    q += (r >= two_d) - (r < 0);
+    q = d == 1 ? s : q;
+    q += job.ioffset;
+    return (uint8_t) (q < 0 ? 0 : q > 255 ? 255 : q);
+  }
+  float v = (job.absolute ? fabsf (acc) : acc) + job.bias;
+  v = v < 0.f ? 0.f : v;
+  v = v > 255.f ? 255.f : v;
+  return (uint8_t) (int32_t) v;
+}
+
+/* Fills a float tile [channel][row][col] of `tile_w` x `tile_h` source
+ * samples whose top-left is (x0, y0), border rule applied. */
+__device__ __forceinline__ void
+kconv_cuda_load_tile (const KConvCudaJob & job, float *tile, int nch,
+    int x0, int y0, int tile_w, int tile_h, int plane)
+{
+  const int n = tile_w * tile_h;
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+  const int nthreads = blockDim.x * blockDim.y;
+  for (int i = tid; i < n; i += nthreads) {
+    int ty = i / tile_w, tx = i - ty * tile_w;
+    int sy = kconv_cuda_border_index (job.border, y0 + ty, job.height);
+    int sx = kconv_cuda_border_index (job.border, x0 + tx, job.width);
+    const uint8_t *p = job.src + (size_t) sy * job.src_stride +
+        (size_t) sx * job.pixel_stride;
+    bool inside = sy >= 0 && sx >= 0;
+    for (int c = 0; c < nch; c++)
+      tile[c * plane + i] = inside ? (float) __ldg (p + job.channel_offset[c])
+          : 0.f;
+  }
+}
+
+/* Writes one output pixel's convolved channels, and the bytes no channel
+ * covers (alpha, padding) when this launch owns them. */
+template < int NCH > __device__ __forceinline__ void
+kconv_cuda_store_pixel (const KConvCudaJob & job, int x, int y,
+    const uint8_t * out)
+{
+  uint8_t *d = job.dst + (size_t) y * job.dst_stride +
+      (size_t) x * job.pixel_stride;
+  if (job.pixel_stride == 4 && job.copy_other_bytes && job.aligned4) {
+    uint32_t word = *(const uint32_t *) (job.src + (size_t) y * job.src_stride +
+        (size_t) x * 4);
+#pragma unroll
+    for (int c = 0; c < NCH; c++) {
+      const int shift = 8 * job.channel_offset[c];
+      word = (word & ~(0xffu << shift)) | (uint32_t) out[c] << shift;
+    }
+    *(uint32_t *) d = word;
+    return;
+  }
+#pragma unroll
+  for (int c = 0; c < NCH; c++)
+    d[job.channel_offset[c]] = out[c];
+  if (job.copy_other_bytes && NCH < job.pixel_stride) {
+    const uint8_t *s = job.src + (size_t) y * job.src_stride +
+        (size_t) x * job.pixel_stride;
+    for (int b = 0; b < job.pixel_stride; b++) {
+      bool convolved = false;
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+        convolved |= job.channel_offset[c] == b;
+      if (!convolved)
+        d[b] = s[b];
+    }
+  }
+}

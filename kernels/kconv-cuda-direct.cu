@@ -1,0 +1,148 @@
+/* kconv: direct 2D convolution on CUDA
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A block stages its source tile (output tile plus the kernel's halo) in
+ * shared memory as floats, one plane per channel.  Each thread owns one
+ * column of ROWS outputs: for every kernel column it slides a window of
+ * ROWS source samples down the tile, so each sample read from shared memory
+ * feeds up to ROWS multiply-adds held in registers.  Neighbouring threads
+ * read neighbouring addresses: no bank conflicts.
+ */
+#include "kconv-cuda-common.cuh"
+#include "kconv-cuda-launch.h"
+
+/* Accumulates one channel's ROWS outputs over the whole kernel. */
+template < int ROWS > __device__ __forceinline__ void
+direct_channel (const float *plane, int pitch, int tx, int ty0,
+    const float *w, int cols, int rows, float acc[ROWS])
+{
+  for (int kx = 0; kx < cols; kx++) {
+    const float *col = plane + tx + kx;
+    float win[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; r++)
+      win[r] = col[(ty0 + r) * pitch];
+    int ky = 0;
+    for (; ky + ROWS <= rows; ky += ROWS) {
+      float nxt[ROWS];
+#pragma unroll
+      for (int r = 0; r < ROWS; r++)
+        nxt[r] = col[(ty0 + ky + ROWS + r) * pitch];
+#pragma unroll
+      for (int j = 0; j < ROWS; j++) {
+        const float wj = w[(ky + j) * cols + kx];
+#pragma unroll
+        for (int r = 0; r < ROWS; r++)
+          acc[r] = fmaf (wj, r + j < ROWS ? win[r + j] : nxt[r + j - ROWS],
+              acc[r]);
+      }
+#pragma unroll
+      for (int r = 0; r < ROWS; r++)
+        win[r] = nxt[r];
+    }
+    /* win holds source rows ty0 + ky ...: the last rows % ROWS taps */
+    for (int j = 0; ky + j < rows; j++) {
+      const float wj = w[(ky + j) * cols + kx];
+#pragma unroll
+      for (int r = 0; r < ROWS; r++)
+        acc[r] = fmaf (wj, col[(ty0 + ky + j + r) * pitch], acc[r]);
+    }
+  }
+}
+
+template < int NCH, int ROWS, bool PARAM_WEIGHTS > __global__ void
+__launch_bounds__ (KCONV_CUDA_TILE_W * KCONV_CUDA_BLOCK_ROWS)
+direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
+    const float *__restrict__ gw)
+{
+  extern __shared__ float tile[];
+  const int tile_h = KCONV_CUDA_BLOCK_ROWS * ROWS;
+  const int pitch = KCONV_CUDA_TILE_W + job.cols - 1;
+  const int rows_in = tile_h + job.rows - 1 + ROWS;     /* + window overrun */
+  const int plane = pitch * rows_in;
+  const int x0 = blockIdx.x * KCONV_CUDA_TILE_W;
+  const int y0 = blockIdx.y * tile_h;
+
+  kconv_cuda_load_tile (job, tile, NCH, x0 - job.ax, y0 - job.ay, pitch,
+      rows_in - ROWS, plane);
+  __syncthreads ();
+
+  const int tx = threadIdx.x, ty0 = threadIdx.y * ROWS;
+  const float *w = PARAM_WEIGHTS ? pw.w : gw;
+  float acc[NCH][ROWS];
+#pragma unroll
+  for (int c = 0; c < NCH; c++) {
+#pragma unroll
+    for (int r = 0; r < ROWS; r++)
+      acc[c][r] = 0.f;
+    direct_channel < ROWS > (tile + c * plane, pitch, tx, ty0, w, job.cols,
+        job.rows, acc[c]);
+  }
+
+  const int x = x0 + tx;
+  if (x >= job.width)
+    return;
+#pragma unroll
+  for (int r = 0; r < ROWS; r++) {
+    const int y = y0 + ty0 + r;
+    if (y >= job.height)
+      return;
+    uint8_t out[NCH];
+#pragma unroll
+    for (int c = 0; c < NCH; c++)
+      out[c] = kconv_cuda_finish (job, acc[c][r]);
+    kconv_cuda_store_pixel < NCH > (job, x, y, out);
+  }
+}
+
+#define DIRECT_ROWS 8
+
+size_t
+kconv_cuda_direct_smem (int nch, int cols, int rows)
+{
+  size_t pitch = KCONV_CUDA_TILE_W + cols - 1;
+  size_t rows_in = KCONV_CUDA_BLOCK_ROWS * DIRECT_ROWS + rows - 1 +
+      DIRECT_ROWS;
+  return (size_t) nch * pitch * rows_in * sizeof (float);
+}
+
+template < int NCH, bool PARAM > static cudaError_t
+launch_direct (const KConvCudaJob & job, const KConvCudaWeights * pw,
+    const float *gw, cudaStream_t stream)
+{
+  size_t smem = kconv_cuda_direct_smem (NCH, job.cols, job.rows);
+  auto fn = direct_kernel < NCH, DIRECT_ROWS, PARAM >;
+  cudaError_t err = cudaFuncSetAttribute (fn,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
+  if (err != cudaSuccess)
+    return err;
+  dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
+  dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
+      kconv_div_up (job.height, KCONV_CUDA_BLOCK_ROWS * DIRECT_ROWS));
+  fn <<< grid, block, smem, stream >>> (job, *pw, gw);
+  return cudaGetLastError ();
+}
+
+cudaError_t
+kconv_cuda_launch_direct (const KConvCudaJob * job,
+    const KConvCudaWeights * pw, const float *gw, cudaStream_t stream)
+{
+  const bool param = gw == NULL;
+  switch (job->n_channels) {
+    case 1:
+      return param ? launch_direct < 1, true > (*job, pw, gw, stream)
+          : launch_direct < 1, false > (*job, pw, gw, stream);
+    case 2:
+      return param ? launch_direct < 2, true > (*job, pw, gw, stream)
+          : launch_direct < 2, false > (*job, pw, gw, stream);
+    case 3:
+      return param ? launch_direct < 3, true > (*job, pw, gw, stream)
+          : launch_direct < 3, false > (*job, pw, gw, stream);
+    case 4:
+      return param ? launch_direct < 4, true > (*job, pw, gw, stream)
+          : launch_direct < 4, false > (*job, pw, gw, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}

@@ -1,0 +1,20 @@
+/* kconv: the CUDA launchers the host code calls
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <cuda_runtime.h>
+#include "kconv-cuda-common.cuh"
+
+/* Shared memory one block of each kernel needs. */
+size_t kconv_cuda_direct_smem (int nch, int cols, int rows);
+size_t kconv_cuda_separable_smem (int nch, int cols, int rows);
+
+/* gw NULL: weights in pw (at most KCONV_CUDA_PARAM_WEIGHTS of them). */
+cudaError_t kconv_cuda_launch_direct (const KConvCudaJob * job,
+    const KConvCudaWeights * pw, const float *gw, cudaStream_t stream);
+
+/* pw holds h (cols) then v (rows). */
+cudaError_t kconv_cuda_launch_separable (const KConvCudaJob * job,
+    const KConvCudaWeights * pw, cudaStream_t stream);

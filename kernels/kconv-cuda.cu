@@ -1,0 +1,232 @@
+/* kconv: CUDA backend, host side: device, buffers, strategy, launches
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime.h>
+
+#include "kconv-cuda.h"
+#include "kconv-cuda-launch.h"
+
+/* Above this much shared memory per block, split the channels across
+ * launches so that two blocks still fit on a multiprocessor. */
+#define SMEM_COMFORT (100 * 1024)
+
+struct KConvCuda
+{
+  int device;
+  int separable;
+  KConvCudaJob arith;           /* the kernel and arithmetic fields */
+  KConvCudaWeights pw;          /* direct: weights; separable: h then v */
+  float *d_weights;             /* direct kernels too large for pw */
+  int max_smem;                 /* opt-in limit per block */
+  cudaStream_t stream;
+  uint8_t *d_src, *d_dst;       /* staging for host frames */
+  size_t d_size;
+  char error[256];
+  char strategy[128];
+};
+
+#define CHECK_CUDA(cu, call) do { \
+    cudaError_t err_ = (call); \
+    if (err_ != cudaSuccess) { \
+      snprintf ((cu)->error, sizeof (cu)->error, "%s: %s (%s)", #call, \
+          cudaGetErrorName (err_), cudaGetErrorString (err_)); \
+      return KCONV_ERROR_DEVICE; \
+    } \
+  } while (0)
+
+extern "C" int
+kconv_cuda_device_count (void)
+{
+  int n = 0;
+  if (cudaGetDeviceCount (&n) != cudaSuccess) {
+    cudaGetLastError ();        /* clear the sticky "no driver" error */
+    return 0;
+  }
+  return n;
+}
+
+static KConvStatus
+cuda_setup (KConvCuda * cu, const KConvPlan * plan)
+{
+  CHECK_CUDA (cu, cudaSetDevice (cu->device));
+  CHECK_CUDA (cu, cudaDeviceGetAttribute (&cu->max_smem,
+          cudaDevAttrMaxSharedMemoryPerBlockOptin, cu->device));
+  CHECK_CUDA (cu, cudaStreamCreateWithFlags (&cu->stream,
+          cudaStreamNonBlocking));
+
+  KConvCudaJob *a = &cu->arith;
+  a->cols = plan->cols;
+  a->rows = plan->rows;
+  a->ax = plan->ax;
+  a->ay = plan->ay;
+  a->border = plan->border;
+  a->exact = plan->exact;
+  a->negate = plan->negate;
+  a->absolute = plan->absolute;
+  a->divisor = plan->divisor;
+  a->ioffset = plan->ioffset;
+  a->bias = plan->bias;
+
+  const int n = plan->rows * plan->cols;
+  const float scale = plan->exact ? 1.f : plan->scale;
+  if (cu->separable) {
+    memcpy (cu->pw.w, plan->h, plan->cols * sizeof (float));
+    memcpy (cu->pw.w + plan->cols, plan->v, plan->rows * sizeof (float));
+  } else if (n <= KCONV_CUDA_PARAM_WEIGHTS) {
+    for (int i = 0; i < n; i++)
+      cu->pw.w[i] = plan->weights[i] * scale;
+  } else {
+    float *w = (float *) malloc (n * sizeof (float));
+    if (!w)
+      return KCONV_ERROR_OUT_OF_MEMORY;
+    for (int i = 0; i < n; i++)
+      w[i] = plan->weights[i] * scale;
+    cudaError_t err = cudaMalloc (&cu->d_weights, n * sizeof (float));
+    if (err == cudaSuccess)
+      err = cudaMemcpy (cu->d_weights, w, n * sizeof (float),
+          cudaMemcpyHostToDevice);
+    free (w);
+    CHECK_CUDA (cu, err);
+  }
+  return KCONV_OK;
+}
+
+extern "C" KConvStatus
+kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
+    KConvCuda ** out, const char **detail)
+{
+  static char why[256];
+  *out = NULL;
+  KConvCuda *cu = (KConvCuda *) calloc (1, sizeof *cu);
+  if (!cu)
+    return KCONV_ERROR_OUT_OF_MEMORY;
+  cu->device = device_id < 0 ? 0 : device_id;
+  cu->separable = use_separable && plan->separable;
+  KConvStatus st = cuda_setup (cu, plan);
+  if (st != KCONV_OK) {
+    snprintf (why, sizeof why, "%s", cu->error);
+    *detail = why;
+    kconv_cuda_free (cu);
+    return st;
+  }
+  snprintf (cu->strategy, sizeof cu->strategy, "%s %dx%d, weights in %s",
+      cu->separable ? "separable (fused two-pass)" : "direct tiled",
+      plan->cols, plan->rows, cu->separable ||
+      plan->rows * plan->cols <= KCONV_CUDA_PARAM_WEIGHTS ?
+      "constant memory" : "global memory");
+  *out = cu;
+  return KCONV_OK;
+}
+
+static size_t
+smem_for (const KConvCuda * cu, int nch)
+{
+  return cu->separable ?
+      kconv_cuda_separable_smem (nch, cu->arith.cols, cu->arith.rows) :
+      kconv_cuda_direct_smem (nch, cu->arith.cols, cu->arith.rows);
+}
+
+extern "C" KConvStatus
+kconv_cuda_run_device (KConvCuda * cu, const KConvImage * src,
+    const KConvImage * dst, void *stream_ptr)
+{
+  cudaStream_t stream = (cudaStream_t) stream_ptr;
+  CHECK_CUDA (cu, cudaSetDevice (cu->device));
+
+  /* channels per launch: all when the tile is comfortable, else as many as
+   * fit the per-block limit */
+  int total = src->n_channels, per = total;
+  while (per > 1 && smem_for (cu, per) > SMEM_COMFORT)
+    per--;
+  if (smem_for (cu, per) > (size_t) cu->max_smem) {
+    snprintf (cu->error, sizeof cu->error, "a %dx%d kernel needs %zu bytes "
+        "of shared memory per block; the device allows %d", cu->arith.cols,
+        cu->arith.rows, smem_for (cu, per), cu->max_smem);
+    return KCONV_ERROR_DEVICE;
+  }
+
+  KConvCudaJob job = cu->arith;
+  job.src = src->data;
+  job.dst = dst->data;
+  job.width = src->width;
+  job.height = src->height;
+  job.src_stride = (int) src->stride;
+  job.dst_stride = (int) dst->stride;
+  job.pixel_stride = src->pixel_stride;
+  job.aligned4 = ((uintptr_t) dst->data % 4 == 0) && dst->stride % 4 == 0
+      && ((uintptr_t) src->data % 4 == 0) && src->stride % 4 == 0;
+  for (int c0 = 0; c0 < total; c0 += per) {
+    job.n_channels = c0 + per <= total ? per : total - c0;
+    for (int c = 0; c < job.n_channels; c++)
+      job.channel_offset[c] = src->channel_offset[c0 + c];
+    job.copy_other_bytes = c0 == 0;
+    cudaError_t err = cu->separable ?
+        kconv_cuda_launch_separable (&job, &cu->pw, stream) :
+        kconv_cuda_launch_direct (&job, &cu->pw, cu->d_weights, stream);
+    CHECK_CUDA (cu, err);
+  }
+  return KCONV_OK;
+}
+
+extern "C" KConvStatus
+kconv_cuda_run (KConvCuda * cu, const KConvImage * src, const KConvImage * dst)
+{
+  CHECK_CUDA (cu, cudaSetDevice (cu->device));
+  size_t row = (size_t) src->width * src->pixel_stride;
+  size_t pitch = (row + 255) / 256 * 256;
+  size_t need = pitch * src->height;
+  if (need > cu->d_size) {
+    cudaFree (cu->d_src);
+    cudaFree (cu->d_dst);
+    cu->d_src = cu->d_dst = NULL;
+    cu->d_size = 0;
+    CHECK_CUDA (cu, cudaMalloc (&cu->d_src, need));
+    CHECK_CUDA (cu, cudaMalloc (&cu->d_dst, need));
+    cu->d_size = need;
+  }
+  KConvImage dsrc = *src, ddst = *dst;
+  dsrc.data = cu->d_src;
+  dsrc.stride = pitch;
+  ddst.data = cu->d_dst;
+  ddst.stride = pitch;
+
+  CHECK_CUDA (cu, cudaMemcpy2DAsync (cu->d_src, pitch, src->data, src->stride,
+          row, src->height, cudaMemcpyHostToDevice, cu->stream));
+  KConvStatus st = kconv_cuda_run_device (cu, &dsrc, &ddst, cu->stream);
+  if (st != KCONV_OK)
+    return st;
+  CHECK_CUDA (cu, cudaMemcpy2DAsync (dst->data, dst->stride, cu->d_dst, pitch,
+          row, src->height, cudaMemcpyDeviceToHost, cu->stream));
+  CHECK_CUDA (cu, cudaStreamSynchronize (cu->stream));
+  return KCONV_OK;
+}
+
+extern "C" const char *
+kconv_cuda_error (const KConvCuda * cu)
+{
+  return cu->error;
+}
+
+extern "C" const char *
+kconv_cuda_strategy (const KConvCuda * cu)
+{
+  return cu->strategy;
+}
+
+extern "C" void
+kconv_cuda_free (KConvCuda * cu)
+{
+  if (!cu)
+    return;
+  cudaSetDevice (cu->device);
+  cudaFree (cu->d_weights);
+  cudaFree (cu->d_src);
+  cudaFree (cu->d_dst);
+  if (cu->stream)
+    cudaStreamDestroy (cu->stream);
+  free (cu);
+}
