@@ -225,6 +225,25 @@ kconv_filter_run (KConvFilter * f, const KConvImage * src,
   }
 }
 
+KConvStatus
+kconv_filter_run_device (KConvFilter * f, const KConvImage * src,
+    const KConvImage * dst, void *stream)
+{
+  if (!f || !src || !dst || src->width != dst->width
+      || src->height != dst->height || src->n_channels != dst->n_channels)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+#ifdef KCONV_HAVE_CUDA
+  if (f->backend == KCONV_BACKEND_CUDA) {
+    KConvStatus st = kconv_cuda_run_device (f->cuda, src, dst, stream);
+    if (st != KCONV_OK)
+      set_last_error (kconv_cuda_error (f->cuda));
+    return st;
+  }
+#endif
+  set_last_error ("device images need the CUDA backend");
+  return KCONV_ERROR_BACKEND_UNAVAILABLE;
+}
+
 void
 kconv_filter_free (KConvFilter * f)
 {

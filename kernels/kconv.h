@@ -109,6 +109,12 @@ KConvStatus kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
 KConvStatus kconv_filter_run (KConvFilter * filter, const KConvImage * src,
     const KConvImage * dst);
 
+/* As kconv_filter_run, for a CUDA filter whose images are already in device
+ * memory (data are device pointers): queued on `stream` (a cudaStream_t,
+ * NULL for the default stream) and not waited for. */
+KConvStatus kconv_filter_run_device (KConvFilter * filter,
+    const KConvImage * src, const KConvImage * dst, void *stream);
+
 void kconv_filter_free (KConvFilter * filter);
 
 KConvBackend kconv_filter_backend (const KConvFilter * filter);

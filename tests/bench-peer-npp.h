@@ -1,0 +1,26 @@
+/* kconv: NVIDIA NPP as the peer in kconv-cuda-bench
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Built only where NPP's headers and libraries are (tests/gpu/run.sh builds
+ * it on the GPU machine); elsewhere the benchmark runs without a peer.
+ */
+#ifndef KCONV_BENCH_PEER_NPP_H
+#define KCONV_BENCH_PEER_NPP_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* nppiFilterBorder_8u_C{3,4}R_Ctx with an integer kernel, replicate border,
+ * device pointers, on `stream`.  Returns 0 on success. */
+int peer_npp_filter (const uint8_t * src, int src_stride, uint8_t * dst,
+    int dst_stride, int width, int height, int channels, const int32_t *kernel,
+    int size, int divisor, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

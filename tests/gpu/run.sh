@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs the GPU checks and the CUDA benchmark on a machine with an NVIDIA GPU,
+# from the project root, on a build made elsewhere (./build) and a GStreamer
+# runtime unpacked from .devgst (see the device notes in the README).
+#   tests/gpu/run.sh [OUTDIR]     results and the plot go to OUTDIR
+set -uo pipefail
+out=${1:-gpu-results}
+mkdir -p "$out"
+status=0
+step() { echo; echo "=== $*"; }
+
+step device
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+
+step "core: CUDA against the scalar reference"
+build/tests/test-cuda-vs-reference 2>&1 | tail -n 15 || status=1
+
+step "core: the same under compute-sanitizer memcheck"
+compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+  build/tests/test-cuda-vs-reference 2>&1 | tail -n 6 || status=1
+
+if [ -f .devgst/gst-env.sh ]; then
+  . .devgst/gst-env.sh
+  export GST_PLUGIN_PATH=$PWD/build/gst GST_PRESET_PATH=$PWD/presets
+  step "element: GstHarness tests, backend=cuda against backend=cpu"
+  build/tests/test-kconvfilter 2>&1 | tail -n 5 || status=1
+  step "element: 300 frames of 4K RGBA through backend=cuda"
+  GST_DEBUG=kconvfilter:5 gst-launch-1.0 -q videotestsrc num-buffers=300 \
+    ! video/x-raw,format=RGBA,width=3840,height=2160 \
+    ! kconvfilter kernel=edge backend=cuda ! fakesink sync=false 2>&1 \
+    | grep -m2 -E 'kernel .* on|ERROR' || true
+fi
+
+step "benchmark (NPP built in with this machine's nvcc)"
+bench=build/tests/kconv-cuda-bench
+if nvcc -O2 -DKCONV_BENCH_NPP -Ikernels -Iomp tests/kconv-cuda-bench.c \
+    tests/bench-peer-npp.c build/kernels/libkconv-core.a -lnppif -lnppc \
+    -lgomp -o /tmp/kconv-cuda-bench-npp 2>"$out/npp-build.log"; then
+  bench=/tmp/kconv-cuda-bench-npp
+else
+  echo "NPP peer not built (see npp-build.log); running without it"
+fi
+$bench --csv "$out/bench.csv" --cpu-threads "$(nproc)" | tee "$out/bench.txt"
+python3 tests/gpu/plot-bench.py "$out/bench.csv" "$out/bench.png" || true
+exit $status

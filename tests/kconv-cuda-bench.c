@@ -1,0 +1,319 @@
+/* kconv: CUDA benchmark, device-resident, with NPP and the CPU in one run
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   kconv-cuda-bench [--csv FILE] [--cpu-threads N]
+ *
+ * Frames live on the device (no PCIe in the numbers); four input/output
+ * pairs are rotated so that the 50 MB L2 cannot hold them.  Each case: warm
+ * up, then the median of 50 runs timed with CUDA events.  GB/s counts each
+ * input and output byte once; the % column compares it with a device-to-
+ * device copy measured at the start.  NPP (nppiFilterBorder_8u_C4R/C3R, an
+ * integer kernel) is timed on the same frames when built in (KCONV_BENCH_NPP),
+ * and the CPU backend on the same host for the plot.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cuda_runtime_api.h>
+#include "kconv.h"
+#include "kconv-matrix.h"
+#ifdef KCONV_BENCH_NPP
+#include "bench-peer-npp.h"
+#endif
+
+#define PAIRS 4
+#define REPS 50
+
+#define CK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+      fprintf (stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, \
+          cudaGetErrorString (e_)); exit (1); } } while (0)
+
+static int
+cmp_float (const void *a, const void *b)
+{
+  float x = *(const float *) a, y = *(const float *) b;
+  return x < y ? -1 : x > y;
+}
+
+static float
+median (float *t, int n)
+{
+  qsort (t, n, sizeof t[0], cmp_float);
+  return n % 2 ? t[n / 2] : 0.5f * (t[n / 2 - 1] + t[n / 2]);
+}
+
+typedef struct {
+  int width, height, ps;
+  size_t stride, bytes;
+  uint8_t *d_src[PAIRS], *d_dst[PAIRS];
+  uint8_t *h_src;
+  cudaStream_t stream;
+  cudaEvent_t e0, e1;
+} Frames;
+
+static void
+frames_init (Frames * f, int width, int height, int ps)
+{
+  memset (f, 0, sizeof *f);
+  f->width = width;
+  f->height = height;
+  f->ps = ps;
+  f->stride = (size_t) width * ps;
+  f->bytes = f->stride * height;
+  f->h_src = malloc (f->bytes);
+  for (size_t i = 0; i < f->bytes; i++)
+    f->h_src[i] = (uint8_t) (rand () >> 5);
+  for (int p = 0; p < PAIRS; p++) {
+    CK (cudaMalloc ((void **) &f->d_src[p], f->bytes));
+    CK (cudaMalloc ((void **) &f->d_dst[p], f->bytes));
+    CK (cudaMemcpy (f->d_src[p], f->h_src, f->bytes, cudaMemcpyHostToDevice));
+  }
+  CK (cudaStreamCreate (&f->stream));
+  CK (cudaEventCreate (&f->e0));
+  CK (cudaEventCreate (&f->e1));
+}
+
+static void
+frames_clear (Frames * f)
+{
+  for (int p = 0; p < PAIRS; p++) {
+    cudaFree (f->d_src[p]);
+    cudaFree (f->d_dst[p]);
+  }
+  cudaStreamDestroy (f->stream);
+  cudaEventDestroy (f->e0);
+  cudaEventDestroy (f->e1);
+  free (f->h_src);
+}
+
+typedef int (*GpuRun) (void *ctx, Frames * f, int pair);
+
+/* median ms of REPS runs, after 5 warm-ups; -1 if a run failed */
+static float
+time_gpu (GpuRun run, void *ctx, Frames * f)
+{
+  float t[REPS];
+  for (int i = 0; i < 5; i++)
+    if (run (ctx, f, i % PAIRS) != 0)
+      return -1.f;
+  CK (cudaStreamSynchronize (f->stream));
+  for (int i = 0; i < REPS; i++) {
+    CK (cudaEventRecord (f->e0, f->stream));
+    if (run (ctx, f, i % PAIRS) != 0)
+      return -1.f;
+    CK (cudaEventRecord (f->e1, f->stream));
+    CK (cudaEventSynchronize (f->e1));
+    CK (cudaEventElapsedTime (&t[i], f->e0, f->e1));
+  }
+  return median (t, REPS);
+}
+
+typedef struct {
+  KConvFilter *filter;
+  KConvImage im;
+} KconvCtx;
+
+static int
+run_kconv (void *p, Frames * f, int pair)
+{
+  KconvCtx *k = p;
+  KConvImage src = k->im, dst = k->im;
+  src.data = f->d_src[pair];
+  dst.data = f->d_dst[pair];
+  return kconv_filter_run_device (k->filter, &src, &dst, f->stream) !=
+      KCONV_OK;
+}
+
+#ifdef KCONV_BENCH_NPP
+typedef struct {
+  int32_t *kernel;
+  int size, divisor;
+} NppCtx;
+
+static int
+run_npp (void *p, Frames * f, int pair)
+{
+  NppCtx *n = p;
+  return peer_npp_filter (f->d_src[pair], (int) f->stride, f->d_dst[pair],
+      (int) f->stride, f->width, f->height, f->ps, n->kernel, n->size,
+      n->divisor, f->stream);
+}
+#endif
+
+static double
+now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* CPU backend on the host frame, median of 3 */
+static float
+time_cpu (const KConvKernel * k, Frames * f, const KConvImage * im,
+    int threads)
+{
+  KConvOptions opt = { KCONV_BACKEND_CPU, threads, -1 };
+  KConvFilter *cf;
+  if (kconv_filter_new (k, KCONV_BORDER_REPLICATE, &opt, &cf) != KCONV_OK)
+    return -1.f;
+  uint8_t *out = malloc (f->bytes);
+  KConvImage s = *im, d = *im;
+  s.data = f->h_src;
+  d.data = out;
+  float t[3];
+  kconv_filter_run (cf, &s, &d);
+  for (int i = 0; i < 3; i++) {
+    double t0 = now_ms ();
+    kconv_filter_run (cf, &s, &d);
+    t[i] = (float) (now_ms () - t0);
+  }
+  free (out);
+  kconv_filter_free (cf);
+  return median (t, 3);
+}
+
+static double
+measure_copy_gbs (void)
+{
+  size_t bytes = (size_t) 1 << 30;
+  void *a, *b;
+  cudaEvent_t e0, e1;
+  float t[10];
+  CK (cudaMalloc (&a, bytes));
+  CK (cudaMalloc (&b, bytes));
+  CK (cudaMemset (a, 1, bytes));
+  CK (cudaEventCreate (&e0));
+  CK (cudaEventCreate (&e1));
+  for (int i = 0; i < 12; i++) {
+    CK (cudaEventRecord (e0, 0));
+    CK (cudaMemcpy (b, a, bytes, cudaMemcpyDeviceToDevice));
+    CK (cudaEventRecord (e1, 0));
+    CK (cudaEventSynchronize (e1));
+    if (i >= 2)
+      CK (cudaEventElapsedTime (&t[i - 2], e0, e1));
+  }
+  cudaFree (a);
+  cudaFree (b);
+  return 2.0 * bytes / (median (t, 10) * 1e6);
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *csv_path = NULL;
+  int cpu_threads = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--csv") && i + 1 < argc)
+      csv_path = argv[++i];
+    else if (!strcmp (argv[i], "--cpu-threads") && i + 1 < argc)
+      cpu_threads = atoi (argv[++i]);
+    else {
+      fprintf (stderr, "usage: %s [--csv FILE] [--cpu-threads N]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (!kconv_backend_available (KCONV_BACKEND_CUDA)) {
+    printf ("no usable CUDA device\n");
+    return 77;
+  }
+  struct cudaDeviceProp prop;
+  CK (cudaGetDeviceProperties (&prop, 0));
+  double copy_gbs = measure_copy_gbs ();
+  printf ("device: %s, %d SMs; device-to-device copy %.0f GB/s (read + write)\n",
+      prop.name, prop.multiProcessorCount, copy_gbs);
+#ifdef KCONV_BENCH_NPP
+  printf ("peer: NPP nppiFilterBorder_8u_C%%dR_Ctx, integer kernel, same frames\n");
+#else
+  printf ("peer: none (built without NPP)\n");
+#endif
+  FILE *csv = csv_path ? fopen (csv_path, "w") : NULL;
+  if (csv)
+    fprintf (csv, "case,size,kconv_cuda_ms,npp_ms,kconv_cpu_ms\n");
+
+  struct {
+    const char *name;
+    int width, height, ps, size, gaussian;
+  } cases[] = {
+    {"4K RGBA", 3840, 2160, 4, 3, 0},
+    {"4K RGBA", 3840, 2160, 4, 5, 0},
+    {"4K RGBA", 3840, 2160, 4, 7, 0},
+    {"4K RGBA", 3840, 2160, 4, 15, 0},
+    {"4K RGBA", 3840, 2160, 4, 31, 0},
+    {"4K RGBA", 3840, 2160, 4, 61, 0},
+    {"4K RGBA gaussian", 3840, 2160, 4, 31, 1},
+    {"1000x1000 RGB", 1000, 1000, 3, 121, 0},
+  };
+  printf ("\n%-22s %5s %6s %9s %8s %8s %6s %9s %8s %9s\n", "case", "size",
+      "kind", "kconv ms", "Gpix/s", "GB/s", "%bw", "NPP ms", "speedup",
+      "CPU ms");
+  srand (7);
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    Frames f;
+    int n = cases[c].size;
+    frames_init (&f, cases[c].width, cases[c].height, cases[c].ps);
+
+    /* integer weights: the exact path, and what NPP takes */
+    float *w;
+    int32_t *iw = malloc (sizeof (int32_t) * n * n);
+    int rows, cols;
+    if (cases[c].gaussian) {
+      w = kconv_named_kernel (KCONV_NAMED_GAUSSIAN, n, 0, &rows, &cols);
+    } else {
+      w = malloc (sizeof (float) * n * n);
+      for (int i = 0; i < n * n; i++) {
+        iw[i] = rand () % 17 - 8;
+        w[i] = (float) iw[i];
+      }
+    }
+    long sum = 0;
+    for (int i = 0; i < n * n; i++)
+      sum += iw[i];
+    KConvKernel k = { n, n, w, cases[c].gaussian ? 0.0 : (double) (sum ? sum :
+          1), 0.0, 0 };
+    KConvOptions opt = { KCONV_BACKEND_CUDA, 0, 0 };
+    KconvCtx kc = { 0 };
+    if (kconv_filter_new (&k, KCONV_BORDER_REPLICATE, &opt, &kc.filter) !=
+        KCONV_OK) {
+      printf ("%s %d: cannot create: %s\n", cases[c].name, n,
+          kconv_last_error ());
+      return 1;
+    }
+    KConvImage im = { NULL, f.width, f.height, (ptrdiff_t) f.stride, f.ps,
+      3, {0, 1, 2}
+    };
+    kc.im = im;
+    float ms = time_gpu (run_kconv, &kc, &f);
+    double gpix = (double) f.width * f.height / (ms * 1e6);
+    double gbs = 2.0 * f.bytes / (ms * 1e6);
+    float npp_ms = -1.f;
+#ifdef KCONV_BENCH_NPP
+    if (!cases[c].gaussian) {
+      NppCtx nc = { iw, n, (int) (sum ? sum : 1) };
+      npp_ms = time_gpu (run_npp, &nc, &f);
+    }
+#endif
+    float cpu_ms = time_cpu (&k, &f, &im, cpu_threads);
+    printf ("%-22s %5d %6s %9.4f %8.2f %8.0f %5.0f%% ", cases[c].name, n,
+        kconv_filter_is_exact (kc.filter) ? "exact" : "float", ms, gpix, gbs,
+        100.0 * gbs / copy_gbs);
+    if (npp_ms > 0)
+      printf ("%9.4f %7.1fx", npp_ms, npp_ms / ms);
+    else
+      printf ("%9s %8s", "-", "-");
+    printf (" %9.2f   %s\n", cpu_ms, kconv_filter_strategy (kc.filter));
+    if (csv)
+      fprintf (csv, "%s,%d,%.5f,%.5f,%.3f\n", cases[c].name, n, ms, npp_ms,
+          cpu_ms);
+    fflush (stdout);
+    kconv_filter_free (kc.filter);
+    free (w);
+    free (iw);
+    frames_clear (&f);
+  }
+  if (csv)
+    fclose (csv);
+  return 0;
+}
