@@ -32,7 +32,7 @@ struct KConvCudaJob
   int n_channels;               /* convolved in this launch */
   int channel_offset[KCONV_MAX_CHANNELS];
   int copy_other_bytes;         /* write the bytes no channel covers */
-  int aligned4;                 /* dst and its stride 4-byte aligned */
+  int aligned4;                 /* src, dst and strides 4-byte aligned */
   int cols, rows, ax, ay;
   int border;
   /* arithmetic, as KConvPlan */
@@ -95,25 +95,42 @@ kconv_cuda_finish (const KConvCudaJob & job, float acc)
   return (uint8_t) (int32_t) v;
 }
 
-/* Fills a float tile [channel][row][col] of `tile_w` x `tile_h` source
- * samples whose top-left is (x0, y0), border rule applied. */
-__device__ __forceinline__ void
-kconv_cuda_load_tile (const KConvCudaJob & job, float *tile, int nch,
-    int x0, int y0, int tile_w, int tile_h, int plane)
+/* Where sample (row, col) of a channel plane lives in shared memory. */
+struct KConvPlainLayout
 {
-  const int n = tile_w * tile_h;
-  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-  const int nthreads = blockDim.x * blockDim.y;
-  for (int i = tid; i < n; i += nthreads) {
-    int ty = i / tile_w, tx = i - ty * tile_w;
-    int sy = kconv_cuda_border_index (job.border, y0 + ty, job.height);
-    int sx = kconv_cuda_border_index (job.border, x0 + tx, job.width);
-    const uint8_t *p = job.src + (size_t) sy * job.src_stride +
-        (size_t) sx * job.pixel_stride;
-    bool inside = sy >= 0 && sx >= 0;
-    for (int c = 0; c < nch; c++)
-      tile[c * plane + i] = inside ? (float) __ldg (p + job.channel_offset[c])
-          : 0.f;
+  int pitch;
+  __device__ int operator () (int row, int col) const
+  {
+    return row * pitch + col;
+  }
+};
+
+/* Fills float planes [channel][...] with a tile_w x tile_h window of source
+ * samples whose top-left is (x0, y0), border rule applied. */
+template < class Layout > __device__ __forceinline__ void
+kconv_cuda_load_tile (const KConvCudaJob & job, float *tile, int nch,
+    int x0, int y0, int tile_w, int tile_h, int plane, Layout at)
+{
+  /* a warp per row segment: neighbouring threads, neighbouring pixels */
+  for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y) {
+    const int sy = kconv_cuda_border_index (job.border, y0 + ty, job.height);
+    const uint8_t *row = job.src + (size_t) (sy < 0 ? 0 : sy) * job.src_stride;
+    for (int tx = threadIdx.x; tx < tile_w; tx += blockDim.x) {
+      const int sx = kconv_cuda_border_index (job.border, x0 + tx, job.width);
+      const uint8_t *p = row + (size_t) (sx < 0 ? 0 : sx) * job.pixel_stride;
+      const bool inside = sy >= 0 && sx >= 0;
+      const int o = at (ty, tx);
+      if (job.pixel_stride == 4 && job.aligned4) {
+        const uint32_t word = inside ? __ldg ((const uint32_t *) p) : 0u;
+        for (int c = 0; c < nch; c++)
+          tile[c * plane + o] =
+              (float) ((word >> (8 * job.channel_offset[c])) & 0xffu);
+      } else {
+        for (int c = 0; c < nch; c++)
+          tile[c * plane + o] = inside ?
+              (float) __ldg (p + job.channel_offset[c]) : 0.f;
+      }
+    }
   }
 }
 

@@ -4,52 +4,16 @@
  *
  * A block stages its source tile (output tile plus the kernel's halo) in
  * shared memory as floats, one plane per channel.  Each thread owns one
- * column of ROWS outputs: for every kernel column it slides a window of
- * ROWS source samples down the tile, so each sample read from shared memory
- * feeds up to ROWS multiply-adds held in registers.  Neighbouring threads
- * read neighbouring addresses: no bank conflicts.
+ * column of ROWS outputs in every channel: for each kernel column it slides
+ * a window of ROWS samples down the tile, so a sample read from shared
+ * memory feeds up to ROWS multiply-adds and a weight NCH * ROWS of them,
+ * all in registers.  Neighbouring threads read neighbouring addresses: no
+ * bank conflicts.
  */
 #include "kconv-cuda-common.cuh"
 #include "kconv-cuda-launch.h"
 
-/* Accumulates one channel's ROWS outputs over the whole kernel. */
-template < int ROWS > __device__ __forceinline__ void
-direct_channel (const float *plane, int pitch, int tx, int ty0,
-    const float *w, int cols, int rows, float acc[ROWS])
-{
-  for (int kx = 0; kx < cols; kx++) {
-    const float *col = plane + tx + kx;
-    float win[ROWS];
-#pragma unroll
-    for (int r = 0; r < ROWS; r++)
-      win[r] = col[(ty0 + r) * pitch];
-    int ky = 0;
-    for (; ky + ROWS <= rows; ky += ROWS) {
-      float nxt[ROWS];
-#pragma unroll
-      for (int r = 0; r < ROWS; r++)
-        nxt[r] = col[(ty0 + ky + ROWS + r) * pitch];
-#pragma unroll
-      for (int j = 0; j < ROWS; j++) {
-        const float wj = w[(ky + j) * cols + kx];
-#pragma unroll
-        for (int r = 0; r < ROWS; r++)
-          acc[r] = fmaf (wj, r + j < ROWS ? win[r + j] : nxt[r + j - ROWS],
-              acc[r]);
-      }
-#pragma unroll
-      for (int r = 0; r < ROWS; r++)
-        win[r] = nxt[r];
-    }
-    /* win holds source rows ty0 + ky ...: the last rows % ROWS taps */
-    for (int j = 0; ky + j < rows; j++) {
-      const float wj = w[(ky + j) * cols + kx];
-#pragma unroll
-      for (int r = 0; r < ROWS; r++)
-        acc[r] = fmaf (wj, col[(ty0 + ky + j + r) * pitch], acc[r]);
-    }
-  }
-}
+#define DIRECT_ROWS 8
 
 template < int NCH, int ROWS, bool PARAM_WEIGHTS > __global__ void
 __launch_bounds__ (KCONV_CUDA_TILE_W * KCONV_CUDA_BLOCK_ROWS)
@@ -58,26 +22,68 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
 {
   extern __shared__ float tile[];
   const int tile_h = KCONV_CUDA_BLOCK_ROWS * ROWS;
-  const int pitch = KCONV_CUDA_TILE_W + job.cols - 1;
-  const int rows_in = tile_h + job.rows - 1 + ROWS;     /* + window overrun */
+  const int cols = job.cols, rows = job.rows;
+  const int pitch = KCONV_CUDA_TILE_W + cols - 1;
+  const int rows_in = tile_h + rows - 1 + ROWS; /* + window overrun */
   const int plane = pitch * rows_in;
   const int x0 = blockIdx.x * KCONV_CUDA_TILE_W;
   const int y0 = blockIdx.y * tile_h;
 
   kconv_cuda_load_tile (job, tile, NCH, x0 - job.ax, y0 - job.ay, pitch,
-      rows_in - ROWS, plane);
+      rows_in - ROWS, plane, KConvPlainLayout { pitch });
   __syncthreads ();
 
   const int tx = threadIdx.x, ty0 = threadIdx.y * ROWS;
-  const float *w = PARAM_WEIGHTS ? pw.w : gw;
   float acc[NCH][ROWS];
 #pragma unroll
-  for (int c = 0; c < NCH; c++) {
+  for (int c = 0; c < NCH; c++)
 #pragma unroll
     for (int r = 0; r < ROWS; r++)
       acc[c][r] = 0.f;
-    direct_channel < ROWS > (tile + c * plane, pitch, tx, ty0, w, job.cols,
-        job.rows, acc[c]);
+
+  for (int kx = 0; kx < cols; kx++) {
+    const float *col = tile + (ty0 * pitch + tx + kx);
+    float win[NCH][ROWS];
+#pragma unroll
+    for (int c = 0; c < NCH; c++)
+#pragma unroll
+      for (int r = 0; r < ROWS; r++)
+        win[c][r] = col[c * plane + r * pitch];
+    int ky = 0;
+    for (; ky + ROWS <= rows; ky += ROWS) {
+      float nxt[NCH][ROWS];
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+#pragma unroll
+        for (int r = 0; r < ROWS; r++)
+          nxt[c][r] = col[c * plane + (ky + ROWS + r) * pitch];
+#pragma unroll
+      for (int j = 0; j < ROWS; j++) {
+        const int wi = (ky + j) * cols + kx;
+        const float wj = PARAM_WEIGHTS ? pw.w[wi] : __ldg (gw + wi);
+#pragma unroll
+        for (int c = 0; c < NCH; c++)
+#pragma unroll
+          for (int r = 0; r < ROWS; r++)
+            acc[c][r] = fmaf (wj, r + j < ROWS ? win[c][r + j] :
+                nxt[c][r + j - ROWS], acc[c][r]);
+      }
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+#pragma unroll
+        for (int r = 0; r < ROWS; r++)
+          win[c][r] = nxt[c][r];
+    }
+    /* the last rows % ROWS kernel rows, straight from shared memory */
+    for (; ky < rows; ky++) {
+      const int wi = ky * cols + kx;
+      const float wj = PARAM_WEIGHTS ? pw.w[wi] : __ldg (gw + wi);
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+#pragma unroll
+        for (int r = 0; r < ROWS; r++)
+          acc[c][r] = fmaf (wj, col[c * plane + (ky + r) * pitch], acc[c][r]);
+    }
   }
 
   const int x = x0 + tx;
@@ -96,8 +102,6 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
   }
 }
 
-#define DIRECT_ROWS 8
-
 size_t
 kconv_cuda_direct_smem (int nch, int cols, int rows)
 {
@@ -113,10 +117,19 @@ launch_direct (const KConvCudaJob & job, const KConvCudaWeights * pw,
 {
   size_t smem = kconv_cuda_direct_smem (NCH, job.cols, job.rows);
   auto fn = direct_kernel < NCH, DIRECT_ROWS, PARAM >;
-  cudaError_t err = cudaFuncSetAttribute (fn,
-      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
-  if (err != cudaSuccess)
-    return err;
+  /* the opt-in limit is raised once per instantiation, not per frame */
+  static int raised_to;
+  if ((int) smem > raised_to) {
+    int optin = 0, dev = 0;
+    cudaGetDevice (&dev);
+    cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+        dev);
+    cudaError_t err = cudaFuncSetAttribute (fn,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+    if (err != cudaSuccess)
+      return err;
+    raised_to = optin;
+  }
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
       kconv_div_up (job.height, KCONV_CUDA_BLOCK_ROWS * DIRECT_ROWS));

@@ -3,103 +3,138 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * A block stages its source tile in shared memory, runs the horizontal taps
- * into a second shared tile (output width, tile height plus the vertical
- * halo), then the vertical taps out of it with the same sliding register
- * window as the direct kernel.  Only 8-bit pixels cross device memory.
+ * into a second shared tile (output width by tile height plus the vertical
+ * halo), then the vertical taps out of it.  Only 8-bit pixels cross device
+ * memory.  Both passes slide a window of SEP_RUN samples through registers,
+ * so a sample read from shared memory feeds up to SEP_RUN multiply-adds:
+ * horizontally each thread makes SEP_RUN neighbouring outputs of a row (the
+ * source rows are laid out with a spare word every SEP_RUN floats and a
+ * pitch of 4 mod 32 banks, so the 32 threads of a warp never share a bank),
+ * vertically SEP_RUN outputs of a column.
  */
 #include "kconv-cuda-common.cuh"
 #include "kconv-cuda-launch.h"
 
-#define SEP_ROWS 8
+#define SEP_RUN 8
+#define SEP_OUT_H (KCONV_CUDA_BLOCK_ROWS * SEP_RUN)     /* 64 output rows */
+#define SEP_THREADS (KCONV_CUDA_TILE_W * KCONV_CUDA_BLOCK_ROWS)
+#define SEP_MID_PITCH (KCONV_CUDA_TILE_W + 1)
+
+/* raw rows: column p lives at p + p / SEP_RUN */
+struct SepRawLayout
+{
+  int pitch;
+  __device__ int operator () (int row, int col) const
+  {
+    return row * pitch + col + col / SEP_RUN;
+  }
+};
+
+static inline __host__ __device__ int
+sep_raw_pitch (int cols)
+{
+  int len = KCONV_CUDA_TILE_W + cols - 1 + SEP_RUN;     /* + window overrun */
+  len += len / SEP_RUN + 1;
+  return (len + 31) / 32 * 32 + 4;
+}
 
 size_t
 kconv_cuda_separable_smem (int nch, int cols, int rows)
 {
-  size_t tile_h = KCONV_CUDA_BLOCK_ROWS * SEP_ROWS + rows - 1;
-  size_t raw = (size_t) (KCONV_CUDA_TILE_W + cols - 1) * tile_h;
-  size_t mid = (size_t) KCONV_CUDA_TILE_W * (tile_h + SEP_ROWS);
+  size_t tile_h = SEP_OUT_H + rows - 1;
+  size_t raw = (size_t) sep_raw_pitch (cols) * tile_h;
+  size_t mid = (size_t) SEP_MID_PITCH * (tile_h + SEP_RUN);
   return (size_t) nch * (raw + mid) * sizeof (float);
 }
 
+/* a[r] = sum_k w[k] * s[at (r + k)] for r < SEP_RUN */
+template < class At > __device__ __forceinline__ void
+slide (float a[SEP_RUN], const float *w, int taps, At at)
+{
+  float win[SEP_RUN];
+#pragma unroll
+  for (int r = 0; r < SEP_RUN; r++) {
+    a[r] = 0.f;
+    win[r] = at (r);
+  }
+  int k = 0;
+  for (; k + SEP_RUN <= taps; k += SEP_RUN) {
+    float nxt[SEP_RUN];
+#pragma unroll
+    for (int r = 0; r < SEP_RUN; r++)
+      nxt[r] = at (k + SEP_RUN + r);
+#pragma unroll
+    for (int j = 0; j < SEP_RUN; j++) {
+      const float wj = w[k + j];
+#pragma unroll
+      for (int r = 0; r < SEP_RUN; r++)
+        a[r] = fmaf (wj, r + j < SEP_RUN ? win[r + j] : nxt[r + j - SEP_RUN],
+            a[r]);
+    }
+#pragma unroll
+    for (int r = 0; r < SEP_RUN; r++)
+      win[r] = nxt[r];
+  }
+  for (; k < taps; k++) {
+    const float wk = w[k];
+#pragma unroll
+    for (int r = 0; r < SEP_RUN; r++)
+      a[r] = fmaf (wk, at (k + r), a[r]);
+  }
+}
+
 template < int NCH > __global__ void
-__launch_bounds__ (KCONV_CUDA_TILE_W * KCONV_CUDA_BLOCK_ROWS)
+__launch_bounds__ (SEP_THREADS)
 separable_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
 {
   extern __shared__ float smem[];
-  const int out_h = KCONV_CUDA_BLOCK_ROWS * SEP_ROWS;
-  const int tile_h = out_h + job.rows - 1;
-  const int raw_pitch = KCONV_CUDA_TILE_W + job.cols - 1;
-  const int raw_plane = raw_pitch * tile_h;
-  const int mid_plane = KCONV_CUDA_TILE_W * (tile_h + SEP_ROWS);
+  const int tile_h = SEP_OUT_H + job.rows - 1;
+  const SepRawLayout raw_at { sep_raw_pitch (job.cols) };
+  const int raw_plane = raw_at.pitch * tile_h;
+  const int mid_plane = SEP_MID_PITCH * (tile_h + SEP_RUN);
   float *raw = smem;
   float *mid = smem + NCH * raw_plane;
   const float *h = hv.w, *v = hv.w + job.cols;
   const int x0 = blockIdx.x * KCONV_CUDA_TILE_W;
-  const int y0 = blockIdx.y * out_h;
-  const int tx = threadIdx.x;
+  const int y0 = blockIdx.y * SEP_OUT_H;
+  const int tid = threadIdx.y * KCONV_CUDA_TILE_W + threadIdx.x;
 
-  kconv_cuda_load_tile (job, raw, NCH, x0 - job.ax, y0 - job.ay, raw_pitch,
-      tile_h, raw_plane);
+  kconv_cuda_load_tile (job, raw, NCH, x0 - job.ax, y0 - job.ay,
+      KCONV_CUDA_TILE_W + job.cols - 1, tile_h, raw_plane, raw_at);
   __syncthreads ();
 
-  /* horizontal: each thread one column, rows strided by the block height */
-  for (int row = threadIdx.y; row < tile_h; row += KCONV_CUDA_BLOCK_ROWS) {
+  /* horizontal: 4 threads a row, SEP_RUN neighbouring outputs each */
+  const int lanes = KCONV_CUDA_TILE_W / SEP_RUN;
+  const int hx = (tid % lanes) * SEP_RUN;
+  for (int row = tid / lanes; row < tile_h; row += SEP_THREADS / lanes) {
 #pragma unroll
     for (int c = 0; c < NCH; c++) {
-      const float *s = raw + c * raw_plane + row * raw_pitch + tx;
-      float a = 0.f;
-      for (int k = 0; k < job.cols; k++)
-        a = fmaf (h[k], s[k], a);
-      mid[c * mid_plane + row * KCONV_CUDA_TILE_W + tx] = a;
+      const float *s = raw + c * raw_plane;
+      float a[SEP_RUN];
+      slide (a, h, job.cols,[&](int i) {
+            return s[raw_at (row, hx + i)];});
+#pragma unroll
+      for (int r = 0; r < SEP_RUN; r++)
+        mid[c * mid_plane + row * SEP_MID_PITCH + hx + r] = a[r];
     }
   }
   __syncthreads ();
 
-  /* vertical: ROWS outputs a thread, sliding window down the column */
-  const int ty0 = threadIdx.y * SEP_ROWS;
-  float acc[NCH][SEP_ROWS];
+  /* vertical: SEP_RUN outputs of a column a thread */
+  const int tx = threadIdx.x, ty0 = threadIdx.y * SEP_RUN;
+  const int x = x0 + tx;
+  float acc[NCH][SEP_RUN];
 #pragma unroll
   for (int c = 0; c < NCH; c++) {
-    const float *col = mid + c * mid_plane + tx;
-#pragma unroll
-    for (int r = 0; r < SEP_ROWS; r++)
-      acc[c][r] = 0.f;
-    float win[SEP_ROWS];
-#pragma unroll
-    for (int r = 0; r < SEP_ROWS; r++)
-      win[r] = col[(ty0 + r) * KCONV_CUDA_TILE_W];
-    int ky = 0;
-    for (; ky + SEP_ROWS <= job.rows; ky += SEP_ROWS) {
-      float nxt[SEP_ROWS];
-#pragma unroll
-      for (int r = 0; r < SEP_ROWS; r++)
-        nxt[r] = col[(ty0 + ky + SEP_ROWS + r) * KCONV_CUDA_TILE_W];
-#pragma unroll
-      for (int j = 0; j < SEP_ROWS; j++) {
-        const float wj = v[ky + j];
-#pragma unroll
-        for (int r = 0; r < SEP_ROWS; r++)
-          acc[c][r] = fmaf (wj, r + j < SEP_ROWS ? win[r + j] :
-              nxt[r + j - SEP_ROWS], acc[c][r]);
-      }
-#pragma unroll
-      for (int r = 0; r < SEP_ROWS; r++)
-        win[r] = nxt[r];
-    }
-    for (int j = 0; ky + j < job.rows; j++) {
-      const float wj = v[ky + j];
-#pragma unroll
-      for (int r = 0; r < SEP_ROWS; r++)
-        acc[c][r] = fmaf (wj, col[(ty0 + ky + j + r) * KCONV_CUDA_TILE_W],
-            acc[c][r]);
-    }
+    const float *col = mid + c * mid_plane + ty0 * SEP_MID_PITCH + tx;
+    slide (acc[c], v, job.rows,[&](int i) {
+          return col[i * SEP_MID_PITCH];});
   }
 
-  const int x = x0 + tx;
   if (x >= job.width)
     return;
 #pragma unroll
-  for (int r = 0; r < SEP_ROWS; r++) {
+  for (int r = 0; r < SEP_RUN; r++) {
     const int y = y0 + ty0 + r;
     if (y >= job.height)
       return;
@@ -116,13 +151,21 @@ launch_separable (const KConvCudaJob & job, const KConvCudaWeights * hv,
     cudaStream_t stream)
 {
   size_t smem = kconv_cuda_separable_smem (NCH, job.cols, job.rows);
-  cudaError_t err = cudaFuncSetAttribute (separable_kernel < NCH >,
-      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
-  if (err != cudaSuccess)
-    return err;
+  static int raised_to;
+  if ((int) smem > raised_to) {
+    int optin = 0, dev = 0;
+    cudaGetDevice (&dev);
+    cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+        dev);
+    cudaError_t err = cudaFuncSetAttribute (separable_kernel < NCH >,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+    if (err != cudaSuccess)
+      return err;
+    raised_to = optin;
+  }
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
-      kconv_div_up (job.height, KCONV_CUDA_BLOCK_ROWS * SEP_ROWS));
+      kconv_div_up (job.height, SEP_OUT_H));
   separable_kernel < NCH > <<< grid, block, smem, stream >>> (job, *hv);
   return cudaGetLastError ();
 }

@@ -2,6 +2,7 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <cuda_runtime.h>
 #include <npp.h>
 #include "bench-peer-npp.h"
 
@@ -13,8 +14,19 @@ peer_npp_filter (const uint8_t * src, int src_stride, uint8_t * dst,
   static NppStreamContext ctx;
   static int have_ctx;
   if (!have_ctx) {
-    if (nppGetStreamContext (&ctx) != NPP_SUCCESS)
+    /* CUDA 13's NPP has no nppGetStreamContext: fill it from the device */
+    struct cudaDeviceProp prop;
+    int dev = 0;
+    if (cudaGetDevice (&dev) != cudaSuccess
+        || cudaGetDeviceProperties (&prop, dev) != cudaSuccess)
       return -1;
+    ctx.nCudaDeviceId = dev;
+    ctx.nMultiProcessorCount = prop.multiProcessorCount;
+    ctx.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
+    ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+    ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
+    ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
+    ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
     have_ctx = 1;
   }
   ctx.hStream = (cudaStream_t) stream;

@@ -33,9 +33,11 @@ fi
 
 step "benchmark (NPP built in with this machine's nvcc)"
 bench=build/tests/kconv-cuda-bench
-if nvcc -O2 -DKCONV_BENCH_NPP -Ikernels -Iomp tests/kconv-cuda-bench.c \
-    tests/bench-peer-npp.c build/kernels/libkconv-core.a -lnppif -lnppc \
-    -lgomp -o /tmp/kconv-cuda-bench-npp 2>"$out/npp-build.log"; then
+cuda=/usr/local/cuda
+if gcc -O2 -DKCONV_BENCH_NPP -Ikernels -Iomp -I$cuda/include \
+    tests/kconv-cuda-bench.c tests/bench-peer-npp.c build/kernels/libkconv-core.a \
+    -L$cuda/lib64 -lnppif -lnppc -lcudart_static -lstdc++ -lgomp -lm -ldl \
+    -lrt -lpthread -o /tmp/kconv-cuda-bench-npp 2>"$out/npp-build.log"; then
   bench=/tmp/kconv-cuda-bench-npp
 else
   echo "NPP peer not built (see npp-build.log); running without it"
