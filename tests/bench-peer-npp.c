@@ -6,6 +6,20 @@
 #include <npp.h>
 #include "bench-peer-npp.h"
 
+int32_t *
+peer_npp_upload_kernel (const int32_t * kernel, int size)
+{
+  int32_t *d = NULL;
+  size_t bytes = sizeof (int32_t) * size * size;
+  if (cudaMalloc ((void **) &d, bytes) != cudaSuccess)
+    return NULL;
+  if (cudaMemcpy (d, kernel, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+    cudaFree (d);
+    return NULL;
+  }
+  return d;
+}
+
 int
 peer_npp_filter (const uint8_t * src, int src_stride, uint8_t * dst,
     int dst_stride, int width, int height, int channels, const int32_t *kernel,

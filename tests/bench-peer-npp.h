@@ -14,8 +14,13 @@
 extern "C" {
 #endif
 
-/* nppiFilterBorder_8u_C{3,4}R_Ctx with an integer kernel, replicate border,
- * device pointers, on `stream`.  Returns 0 on success. */
+/* A device copy of an integer kernel, which is where NPP reads it from;
+ * cudaFree it.  NULL on failure. */
+int32_t *peer_npp_upload_kernel (const int32_t * kernel, int size);
+
+/* nppiFilterBorder_8u_C{3,4}R_Ctx with an integer kernel (a device pointer,
+ * from peer_npp_upload_kernel), replicate border, device pointers, on
+ * `stream`.  Returns 0 on success. */
 int peer_npp_filter (const uint8_t * src, int src_stride, uint8_t * dst,
     int dst_stride, int width, int height, int channels, const int32_t *kernel,
     int size, int divisor, void *stream);

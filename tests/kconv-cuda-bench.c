@@ -227,7 +227,8 @@ main (int argc, char **argv)
   printf ("device: %s, %d SMs; device-to-device copy %.0f GB/s (read + write)\n",
       prop.name, prop.multiProcessorCount, copy_gbs);
 #ifdef KCONV_BENCH_NPP
-  printf ("peer: NPP nppiFilterBorder_8u_C%%dR_Ctx, integer kernel, same frames\n");
+  printf ("peer: NPP nppiFilterBorder_8u_C4R_Ctx (C3R for RGB), integer "
+      "kernel, same frames\n");
 #else
   printf ("peer: none (built without NPP)\n");
 #endif
@@ -293,8 +294,10 @@ main (int argc, char **argv)
     float npp_ms = -1.f;
 #ifdef KCONV_BENCH_NPP
     if (!cases[c].gaussian) {
-      NppCtx nc = { iw, n, (int) (sum ? sum : 1) };
-      npp_ms = time_gpu (run_npp, &nc, &f);
+      NppCtx nc = { peer_npp_upload_kernel (iw, n), n, (int) (sum ? sum : 1) };
+      if (nc.kernel)
+        npp_ms = time_gpu (run_npp, &nc, &f);
+      cudaFree (nc.kernel);
     }
 #endif
     float cpu_ms = time_cpu (&k, &f, &im, cpu_threads);
