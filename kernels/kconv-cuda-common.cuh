@@ -38,6 +38,7 @@ struct KConvCudaJob
   /* arithmetic, as KConvPlan */
   int exact, negate, absolute;
   int32_t divisor, ioffset;
+  float inv_two_divisor;        /* 1.0f / (2 * divisor), as the CPU has it */
   float bias;
 };
 
@@ -47,11 +48,12 @@ kconv_div_up (int a, int b)
   return (a + b - 1) / b;
 }
 
-__device__ __forceinline__ int
-kconv_cuda_border_index (int border, int i, int n)
+/* Out-of-frame coordinates only.  Kept out of line so that the common,
+ * in-frame case is a real branch around it rather than predicated modulo
+ * arithmetic on every sample. */
+static __device__ __noinline__ int
+kconv_cuda_border_outside (int border, int i, int n)
 {
-  if (i >= 0 && i < n)
-    return i;
   switch (border) {
     case KCONV_BORDER_ZERO:
       return -1;
@@ -72,6 +74,13 @@ kconv_cuda_border_index (int border, int i, int n)
   }
 }
 
+__device__ __forceinline__ int
+kconv_cuda_border_index (int border, int i, int n)
+{
+  return (unsigned) i < (unsigned) n ? i :
+      kconv_cuda_border_outside (border, i, n);
+}
+
 /* The rule of kconv.h, as omp/kconv-omp.c's finish_row: bit-identical. */
 __device__ __forceinline__ uint8_t
 kconv_cuda_finish (const KConvCudaJob & job, float acc)
@@ -82,7 +91,7 @@ kconv_cuda_finish (const KConvCudaJob & job, float acc)
     s = job.absolute && s < 0 ? -s : s;
     const int32_t d = job.divisor, two_d = 2 * d;
     int32_t num = 2 * s + d;
-    int32_t q = (int32_t) floorf (__fmul_rn ((float) num, 1.0f / (float) two_d));
+    int32_t q = (int32_t) floorf (__fmul_rn ((float) num, job.inv_two_divisor));
     int32_t r = num - q * two_d;
     q += (r >= two_d) - (r < 0);
     q = d == 1 ? s : q;

@@ -44,11 +44,13 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
   for (int kx = 0; kx < cols; kx++) {
     const float *col = tile + (ty0 * pitch + tx + kx);
     float win[NCH][ROWS];
+    if (rows >= ROWS) {
 #pragma unroll
-    for (int c = 0; c < NCH; c++)
+      for (int c = 0; c < NCH; c++)
 #pragma unroll
-      for (int r = 0; r < ROWS; r++)
-        win[c][r] = col[c * plane + r * pitch];
+        for (int r = 0; r < ROWS; r++)
+          win[c][r] = col[c * plane + r * pitch];
+    }
     int ky = 0;
     for (; ky + ROWS <= rows; ky += ROWS) {
       float nxt[NCH][ROWS];

@@ -69,6 +69,7 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
   a->absolute = plan->absolute;
   a->divisor = plan->divisor;
   a->ioffset = plan->ioffset;
+  a->inv_two_divisor = plan->exact ? 1.0f / (float) (2 * plan->divisor) : 0.f;
   a->bias = plan->bias;
 
   const int n = plan->rows * plan->cols;

@@ -2,7 +2,7 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   kconv-cuda-bench [--csv FILE] [--cpu-threads N]
+ *   kconv-cuda-bench [--csv FILE] [--cpu-threads N] [--case I]
  *
  * Frames live on the device (no PCIe in the numbers); four input/output
  * pairs are rotated so that the 50 MB L2 cannot hold them.  Each case: warm
@@ -206,14 +206,17 @@ int
 main (int argc, char **argv)
 {
   const char *csv_path = NULL;
-  int cpu_threads = 0;
+  int cpu_threads = 0, only = -1;
   for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--csv") && i + 1 < argc)
       csv_path = argv[++i];
     else if (!strcmp (argv[i], "--cpu-threads") && i + 1 < argc)
       cpu_threads = atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--case") && i + 1 < argc)
+      only = atoi (argv[++i]);
     else {
-      fprintf (stderr, "usage: %s [--csv FILE] [--cpu-threads N]\n", argv[0]);
+      fprintf (stderr, "usage: %s [--csv FILE] [--cpu-threads N] [--case I]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -254,6 +257,8 @@ main (int argc, char **argv)
       "CPU ms");
   srand (7);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    if (only >= 0 && (int) c != only)
+      continue;
     Frames f;
     int n = cases[c].size;
     frames_init (&f, cases[c].width, cases[c].height, cases[c].ps);
@@ -300,7 +305,7 @@ main (int argc, char **argv)
       cudaFree (nc.kernel);
     }
 #endif
-    float cpu_ms = time_cpu (&k, &f, &im, cpu_threads);
+    float cpu_ms = only >= 0 ? -1.f : time_cpu (&k, &f, &im, cpu_threads);
     printf ("%-22s %5d %6s %9.4f %8.2f %8.0f %5.0f%% ", cases[c].name, n,
         kconv_filter_is_exact (kc.filter) ? "exact" : "float", ms, gpix, gbs,
         100.0 * gbs / copy_gbs);
