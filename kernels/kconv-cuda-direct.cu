@@ -15,7 +15,10 @@
 
 #define DIRECT_ROWS 8
 
-template < int NCH, int ROWS, bool PARAM_WEIGHTS > __global__ void
+/* PITCH > 0: the tile's row pitch, fixed at compile time so that every
+ * shared-memory address is a register plus a constant; 0: taken at run
+ * time (kernels wider than PITCH - 31). */
+template < int NCH, int ROWS, int PITCH, bool PARAM_WEIGHTS > __global__ void
 __launch_bounds__ (KCONV_CUDA_TILE_W * KCONV_CUDA_BLOCK_ROWS)
 direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
     const float *__restrict__ gw)
@@ -23,14 +26,15 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
   extern __shared__ float tile[];
   const int tile_h = KCONV_CUDA_BLOCK_ROWS * ROWS;
   const int cols = job.cols, rows = job.rows;
-  const int pitch = KCONV_CUDA_TILE_W + cols - 1;
+  const int pitch = PITCH > 0 ? PITCH : KCONV_CUDA_TILE_W + cols - 1;
   const int rows_in = tile_h + rows - 1 + ROWS; /* + window overrun */
   const int plane = pitch * rows_in;
   const int x0 = blockIdx.x * KCONV_CUDA_TILE_W;
   const int y0 = blockIdx.y * tile_h;
 
-  kconv_cuda_load_tile (job, tile, NCH, x0 - job.ax, y0 - job.ay, pitch,
-      rows_in - ROWS, plane, KConvPlainLayout { pitch });
+  kconv_cuda_load_tile (job, tile, NCH, x0 - job.ax, y0 - job.ay,
+      KCONV_CUDA_TILE_W + cols - 1, rows_in - ROWS, plane,
+      KConvPlainLayout { pitch });
   __syncthreads ();
 
   const int tx = threadIdx.x, ty0 = threadIdx.y * ROWS;
@@ -43,17 +47,15 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
 
   for (int kx = 0; kx < cols; kx++) {
     const float *col = tile + (ty0 * pitch + tx + kx);
-    float win[NCH][ROWS];
-    if (rows >= ROWS) {
+    /* win: source rows ky .. ky + ROWS - 1 of this thread's column */
+    float win[NCH][ROWS], nxt[NCH][ROWS];
 #pragma unroll
-      for (int c = 0; c < NCH; c++)
+    for (int c = 0; c < NCH; c++)
 #pragma unroll
-        for (int r = 0; r < ROWS; r++)
-          win[c][r] = col[c * plane + r * pitch];
-    }
+      for (int r = 0; r < ROWS; r++)
+        win[c][r] = col[c * plane + r * pitch];
     int ky = 0;
     for (; ky + ROWS <= rows; ky += ROWS) {
-      float nxt[NCH][ROWS];
 #pragma unroll
       for (int c = 0; c < NCH; c++)
 #pragma unroll
@@ -76,15 +78,29 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
         for (int r = 0; r < ROWS; r++)
           win[c][r] = nxt[c][r];
     }
-    /* the last rows % ROWS kernel rows, straight from shared memory */
-    for (; ky < rows; ky++) {
-      const int wi = ky * cols + kx;
-      const float wj = PARAM_WEIGHTS ? pw.w[wi] : __ldg (gw + wi);
+    /* the last rem < ROWS kernel rows: the same window, only the samples
+     * they reach loaded, indices still fixed at compile time */
+    const int rem = rows - ky;
+    if (rem > 0) {
 #pragma unroll
       for (int c = 0; c < NCH; c++)
 #pragma unroll
-        for (int r = 0; r < ROWS; r++)
-          acc[c][r] = fmaf (wj, col[c * plane + (ky + r) * pitch], acc[c][r]);
+        for (int r = 0; r < ROWS - 1; r++)
+          nxt[c][r] = r + 1 < rem ?
+              col[c * plane + (ky + ROWS + r) * pitch] : 0.f;
+#pragma unroll
+      for (int j = 0; j < ROWS - 1; j++) {
+        if (j < rem) {
+          const int wi = (ky + j) * cols + kx;
+          const float wj = PARAM_WEIGHTS ? pw.w[wi] : __ldg (gw + wi);
+#pragma unroll
+          for (int c = 0; c < NCH; c++)
+#pragma unroll
+            for (int r = 0; r < ROWS; r++)
+              acc[c][r] = fmaf (wj, r + j < ROWS ? win[c][r + j] :
+                  nxt[c][r + j - ROWS], acc[c][r]);
+        }
+      }
     }
   }
 
@@ -104,21 +120,31 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
   }
 }
 
+/* kernels up to this wide use the compile-time pitch */
+#define DIRECT_FIXED_PITCH 64
+
+static int
+direct_pitch (int cols)
+{
+  return cols <= DIRECT_FIXED_PITCH - KCONV_CUDA_TILE_W + 1 ?
+      DIRECT_FIXED_PITCH : KCONV_CUDA_TILE_W + cols - 1;
+}
+
 size_t
 kconv_cuda_direct_smem (int nch, int cols, int rows)
 {
-  size_t pitch = KCONV_CUDA_TILE_W + cols - 1;
+  size_t pitch = direct_pitch (cols);
   size_t rows_in = KCONV_CUDA_BLOCK_ROWS * DIRECT_ROWS + rows - 1 +
       DIRECT_ROWS;
   return (size_t) nch * pitch * rows_in * sizeof (float);
 }
 
-template < int NCH, bool PARAM > static cudaError_t
+template < int NCH, int PITCH, bool PARAM > static cudaError_t
 launch_direct (const KConvCudaJob & job, const KConvCudaWeights * pw,
     const float *gw, cudaStream_t stream)
 {
   size_t smem = kconv_cuda_direct_smem (NCH, job.cols, job.rows);
-  auto fn = direct_kernel < NCH, DIRECT_ROWS, PARAM >;
+  auto fn = direct_kernel < NCH, DIRECT_ROWS, PITCH, PARAM >;
   /* the opt-in limit is raised once per instantiation, not per frame */
   static int raised_to;
   if ((int) smem > raised_to) {
@@ -139,24 +165,33 @@ launch_direct (const KConvCudaJob & job, const KConvCudaWeights * pw,
   return cudaGetLastError ();
 }
 
+template < int NCH > static cudaError_t
+launch_direct_nch (const KConvCudaJob & job, const KConvCudaWeights * pw,
+    const float *gw, cudaStream_t stream)
+{
+  const bool fixed = direct_pitch (job.cols) == DIRECT_FIXED_PITCH;
+  if (gw == NULL)
+    return fixed ?
+        launch_direct < NCH, DIRECT_FIXED_PITCH, true > (job, pw, gw, stream) :
+        launch_direct < NCH, 0, true > (job, pw, gw, stream);
+  return fixed ?
+      launch_direct < NCH, DIRECT_FIXED_PITCH, false > (job, pw, gw, stream) :
+      launch_direct < NCH, 0, false > (job, pw, gw, stream);
+}
+
 cudaError_t
 kconv_cuda_launch_direct (const KConvCudaJob * job,
     const KConvCudaWeights * pw, const float *gw, cudaStream_t stream)
 {
-  const bool param = gw == NULL;
   switch (job->n_channels) {
     case 1:
-      return param ? launch_direct < 1, true > (*job, pw, gw, stream)
-          : launch_direct < 1, false > (*job, pw, gw, stream);
+      return launch_direct_nch < 1 > (*job, pw, gw, stream);
     case 2:
-      return param ? launch_direct < 2, true > (*job, pw, gw, stream)
-          : launch_direct < 2, false > (*job, pw, gw, stream);
+      return launch_direct_nch < 2 > (*job, pw, gw, stream);
     case 3:
-      return param ? launch_direct < 3, true > (*job, pw, gw, stream)
-          : launch_direct < 3, false > (*job, pw, gw, stream);
+      return launch_direct_nch < 3 > (*job, pw, gw, stream);
     case 4:
-      return param ? launch_direct < 4, true > (*job, pw, gw, stream)
-          : launch_direct < 4, false > (*job, pw, gw, stream);
+      return launch_direct_nch < 4 > (*job, pw, gw, stream);
     default:
       return cudaErrorInvalidValue;
   }

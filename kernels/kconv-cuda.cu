@@ -8,16 +8,29 @@
 #include <cuda_runtime.h>
 
 #include "kconv-cuda.h"
+#include "kconv-cuda-fft.h"
 #include "kconv-cuda-launch.h"
 
 /* Above this much shared memory per block, split the channels across
  * launches so that two blocks still fit on a multiprocessor. */
 #define SMEM_COMFORT (100 * 1024)
 
+/* From this many weights on, a non-separable kernel goes through the FFT
+ * (measured: see kernels/PERFORMANCE.md). */
+#define FFT_MIN_TAPS (25 * 25)
+
+typedef enum
+{
+  STRATEGY_DIRECT,
+  STRATEGY_SEPARABLE,
+  STRATEGY_FFT,
+} Strategy;
+
 struct KConvCuda
 {
   int device;
-  int separable;
+  Strategy strategy;
+  KConvCudaFft *fft;
   KConvCudaJob arith;           /* the kernel and arithmetic fields */
   KConvCudaWeights pw;          /* direct: weights; separable: h then v */
   float *d_weights;             /* direct kernels too large for pw */
@@ -26,7 +39,7 @@ struct KConvCuda
   uint8_t *d_src, *d_dst;       /* staging for host frames */
   size_t d_size;
   char error[256];
-  char strategy[128];
+  char description[160];
 };
 
 #define CHECK_CUDA(cu, call) do { \
@@ -74,7 +87,19 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
 
   const int n = plan->rows * plan->cols;
   const float scale = plan->exact ? 1.f : plan->scale;
-  if (cu->separable) {
+  if (cu->strategy == STRATEGY_FFT) {
+    float *w = (float *) malloc (n * sizeof (float));
+    if (!w)
+      return KCONV_ERROR_OUT_OF_MEMORY;
+    for (int i = 0; i < n; i++)
+      w[i] = plan->weights[i] * scale;
+    const char *why = "";
+    cu->fft = kconv_cuda_fft_new (w, plan->cols, plan->rows, &why);
+    free (w);
+    if (!cu->fft)
+      cu->strategy = STRATEGY_DIRECT;   /* no cuFFT here: direct it is */
+  }
+  if (cu->strategy == STRATEGY_SEPARABLE) {
     memcpy (cu->pw.w, plan->h, plan->cols * sizeof (float));
     memcpy (cu->pw.w + plan->cols, plan->v, plan->rows * sizeof (float));
   } else if (n <= KCONV_CUDA_PARAM_WEIGHTS) {
@@ -106,7 +131,17 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
   if (!cu)
     return KCONV_ERROR_OUT_OF_MEMORY;
   cu->device = device_id < 0 ? 0 : device_id;
-  cu->separable = use_separable && plan->separable;
+  /* KCONV_CUDA_STRATEGY=direct|fft forces a path, for measuring crossovers */
+  const char *force = getenv ("KCONV_CUDA_STRATEGY");
+  const int taps = plan->rows * plan->cols;
+  if (use_separable && plan->separable)
+    cu->strategy = STRATEGY_SEPARABLE;
+  else if (force && !strcmp (force, "fft"))
+    cu->strategy = STRATEGY_FFT;
+  else if (force && !strcmp (force, "direct"))
+    cu->strategy = STRATEGY_DIRECT;
+  else
+    cu->strategy = taps >= FFT_MIN_TAPS ? STRATEGY_FFT : STRATEGY_DIRECT;
   KConvStatus st = cuda_setup (cu, plan);
   if (st != KCONV_OK) {
     snprintf (why, sizeof why, "%s", cu->error);
@@ -114,11 +149,17 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
     kconv_cuda_free (cu);
     return st;
   }
-  snprintf (cu->strategy, sizeof cu->strategy, "%s %dx%d, weights in %s",
-      cu->separable ? "separable (fused two-pass)" : "direct tiled",
-      plan->cols, plan->rows, cu->separable ||
-      plan->rows * plan->cols <= KCONV_CUDA_PARAM_WEIGHTS ?
-      "constant memory" : "global memory");
+  if (cu->strategy == STRATEGY_FFT)
+    snprintf (cu->description, sizeof cu->description, "FFT (cuFFT, double "
+        "precision, kernel spectrum cached) %dx%d", plan->cols, plan->rows);
+  else
+    snprintf (cu->description, sizeof cu->description, "%s %dx%d, weights in "
+        "%s%s", cu->strategy == STRATEGY_SEPARABLE ?
+        "separable (fused two-pass)" : "direct tiled", plan->cols, plan->rows,
+        cu->strategy == STRATEGY_SEPARABLE || taps <= KCONV_CUDA_PARAM_WEIGHTS ?
+        "constant memory" : "global memory", taps >= FFT_MIN_TAPS &&
+        cu->strategy == STRATEGY_DIRECT && !force ? " (cuFFT unavailable)" :
+        "");
   *out = cu;
   return KCONV_OK;
 }
@@ -126,7 +167,7 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
 static size_t
 smem_for (const KConvCuda * cu, int nch)
 {
-  return cu->separable ?
+  return cu->strategy == STRATEGY_SEPARABLE ?
       kconv_cuda_separable_smem (nch, cu->arith.cols, cu->arith.rows) :
       kconv_cuda_direct_smem (nch, cu->arith.cols, cu->arith.rows);
 }
@@ -137,6 +178,26 @@ kconv_cuda_run_device (KConvCuda * cu, const KConvImage * src,
 {
   cudaStream_t stream = (cudaStream_t) stream_ptr;
   CHECK_CUDA (cu, cudaSetDevice (cu->device));
+
+  KConvCudaJob job = cu->arith;
+  job.src = src->data;
+  job.dst = dst->data;
+  job.width = src->width;
+  job.height = src->height;
+  job.src_stride = (int) src->stride;
+  job.dst_stride = (int) dst->stride;
+  job.pixel_stride = src->pixel_stride;
+  job.aligned4 = ((uintptr_t) dst->data % 4 == 0) && dst->stride % 4 == 0
+      && ((uintptr_t) src->data % 4 == 0) && src->stride % 4 == 0;
+
+  if (cu->strategy == STRATEGY_FFT) {
+    job.n_channels = src->n_channels;
+    for (int c = 0; c < src->n_channels; c++)
+      job.channel_offset[c] = src->channel_offset[c];
+    job.copy_other_bytes = 1;
+    return kconv_cuda_fft_run (cu->fft, &job, stream, cu->error,
+        sizeof cu->error) == 0 ? KCONV_OK : KCONV_ERROR_DEVICE;
+  }
 
   /* channels per launch: all when the tile is comfortable, else as many as
    * fit the per-block limit */
@@ -150,22 +211,12 @@ kconv_cuda_run_device (KConvCuda * cu, const KConvImage * src,
     return KCONV_ERROR_DEVICE;
   }
 
-  KConvCudaJob job = cu->arith;
-  job.src = src->data;
-  job.dst = dst->data;
-  job.width = src->width;
-  job.height = src->height;
-  job.src_stride = (int) src->stride;
-  job.dst_stride = (int) dst->stride;
-  job.pixel_stride = src->pixel_stride;
-  job.aligned4 = ((uintptr_t) dst->data % 4 == 0) && dst->stride % 4 == 0
-      && ((uintptr_t) src->data % 4 == 0) && src->stride % 4 == 0;
   for (int c0 = 0; c0 < total; c0 += per) {
     job.n_channels = c0 + per <= total ? per : total - c0;
     for (int c = 0; c < job.n_channels; c++)
       job.channel_offset[c] = src->channel_offset[c0 + c];
     job.copy_other_bytes = c0 == 0;
-    cudaError_t err = cu->separable ?
+    cudaError_t err = cu->strategy == STRATEGY_SEPARABLE ?
         kconv_cuda_launch_separable (&job, &cu->pw, stream) :
         kconv_cuda_launch_direct (&job, &cu->pw, cu->d_weights, stream);
     CHECK_CUDA (cu, err);
@@ -215,7 +266,7 @@ kconv_cuda_error (const KConvCuda * cu)
 extern "C" const char *
 kconv_cuda_strategy (const KConvCuda * cu)
 {
-  return cu->strategy;
+  return cu->description;
 }
 
 extern "C" void
@@ -224,6 +275,7 @@ kconv_cuda_free (KConvCuda * cu)
   if (!cu)
     return;
   cudaSetDevice (cu->device);
+  kconv_cuda_fft_free (cu->fft);
   cudaFree (cu->d_weights);
   cudaFree (cu->d_src);
   cudaFree (cu->d_dst);

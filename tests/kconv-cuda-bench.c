@@ -144,6 +144,26 @@ run_npp (void *p, Frames * f, int pair)
 }
 #endif
 
+/* The same kernel forced onto one CUDA path (KCONV_CUDA_STRATEGY), to show
+ * where the automatic choice should switch; -1 when not applicable. */
+static float
+time_forced (const char *strategy, const KConvKernel * k, Frames * f,
+    const KConvImage * im)
+{
+  KConvOptions opt = { KCONV_BACKEND_CUDA, 0, 0 };
+  KconvCtx kc = { 0 };
+  setenv ("KCONV_CUDA_STRATEGY", strategy, 1);
+  KConvStatus st = kconv_filter_new (k, KCONV_BORDER_REPLICATE, &opt,
+      &kc.filter);
+  unsetenv ("KCONV_CUDA_STRATEGY");
+  if (st != KCONV_OK)
+    return -1.f;
+  kc.im = *im;
+  float ms = time_gpu (run_kconv, &kc, f);
+  kconv_filter_free (kc.filter);
+  return ms;
+}
+
 static double
 now_ms (void)
 {
@@ -237,7 +257,8 @@ main (int argc, char **argv)
 #endif
   FILE *csv = csv_path ? fopen (csv_path, "w") : NULL;
   if (csv)
-    fprintf (csv, "case,size,kconv_cuda_ms,npp_ms,kconv_cpu_ms\n");
+    fprintf (csv, "case,size,kconv_cuda_ms,npp_ms,kconv_cpu_ms,direct_ms,"
+        "fft_ms\n");
 
   struct {
     const char *name;
@@ -252,9 +273,9 @@ main (int argc, char **argv)
     {"4K RGBA gaussian", 3840, 2160, 4, 31, 1},
     {"1000x1000 RGB", 1000, 1000, 3, 121, 0},
   };
-  printf ("\n%-22s %5s %6s %9s %8s %8s %6s %9s %8s %9s\n", "case", "size",
-      "kind", "kconv ms", "Gpix/s", "GB/s", "%bw", "NPP ms", "speedup",
-      "CPU ms");
+  printf ("\n%-22s %5s %6s %9s %8s %8s %6s %9s %8s %9s %9s %9s   %s\n",
+      "case", "size", "kind", "kconv ms", "Gpix/s", "GB/s", "%bw", "NPP ms",
+      "speedup", "CPU ms", "direct", "fft", "chosen");
   srand (7);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     if (only >= 0 && (int) c != only)
@@ -306,6 +327,11 @@ main (int argc, char **argv)
     }
 #endif
     float cpu_ms = only >= 0 ? -1.f : time_cpu (&k, &f, &im, cpu_threads);
+    float direct_ms = -1.f, fft_ms = -1.f;
+    if (!cases[c].gaussian && n >= 15) {
+      direct_ms = time_forced ("direct", &k, &f, &im);
+      fft_ms = time_forced ("fft", &k, &f, &im);
+    }
     printf ("%-22s %5d %6s %9.4f %8.2f %8.0f %5.0f%% ", cases[c].name, n,
         kconv_filter_is_exact (kc.filter) ? "exact" : "float", ms, gpix, gbs,
         100.0 * gbs / copy_gbs);
@@ -313,10 +339,11 @@ main (int argc, char **argv)
       printf ("%9.4f %7.1fx", npp_ms, npp_ms / ms);
     else
       printf ("%9s %8s", "-", "-");
-    printf (" %9.2f   %s\n", cpu_ms, kconv_filter_strategy (kc.filter));
+    printf (" %9.2f %9.4f %9.4f   %s\n", cpu_ms, direct_ms, fft_ms,
+        kconv_filter_strategy (kc.filter));
     if (csv)
-      fprintf (csv, "%s,%d,%.5f,%.5f,%.3f\n", cases[c].name, n, ms, npp_ms,
-          cpu_ms);
+      fprintf (csv, "%s,%d,%.5f,%.5f,%.3f,%.5f,%.5f\n", cases[c].name, n, ms,
+          npp_ms, cpu_ms, direct_ms, fft_ms);
     fflush (stdout);
     kconv_filter_free (kc.filter);
     free (w);
