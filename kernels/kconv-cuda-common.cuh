@@ -89,27 +89,37 @@ kconv_cuda_border_index (int border, int i, int n)
       kconv_cuda_border_outside (border, i, n);
 }
 
-/* The rule of kconv.h, as omp/kconv-omp.c's finish_row: bit-identical. */
+/* The rule of kconv.h, as omp/kconv-omp.c's finish_row: bit-identical.
+ * Conversions run at a quarter of the rate of other instructions, so the
+ * exact path uses two (the sum, the quotient estimate) and integer
+ * corrections for the rest. */
 __device__ __forceinline__ uint8_t
 kconv_cuda_finish (const KConvCudaJob & job, float acc)
 {
   if (job.exact) {
-    int32_t s = (int32_t) acc;
-    s = job.negate ? -s : s;
-    s = job.absolute && s < 0 ? -s : s;
-    const int32_t d = job.divisor, two_d = 2 * d;
-    int32_t num = 2 * s + d;
-    int32_t q = (int32_t) floorf (__fmul_rn ((float) num, job.inv_two_divisor));
-    int32_t r = num - q * two_d;
-    q += (r >= two_d) - (r < 0);
-    q = d == 1 ? s : q;
+    float sf = job.negate ? -acc : acc;
+    sf = job.absolute ? fabsf (sf) : sf;
+    const int32_t s = __float2int_rn (sf);
+    int32_t q = s;
+    if (job.divisor != 1) {
+      const int32_t d = job.divisor, two_d = 2 * d;
+      /* round_half_up (s / d) = floor ((2s + d) / 2d): estimate, then two
+       * exact integer steps (the estimate is within 2) */
+      q = __float2int_rd (__fmul_rn (__fmaf_rn (2.f, sf, (float) d),
+              job.inv_two_divisor));
+      const int32_t num = 2 * s + d;
+      int32_t r = num - q * two_d;
+      q += (r >= two_d) - (r < 0);
+      r = num - q * two_d;
+      q += (r >= two_d) - (r < 0);
+    }
     q += job.ioffset;
     return (uint8_t) (q < 0 ? 0 : q > 255 ? 255 : q);
   }
   float v = (job.absolute ? fabsf (acc) : acc) + job.bias;
   v = v < 0.f ? 0.f : v;
   v = v > 255.f ? 255.f : v;
-  return (uint8_t) (int32_t) v;
+  return (uint8_t) __float2int_rz (v);
 }
 
 /* Where sample (row, col) of a channel plane lives in shared memory. */

@@ -50,17 +50,25 @@ small_kernel (const KConvCudaJob job, const KConvCudaWeights pw)
     float v[NCH][SMALL_ROWS + SMALL_MAX - 1];
 #pragma unroll
     for (int i = 0; i < SMALL_ROWS + SMALL_MAX - 1; i++) {
-      const bool in = i < SMALL_ROWS + rows - 1 && row[i] >= 0 && sx >= 0;
-      if (WORDS) {
-        const uint32_t w = in ? __ldg ((const uint32_t *) (col + row[i])) : 0u;
+      if (i < SMALL_ROWS + rows - 1) {  /* uniform: only the rows reached */
+        const bool in = row[i] >= 0 && sx >= 0;
+        if (WORDS) {
+          const uint32_t w = in ? __ldg ((const uint32_t *) (col + row[i])) :
+              0u;
 #pragma unroll
-        for (int c = 0; c < NCH; c++)
-          v[c][i] = kconv_cuda_u8_to_float ((w >> (8 * job.channel_offset[c])) & 0xffu);
+          for (int c = 0; c < NCH; c++)
+            v[c][i] = kconv_cuda_u8_to_float ((w >> (8 *
+                        job.channel_offset[c])) & 0xffu);
+        } else {
+#pragma unroll
+          for (int c = 0; c < NCH; c++)
+            v[c][i] = kconv_cuda_u8_to_float (in ?
+                __ldg (col + row[i] + job.channel_offset[c]) : 0u);
+        }
       } else {
 #pragma unroll
         for (int c = 0; c < NCH; c++)
-          v[c][i] = kconv_cuda_u8_to_float (in ?
-              __ldg (col + row[i] + job.channel_offset[c]) : 0u);
+          v[c][i] = 0.f;
       }
     }
 #pragma unroll

@@ -129,14 +129,17 @@ finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
     const int negate = plan->negate, absolute = plan->absolute;
     const float inv_two_d = 1.0f / (float) two_d;
     for (size_t i = 0; i < n; i++) {
-      int32_t s = (int32_t) acc[i];
-      s = negate ? -s : s;
-      s = absolute && s < 0 ? -s : s;
-      /* round_half_up (s / d) = floor ((2s + d) / 2d): a float estimate,
-       * then one integer correction step makes it exact. */
+      float sf = negate ? -acc[i] : acc[i];
+      sf = absolute ? fabsf (sf) : sf;
+      int32_t s = (int32_t) sf;
+      /* round_half_up (s / d) = floor ((2s + d) / 2d): a float estimate
+       * (within 2 of it near the exact-path limit), then two exact integer
+       * steps; kernels/kconv-cuda-common.cuh does the same */
       int32_t num = 2 * s + d;
-      int32_t q = (int32_t) floorf ((float) num * inv_two_d);
+      int32_t q = (int32_t) floorf ((2.f * sf + (float) d) * inv_two_d);
       int32_t r = num - q * two_d;
+      q += (r >= two_d) - (r < 0);
+      r = num - q * two_d;
       q += (r >= two_d) - (r < 0);
       q = d == 1 ? s : q;
       q += off;

@@ -170,6 +170,56 @@ done:
   free (out);
 }
 
+/* Integer weights whose absolute sum is 65792, the most the exact path
+ * takes: bright frames then give sums near 2^24 where a float estimate of
+ * the quotient is at its least precise. */
+static void
+run_case_near_limit (KConvBackend backend, const Layout * lay, int width,
+    int height, int n, KConvBorder border)
+{
+  int ps = lay->pixel_stride;
+  ptrdiff_t stride = (ptrdiff_t) width * ps;
+  size_t size = (size_t) stride * height;
+  uint8_t *src = malloc (size), *ref = malloc (size), *out = malloc (size);
+  for (size_t i = 0; i < size; i++)
+    src[i] = (uint8_t) (200 + rnd () % 56);
+  float *w = malloc (sizeof (float) * n * n);
+  int left = 65792;
+  for (int i = 0; i < n * n; i++) {
+    int share = i == n * n - 1 ? left : left / (n * n - i);
+    w[i] = (float) (rnd () % 8 ? share : -share);
+    left -= share;
+  }
+  KConvKernel k = { n, n, w, rnd_range (2, 1000) * (rnd () % 2 ? 1 : -1),
+    rnd_range (-300, 300), (int) (rnd () % 2)
+  };
+  KConvImage s = { src, width, height, stride, ps, lay->n_channels,
+    {lay->offsets[0], lay->offsets[1], lay->offsets[2], lay->offsets[3]}
+  };
+  KConvImage dr = s, dout = s;
+  dr.data = ref;
+  dout.data = out;
+  KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
+  KConvOptions opt = { backend, 2, -1 };
+  KConvFilter *fref = NULL, *f = NULL;
+  int ok = kconv_filter_new (&k, border, &ref_opt, &fref) == KCONV_OK
+      && kconv_filter_new (&k, border, &opt, &f) == KCONV_OK
+      && kconv_filter_is_exact (f)
+      && kconv_filter_run (fref, &s, &dr) == KCONV_OK
+      && kconv_filter_run (f, &s, &dout) == KCONV_OK;
+  CHECK (ok, "near-limit %dx%d kernel: setup", n, n);
+  if (ok)
+    CHECK (memcmp (ref, out, size) == 0, "near-limit %s %dx%d, %dx%d kernel, "
+        "divisor %g: differs from the reference", lay->name, width, height, n,
+        n, k.divisor);
+  kconv_filter_free (fref);
+  kconv_filter_free (f);
+  free (w);
+  free (src);
+  free (ref);
+  free (out);
+}
+
 void
 conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
 {
@@ -224,4 +274,9 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
       2);
   run_case (backend, &layouts[0], 1023, 1023, 7, 7, K_FLOAT, KCONV_BORDER_WRAP,
       2);
+
+  /* sums near the exact path's limit (255 * sum |w| just under 2^24) */
+  for (int i = 0; i < 12; i++)
+    run_case_near_limit (backend, &layouts[i % n_layouts], rnd_range (1, 40),
+        rnd_range (1, 30), 1 + 2 * rnd_range (0, 3), rnd () % 4);
 }
