@@ -15,11 +15,6 @@ size_t kconv_cuda_separable_smem (int nch, int cols, int rows);
 cudaError_t kconv_cuda_launch_direct (const KConvCudaJob * job,
     const KConvCudaWeights * pw, const float *gw, cudaStream_t stream);
 
-/* Kernels up to 8x8, weights in pw, no shared memory. */
-int kconv_cuda_small_fits (int cols, int rows);
-cudaError_t kconv_cuda_launch_small (const KConvCudaJob * job,
-    const KConvCudaWeights * pw, cudaStream_t stream);
-
 /* pw holds h (cols) then v (rows). */
 cudaError_t kconv_cuda_launch_separable (const KConvCudaJob * job,
     const KConvCudaWeights * pw, cudaStream_t stream);

@@ -5,7 +5,10 @@
  * A block stages its source tile in shared memory, runs the horizontal taps
  * into a second shared tile (output width by tile height plus the vertical
  * halo), then the vertical taps out of it.  Only 8-bit pixels cross device
- * memory.  Both passes slide a window of SEP_RUN samples through registers,
+ * memory.  Channels take turns in the same shared memory (each sample is
+ * re-read from the cache, which costs less than the occupancy a tile per
+ * channel would), their results wait in registers until the whole pixel is
+ * written.  Both passes slide a window of SEP_RUN samples through registers,
  * so a sample read from shared memory feeds up to SEP_RUN multiply-adds:
  * horizontally each thread makes SEP_RUN neighbouring outputs of a row (the
  * source rows are laid out with a spare word every SEP_RUN floats and a
@@ -44,7 +47,8 @@ kconv_cuda_separable_smem (int nch, int cols, int rows)
   size_t tile_h = SEP_OUT_H + rows - 1;
   size_t raw = (size_t) sep_raw_pitch (cols) * tile_h;
   size_t mid = (size_t) SEP_MID_PITCH * (tile_h + SEP_RUN);
-  return (size_t) nch * (raw + mid) * sizeof (float);
+  (void) nch;                   /* one channel at a time */
+  return (raw + mid) * sizeof (float);
 }
 
 /* a[r] = sum_k w[k] * s[at (r + k)] for r < SEP_RUN */
@@ -91,42 +95,41 @@ separable_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
   const int tile_h = SEP_OUT_H + job.rows - 1;
   const SepRawLayout raw_at { sep_raw_pitch (job.cols) };
   const int raw_plane = raw_at.pitch * tile_h;
-  const int mid_plane = SEP_MID_PITCH * (tile_h + SEP_RUN);
   float *raw = smem;
-  float *mid = smem + NCH * raw_plane;
+  float *mid = smem + raw_plane;
   const float *h = hv.w, *v = hv.w + job.cols;
   const int x0 = blockIdx.x * KCONV_CUDA_TILE_W;
   const int y0 = blockIdx.y * SEP_OUT_H;
   const int tid = threadIdx.y * KCONV_CUDA_TILE_W + threadIdx.x;
-
-  kconv_cuda_load_tile (job, raw, NCH, x0 - job.ax, y0 - job.ay,
-      KCONV_CUDA_TILE_W + job.cols - 1, tile_h, raw_plane, raw_at);
-  __syncthreads ();
-
-  /* horizontal: 4 threads a row, SEP_RUN neighbouring outputs each */
   const int lanes = KCONV_CUDA_TILE_W / SEP_RUN;
   const int hx = (tid % lanes) * SEP_RUN;
-  for (int row = tid / lanes; row < tile_h; row += SEP_THREADS / lanes) {
-#pragma unroll
-    for (int c = 0; c < NCH; c++) {
-      const float *s = raw + c * raw_plane;
-      float a[SEP_RUN];
-      slide (a, h, job.cols,[&](int i) {
-            return s[raw_at (row, hx + i)];});
-#pragma unroll
-      for (int r = 0; r < SEP_RUN; r++)
-        mid[c * mid_plane + row * SEP_MID_PITCH + hx + r] = a[r];
-    }
-  }
-  __syncthreads ();
-
-  /* vertical: SEP_RUN outputs of a column a thread */
   const int tx = threadIdx.x, ty0 = threadIdx.y * SEP_RUN;
   const int x = x0 + tx;
   float acc[NCH][SEP_RUN];
+
 #pragma unroll
   for (int c = 0; c < NCH; c++) {
-    const float *col = mid + c * mid_plane + ty0 * SEP_MID_PITCH + tx;
+    KConvCudaJob one = job;
+    one.channel_offset[0] = job.channel_offset[c];
+    if (c > 0)
+      __syncthreads ();         /* the last channel's vertical pass is done */
+    kconv_cuda_load_tile (one, raw, 1, x0 - job.ax, y0 - job.ay,
+        KCONV_CUDA_TILE_W + job.cols - 1, tile_h, raw_plane, raw_at);
+    __syncthreads ();
+
+    /* horizontal: 4 threads a row, SEP_RUN neighbouring outputs each */
+    for (int row = tid / lanes; row < tile_h; row += SEP_THREADS / lanes) {
+      float a[SEP_RUN];
+      slide (a, h, job.cols,[&](int i) {
+            return raw[raw_at (row, hx + i)];});
+#pragma unroll
+      for (int r = 0; r < SEP_RUN; r++)
+        mid[row * SEP_MID_PITCH + hx + r] = a[r];
+    }
+    __syncthreads ();
+
+    /* vertical: SEP_RUN outputs of a column a thread */
+    const float *col = mid + ty0 * SEP_MID_PITCH + tx;
     slide (acc[c], v, job.rows,[&](int i) {
           return col[i * SEP_MID_PITCH];});
   }
