@@ -17,7 +17,7 @@
 
 /* From this many weights on, a non-separable kernel goes through the FFT
  * (measured: see kernels/PERFORMANCE.md). */
-#define FFT_MIN_TAPS (25 * 25)
+#define FFT_MIN_TAPS (33 * 33)
 
 typedef enum
 {
