@@ -79,11 +79,23 @@ slide (float a[SEP_RUN], const float *w, int taps, At at)
     for (int r = 0; r < SEP_RUN; r++)
       win[r] = nxt[r];
   }
-  for (; k < taps; k++) {
-    const float wk = w[k];
+  /* the last rem < SEP_RUN taps: same window, indices fixed at compile time */
+  const int rem = taps - k;
+  if (rem > 0) {
+    float nxt[SEP_RUN];
 #pragma unroll
-    for (int r = 0; r < SEP_RUN; r++)
-      a[r] = fmaf (wk, at (k + r), a[r]);
+    for (int r = 0; r < SEP_RUN - 1; r++)
+      nxt[r] = r + 1 < rem ? at (k + SEP_RUN + r) : 0.f;
+#pragma unroll
+    for (int j = 0; j < SEP_RUN - 1; j++) {
+      if (j < rem) {
+        const float wj = w[k + j];
+#pragma unroll
+        for (int r = 0; r < SEP_RUN; r++)
+          a[r] = fmaf (wj, r + j < SEP_RUN ? win[r + j] :
+              nxt[r + j - SEP_RUN], a[r]);
+      }
+    }
   }
 }
 
