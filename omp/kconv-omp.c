@@ -119,38 +119,75 @@ load_row (float *restrict out, const uint8_t * srow, const KConvImage * im,
   }
 }
 
-/* Packed sums to 8-bit samples, by the rule in kconv.h. */
+typedef int32_t vi __attribute__ ((vector_size (8 * sizeof (int32_t))));
+
+/* round_half_up (s / d) + offset, clamped, for an exact integer sum s (held
+ * in a float) with its sign and absolute value already applied: a float
+ * estimate of floor ((2s + d) / 2d), truncated (within 3 of it near the
+ * exact path's limit), then three exact integer correction steps. */
+static inline uint8_t
+finish_exact_one (float sf, int32_t d, int32_t off, float inv_two_d)
+{
+  const int32_t two_d = 2 * d, s = (int32_t) sf, num = 2 * s + d;
+  int32_t q = (int32_t) ((2.f * sf + (float) d) * inv_two_d);
+  for (int k = 0; k < 3; k++) {
+    int32_t r = num - q * two_d;
+    q += (r >= two_d) - (r < 0);
+  }
+  q += off;
+  return (uint8_t) (q < 0 ? 0 : q > 255 ? 255 : q);
+}
+
+/* Packed sums to 8-bit samples, by the rule in kconv.h.  Written with
+ * explicit vectors: the vectoriser gives up on this mix of widths. */
 KCONV_MULTIVERSION static void
 finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
     const KConvPlan * plan)
 {
+  const float sign = plan->exact && plan->negate ? -1.f : 1.f;
+  const uint32_t absmask = plan->absolute ? 0x7fffffffu : 0xffffffffu;
+  const vi vabs = (vi) { 0 } + (int32_t) absmask;
+  size_t i = 0;
+
   if (plan->exact) {
     const int32_t d = plan->divisor, two_d = 2 * d, off = plan->ioffset;
-    const int negate = plan->negate, absolute = plan->absolute;
     const float inv_two_d = 1.0f / (float) two_d;
-    for (size_t i = 0; i < n; i++) {
-      float sf = negate ? -acc[i] : acc[i];
-      sf = absolute ? fabsf (sf) : sf;
-      int32_t s = (int32_t) sf;
-      /* round_half_up (s / d) = floor ((2s + d) / 2d): a float estimate
-       * (within 2 of it near the exact-path limit), then two exact integer
-       * steps; kernels/kconv-cuda-common.cuh does the same */
-      int32_t num = 2 * s + d;
-      int32_t q = (int32_t) floorf ((2.f * sf + (float) d) * inv_two_d);
-      int32_t r = num - q * two_d;
-      q += (r >= two_d) - (r < 0);
-      r = num - q * two_d;
-      q += (r >= two_d) - (r < 0);
-      q = d == 1 ? s : q;
+    for (; i + VF_LANES <= n; i += VF_LANES) {
+      vf sf = load_vf (acc + i) * sign;
+      sf = (vf) ((vi) sf & vabs);
+      vi s = __builtin_convertvector (sf, vi);
+      vi num = 2 * s + d;
+      vi q = __builtin_convertvector ((2.f * sf + (float) d) * inv_two_d, vi);
+      for (int k = 0; k < 3; k++) {
+        vi r = num - q * two_d;
+        q = q - (r >= two_d) + (r < 0);         /* true is -1 */
+      }
       q += off;
-      out[i] = (uint8_t) (q < 0 ? 0 : q > 255 ? 255 : q);
+      q &= ~(q < 0);
+      vi high = q > 255;
+      q = (q & ~high) | (255 & high);
+      for (int l = 0; l < VF_LANES; l++)
+        out[i + l] = (uint8_t) q[l];
+    }
+    for (; i < n; i++) {
+      float sf = acc[i] * sign;
+      sf = plan->absolute ? fabsf (sf) : sf;
+      out[i] = finish_exact_one (sf, d, off, inv_two_d);
     }
   } else {
     const float bias = plan->bias;
-    const int absolute = plan->absolute;
-    for (size_t i = 0; i < n; i++) {
-      float v = (absolute ? fabsf (acc[i]) : acc[i]) + bias;
+    for (; i + VF_LANES <= n; i += VF_LANES) {
+      vf v = (vf) ((vi) load_vf (acc + i) & vabs) + bias;
       /* clamped first, truncation is floor */
+      vi lo = v < 0.f, hi = v > 255.f;
+      v = (vf) ((vi) v & ~lo);
+      v = (vf) (((vi) v & ~hi) | ((vi) ((vf) { 0 } + 255.f) & hi));
+      vi q = __builtin_convertvector (v, vi);
+      for (int l = 0; l < VF_LANES; l++)
+        out[i + l] = (uint8_t) q[l];
+    }
+    for (; i < n; i++) {
+      float v = (plan->absolute ? fabsf (acc[i]) : acc[i]) + bias;
       v = v < 0.f ? 0.f : v;
       v = v > 255.f ? 255.f : v;
       out[i] = (uint8_t) (int32_t) v;
