@@ -19,6 +19,7 @@ struct KConvFilter
   KConvPath path;
   int n_threads;
   KConvCpuScratch cpu_scratch;
+  KConvCpuFft *cpu_fft;
 #ifdef KCONV_HAVE_CUDA
   KConvCuda *cuda;
 #endif
@@ -79,7 +80,14 @@ kconv_backend_name (KConvBackend backend)
 const char *
 kconv_path_name (KConvPath path)
 {
-  return path == KCONV_PATH_SEPARABLE ? "separable" : "direct";
+  switch (path) {
+    case KCONV_PATH_SEPARABLE:
+      return "separable";
+    case KCONV_PATH_FFT:
+      return "fft";
+    default:
+      return "direct";
+  }
 }
 
 int
@@ -107,6 +115,26 @@ separable_pays (const KConvPlan * plan)
 {
   return plan->separable
       && plan->rows * plan->cols >= 2 * (plan->rows + plan->cols);
+}
+
+/* From this many weights on, the CPU convolves a non-separable kernel
+ * through the FFT (measured with kconv-bench: see README). */
+#define CPU_FFT_MIN_TAPS (25 * 25)
+
+static KConvPath
+cpu_path (const KConvPlan * plan)
+{
+  if (separable_pays (plan))
+    return KCONV_PATH_SEPARABLE;
+#ifdef KCONV_HAVE_FFTW
+  /* KCONV_CPU_STRATEGY=direct|fft forces a path, for measuring crossovers */
+  const char *force = getenv ("KCONV_CPU_STRATEGY");
+  if (force)
+    return strcmp (force, "fft") ? KCONV_PATH_DIRECT : KCONV_PATH_FFT;
+  if (plan->rows * plan->cols >= CPU_FFT_MIN_TAPS)
+    return KCONV_PATH_FFT;
+#endif
+  return KCONV_PATH_DIRECT;
 }
 
 KConvStatus
@@ -148,9 +176,16 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
   }
   f->n_threads = options->n_threads ? options->n_threads :
       kconv_cpu_default_threads ();
-  f->path = backend != KCONV_BACKEND_REFERENCE && separable_pays (&f->plan) ?
-      KCONV_PATH_SEPARABLE : KCONV_PATH_DIRECT;
+  f->path = backend == KCONV_BACKEND_REFERENCE ? KCONV_PATH_DIRECT :
+      backend == KCONV_BACKEND_CPU ? cpu_path (&f->plan) :
+      separable_pays (&f->plan) ? KCONV_PATH_SEPARABLE : KCONV_PATH_DIRECT;
   f->backend = backend;
+#ifdef KCONV_HAVE_FFTW
+  if (f->path == KCONV_PATH_FFT && !(f->cpu_fft = kconv_cpu_fft_new (&f->plan))) {
+    kconv_filter_free (f);
+    return KCONV_ERROR_OUT_OF_MEMORY;
+  }
+#endif
 
 #ifdef KCONV_HAVE_CUDA
   if (backend == KCONV_BACKEND_CUDA) {
@@ -159,6 +194,13 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
         options->device_id, &f->cuda, &why);
     if (st != KCONV_OK && options->backend == KCONV_BACKEND_AUTO) {
       f->backend = KCONV_BACKEND_CPU;   /* auto: a GPU that fails to start */
+      f->path = cpu_path (&f->plan);
+#ifdef KCONV_HAVE_FFTW
+      if (f->path == KCONV_PATH_FFT)
+        f->cpu_fft = kconv_cpu_fft_new (&f->plan);
+      if (f->path == KCONV_PATH_FFT && !f->cpu_fft)
+        f->path = KCONV_PATH_DIRECT;
+#endif
     } else if (st != KCONV_OK) {
       set_last_error (why);
       kconv_filter_free (f);
@@ -210,6 +252,10 @@ kconv_filter_run (KConvFilter * f, const KConvImage * src,
     case KCONV_BACKEND_REFERENCE:
       return kconv_reference_run (&f->plan, src, dst);
     case KCONV_BACKEND_CPU:
+#ifdef KCONV_HAVE_FFTW
+      if (f->path == KCONV_PATH_FFT)
+        return kconv_cpu_fft_run (f->cpu_fft, f->n_threads, src, dst);
+#endif
       return kconv_cpu_run (&f->plan, f->path == KCONV_PATH_SEPARABLE,
           f->n_threads, &f->cpu_scratch, src, dst);
 #ifdef KCONV_HAVE_CUDA
@@ -250,6 +296,9 @@ kconv_filter_free (KConvFilter * f)
   if (!f)
     return;
   kconv_cpu_scratch_clear (&f->cpu_scratch);
+#ifdef KCONV_HAVE_FFTW
+  kconv_cpu_fft_free (f->cpu_fft);
+#endif
 #ifdef KCONV_HAVE_CUDA
   kconv_cuda_free (f->cuda);
 #endif
@@ -282,6 +331,12 @@ kconv_filter_strategy (const KConvFilter * f)
   if (f->backend == KCONV_BACKEND_CUDA)
     return kconv_cuda_strategy (f->cuda);
 #endif
-  return f->path == KCONV_PATH_SEPARABLE ? "separable: horizontal then "
-      "vertical pass" : "direct 2D pass";
+  switch (f->path) {
+    case KCONV_PATH_SEPARABLE:
+      return "separable: horizontal then vertical pass";
+    case KCONV_PATH_FFT:
+      return "FFT (FFTW, double precision)";
+    default:
+      return "direct 2D pass";
+  }
 }

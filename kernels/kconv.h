@@ -59,6 +59,7 @@ typedef enum {
 typedef enum {
   KCONV_PATH_DIRECT,            /* one 2D pass */
   KCONV_PATH_SEPARABLE,         /* rank-1 kernel: horizontal then vertical pass */
+  KCONV_PATH_FFT,               /* large kernel: through the Fourier transform */
 } KConvPath;
 
 /* One plane of 8-bit samples.  A pixel is pixel_stride bytes; the samples

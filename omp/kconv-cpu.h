@@ -27,6 +27,14 @@ KConvStatus kconv_cpu_run (const KConvPlan * plan, int use_separable,
     const KConvImage * dst);
 void kconv_cpu_scratch_clear (KConvCpuScratch * scratch);
 
+/* Large kernels through FFTW (built where FFTW is found: KCONV_HAVE_FFTW).
+ * The plan must outlive the object. */
+typedef struct KConvCpuFft KConvCpuFft;
+KConvCpuFft *kconv_cpu_fft_new (const KConvPlan * plan);
+KConvStatus kconv_cpu_fft_run (KConvCpuFft * fft, int n_threads,
+    const KConvImage * src, const KConvImage * dst);
+void kconv_cpu_fft_free (KConvCpuFft * fft);
+
 /* Threads that n_threads = 0 stands for. */
 int kconv_cpu_default_threads (void);
 
