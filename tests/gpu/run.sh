@@ -9,6 +9,9 @@ mkdir -p "$out"
 status=0
 step() { echo; echo "=== $*"; }
 
+# the GStreamer runtime, and FFTW, come from .devgst where the machine lacks them
+[ -f .devgst/gst-env.sh ] && . .devgst/gst-env.sh
+
 step device
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
@@ -20,7 +23,6 @@ compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
   build/tests/test-cuda-vs-reference 2>&1 | tail -n 6 || status=1
 
 if [ -f .devgst/gst-env.sh ]; then
-  . .devgst/gst-env.sh
   export GST_PLUGIN_PATH=$PWD/build/gst GST_PRESET_PATH=$PWD/presets
   step "element: GstHarness tests, backend=cuda against backend=cpu"
   build/tests/test-kconvfilter 2>&1 | tail -n 5 || status=1
@@ -36,7 +38,9 @@ bench=build/tests/kconv-cuda-bench
 cuda=/usr/local/cuda
 if gcc -O2 -DKCONV_BENCH_NPP -Ikernels -Iomp -I$cuda/include \
     tests/kconv-cuda-bench.c tests/bench-peer-npp.c build/kernels/libkconv-core.a \
-    -L$cuda/lib64 -lnppif -lnppc -lcudart_static -lstdc++ -lgomp -lm -ldl \
+    -L$cuda/lib64 -L/tmp/gstroot/usr/lib/x86_64-linux-gnu \
+    -l:libfftw3.so.3 -l:libfftw3_omp.so.3 \
+    -lnppif -lnppc -lcudart_static -lstdc++ -lgomp -lm -ldl \
     -lrt -lpthread -o /tmp/kconv-cuda-bench-npp 2>"$out/npp-build.log"; then
   bench=/tmp/kconv-cuda-bench-npp
 else
