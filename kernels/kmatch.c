@@ -1,0 +1,194 @@
+/* kconv: template matching objects, search regions and the N best
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "kmatch.h"
+#include "kmatch-cpu.h"
+#include "kconv-cpu.h"
+
+struct KMatch
+{
+  KConvBackend backend;
+  int n_threads;
+  uint8_t *tmpl;                /* packed tw * th * ch */
+  int tw, th, ch;
+  uint8_t *packed;              /* the frame's matched samples, packed */
+  size_t packed_size;
+  uint64_t *map;
+  size_t map_size;
+};
+
+KConvStatus
+kmatch_new (const KConvOptions * options, KMatch ** out)
+{
+  static const KConvOptions defaults = { KCONV_BACKEND_AUTO, 0, -1 };
+  if (!out)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+  *out = NULL;
+  if (!options)
+    options = &defaults;
+  if (options->n_threads < 0)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+  KConvBackend backend = options->backend;
+  /* the CUDA matcher is not written yet: auto means the CPU */
+  if (backend == KCONV_BACKEND_AUTO)
+    backend = KCONV_BACKEND_CPU;
+  if (backend == KCONV_BACKEND_CUDA)
+    return KCONV_ERROR_BACKEND_UNAVAILABLE;
+  if (backend != KCONV_BACKEND_CPU && backend != KCONV_BACKEND_REFERENCE)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+  KMatch *m = calloc (1, sizeof *m);
+  if (!m)
+    return KCONV_ERROR_OUT_OF_MEMORY;
+  m->backend = backend;
+  m->n_threads = options->n_threads ? options->n_threads :
+      kconv_cpu_default_threads ();
+  *out = m;
+  return KCONV_OK;
+}
+
+KConvStatus
+kmatch_set_template (KMatch * m, const uint8_t * samples, int width,
+    int height, ptrdiff_t stride, int channels)
+{
+  if (!m || !samples || width < 1 || height < 1 || channels < 1
+      || channels > KCONV_MAX_CHANNELS || stride < (ptrdiff_t) width * channels)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+  uint8_t *t = malloc ((size_t) width * height * channels);
+  if (!t)
+    return KCONV_ERROR_OUT_OF_MEMORY;
+  for (int y = 0; y < height; y++)
+    memcpy (t + (size_t) y * width * channels, samples + y * stride,
+        (size_t) width * channels);
+  free (m->tmpl);
+  m->tmpl = t;
+  m->tw = width;
+  m->th = height;
+  m->ch = channels;
+  return KCONV_OK;
+}
+
+static int
+overlaps (const KMatchPosition * a, const KMatchPosition * b, int w, int h)
+{
+  return a->x < b->x + w && b->x < a->x + w && a->y < b->y + h
+      && b->y < a->y + h;
+}
+
+/* Greedy: the best position, then the best that overlaps none taken, ...
+ * Row-major scans with a strict < keep the smallest y, then x, on ties. */
+static int
+pick_best (const uint64_t * map, int mw, int mh, int tw, int th, int x0,
+    int y0, int max_matches, KMatchPosition * out)
+{
+  int n = 0;
+  while (n < max_matches) {
+    KMatchPosition best = { -1, -1, UINT64_MAX };
+    for (int y = 0; y < mh; y++)
+      for (int x = 0; x < mw; x++) {
+        uint64_t s = map[(size_t) y * mw + x];
+        if (s >= best.sad)
+          continue;
+        KMatchPosition p = { x + x0, y + y0, s };
+        int free_spot = 1;
+        for (int k = 0; k < n && free_spot; k++)
+          free_spot = !overlaps (&p, &out[k], tw, th);
+        if (free_spot)
+          best = p;
+      }
+    if (best.x < 0)
+      break;
+    out[n++] = best;
+  }
+  return n;
+}
+
+KConvStatus
+kmatch_search (KMatch * m, const KConvImage * frame,
+    const KMatchRegion * region, int max_matches, KMatchPosition * matches,
+    int *n_matches, uint64_t * sad_map)
+{
+  if (!m || !m->tmpl || !frame || !frame->data || !matches || !n_matches
+      || max_matches < 1 || frame->n_channels != m->ch)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+  *n_matches = 0;
+  KMatchRegion r = { 0, 0, frame->width, frame->height };
+  if (region)
+    r = *region;
+  if (r.x < 0 || r.y < 0 || r.width < 1 || r.height < 1
+      || r.x + r.width > frame->width || r.y + r.height > frame->height
+      || m->tw > r.width || m->th > r.height)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+
+  const int ch = m->ch, ps = frame->pixel_stride;
+  const int mw = r.width - m->tw + 1, mh = r.height - m->th + 1;
+
+  /* the region's matched samples, packed, unless they already are */
+  const uint8_t *base = frame->data + (ptrdiff_t) r.y * frame->stride +
+      (ptrdiff_t) r.x * ps;
+  ptrdiff_t stride = frame->stride;
+  int in_order = ps == ch;
+  for (int c = 0; c < ch && in_order; c++)
+    in_order = frame->channel_offset[c] == c;
+  if (!in_order) {
+    size_t need = (size_t) r.width * r.height * ch;
+    if (need > m->packed_size) {
+      free (m->packed);
+      m->packed = malloc (need);
+      m->packed_size = m->packed ? need : 0;
+      if (!m->packed)
+        return KCONV_ERROR_OUT_OF_MEMORY;
+    }
+    for (int y = 0; y < r.height; y++) {
+      const uint8_t *s = base + (ptrdiff_t) y * frame->stride;
+      uint8_t *d = m->packed + (size_t) y * r.width * ch;
+      for (int x = 0; x < r.width; x++)
+        for (int c = 0; c < ch; c++)
+          d[x * ch + c] = s[x * ps + frame->channel_offset[c]];
+    }
+    base = m->packed;
+    stride = (ptrdiff_t) r.width * ch;
+  }
+
+  size_t cells = (size_t) mw * mh;
+  uint64_t *map = sad_map;
+  if (!map) {
+    if (cells > m->map_size) {
+      free (m->map);
+      m->map = malloc (cells * sizeof (uint64_t));
+      m->map_size = m->map ? cells : 0;
+      if (!m->map)
+        return KCONV_ERROR_OUT_OF_MEMORY;
+    }
+    map = m->map;
+  }
+  if (m->backend == KCONV_BACKEND_REFERENCE)
+    kmatch_reference_map (base, stride, m->tmpl, m->tw, m->th, ch, mw, mh,
+        map);
+  else
+    kmatch_cpu_map (base, stride, m->tmpl, m->tw, m->th, ch, mw, mh, map,
+        m->n_threads);
+
+  *n_matches = pick_best (map, mw, mh, m->tw, m->th, r.x, r.y, max_matches,
+      matches);
+  return KCONV_OK;
+}
+
+KConvBackend
+kmatch_backend (const KMatch * m)
+{
+  return m->backend;
+}
+
+void
+kmatch_free (KMatch * m)
+{
+  if (!m)
+    return;
+  free (m->tmpl);
+  free (m->packed);
+  free (m->map);
+  free (m);
+}

@@ -1,0 +1,56 @@
+/* kconv: template matching by the sum of absolute differences
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * For a frame F and a template T of tw x th pixels with C channels,
+ *   SAD(x, y) = sum over i < tw, j < th, c < C of |F(x+i, y+j, c) - T(i, j, c)|
+ * at every position where the template lies wholly inside the search
+ * region.  The search is exhaustive and exact: every backend finds the same
+ * positions; among equal sums the smallest y wins, then the smallest x.
+ * Plain C, no GLib, like kconv.h.
+ */
+#ifndef KMATCH_H
+#define KMATCH_H
+
+#include "kconv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  int x, y;                     /* top-left of the template in the frame */
+  uint64_t sad;
+} KMatchPosition;
+
+typedef struct {
+  int x, y, width, height;
+} KMatchRegion;
+
+typedef struct KMatch KMatch;
+
+/* options->backend: AUTO, CPU, CUDA or REFERENCE, as for kconv filters. */
+KConvStatus kmatch_new (const KConvOptions * options, KMatch ** out);
+
+/* The template: width * height pixels of `channels` (1 or 3) packed samples,
+ * rows `stride` bytes apart.  Copied. */
+KConvStatus kmatch_set_template (KMatch * m, const uint8_t * samples,
+    int width, int height, ptrdiff_t stride, int channels);
+
+/* Searches frame (its n_channels samples at channel_offset must match the
+ * template's channels) inside region (NULL: the whole frame).  Writes up to
+ * max_matches non-overlapping positions, best first, and their count.
+ * KCONV_ERROR_INVALID_ARGUMENT when the template does not fit the region.
+ * sad_map, when not NULL, receives (rw - tw + 1) x (rh - th + 1) sums,
+ * row-major, for the positions of the region. */
+KConvStatus kmatch_search (KMatch * m, const KConvImage * frame,
+    const KMatchRegion * region, int max_matches, KMatchPosition * matches,
+    int *n_matches, uint64_t * sad_map);
+
+KConvBackend kmatch_backend (const KMatch * m);
+void kmatch_free (KMatch * m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KMATCH_H */

@@ -1,0 +1,82 @@
+/* kconv: template matching on the CPU, scalar reference and OpenMP
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "kmatch-cpu.h"
+
+void
+kmatch_reference_map (const uint8_t * frame, ptrdiff_t stride,
+    const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
+    uint64_t * map)
+{
+  for (int y = 0; y < mh; y++)
+    for (int x = 0; x < mw; x++) {
+      uint64_t s = 0;
+      for (int j = 0; j < th; j++)
+        for (int i = 0; i < tw * ch; i++) {
+          int d = frame[(ptrdiff_t) (y + j) * stride + x * ch + i] -
+              tmpl[(size_t) j * tw * ch + i];
+          s += (uint64_t) (d < 0 ? -d : d);
+        }
+      map[(size_t) y * mw + x] = s;
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define KMATCH_MULTIVERSION \
+  __attribute__((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define KMATCH_MULTIVERSION
+#endif
+
+/* One row of differences: the loop compilers turn into psadbw. */
+static inline uint32_t
+sad_row (const uint8_t * restrict a, const uint8_t * restrict b, int n)
+{
+  uint32_t s = 0;
+  for (int i = 0; i < n; i++) {
+    int d = a[i] - b[i];
+    s += (uint32_t) (d < 0 ? -d : d);
+  }
+  return s;
+}
+
+KMATCH_MULTIVERSION static void
+map_rows (const uint8_t * frame, ptrdiff_t stride, const uint8_t * tmpl,
+    int tw, int th, int ch, int mw, int y0, int y1, uint64_t * map)
+{
+  const int n = tw * ch;
+  for (int y = y0; y < y1; y++)
+    for (int x = 0; x < mw; x++) {
+      const uint8_t *f = frame + (ptrdiff_t) y * stride + x * ch;
+      uint64_t s = 0;
+      for (int j = 0; j < th; j++)
+        s += sad_row (f + (ptrdiff_t) j * stride, tmpl + (size_t) j * n, n);
+      map[(size_t) y * mw + x] = s;
+    }
+}
+
+void
+kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
+    const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
+    uint64_t * map, int n_threads)
+{
+#ifdef _OPENMP
+#pragma omp parallel num_threads (n_threads)
+  {
+    /* interleaved row blocks: every thread gets its share of any region */
+    int t = omp_get_thread_num (), nt = omp_get_num_threads ();
+#else
+  {
+    int t = 0, nt = 1;
+    (void) n_threads;
+#endif
+    for (int y0 = 8 * t; y0 < mh; y0 += 8 * nt)
+      map_rows (frame, stride, tmpl, tw, th, ch, mw, y0,
+          y0 + 8 < mh ? y0 + 8 : mh, map);
+  }
+}

@@ -1,0 +1,21 @@
+/* kconv: template matching on the CPU
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef KMATCH_CPU_H
+#define KMATCH_CPU_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/* Both fill map[(y * mw) + x] = SAD at position (x, y) of a frame whose
+ * samples are packed (ch per pixel, rows `stride` bytes apart, starting at
+ * the region's corner), for x < mw, y < mh.  The template is packed too. */
+void kmatch_reference_map (const uint8_t * frame, ptrdiff_t stride,
+    const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
+    uint64_t * map);
+void kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
+    const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
+    uint64_t * map, int n_threads);
+
+#endif

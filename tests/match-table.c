@@ -1,0 +1,162 @@
+/* kconv: a matching backend against the scalar reference, over a table
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Random frames with padded strides and 1, 3 or 4-byte pixels, templates
+ * from 1x1 to the size of the frame, planted copies with noise, ties and
+ * search regions: the SAD maps must be equal and the positions the same.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "match-table.h"
+
+static unsigned rng;
+
+static unsigned
+rnd (void)
+{
+  rng = rng * 1664525u + 1013904223u;
+  return rng >> 8;
+}
+
+static int
+rnd_range (int lo, int hi)
+{
+  return lo + (int) (rnd () % (unsigned) (hi - lo + 1));
+}
+
+typedef struct {
+  int ps, ch, offsets[3];
+} Layout;
+
+static const Layout layouts[] = {
+  {1, 1, {0}}, {3, 3, {0, 1, 2}}, {4, 3, {1, 2, 3}}, {4, 1, {2}},
+};
+
+/* plants the template (plus noise of +-noise) at (px, py) */
+static void
+plant (uint8_t * frame, ptrdiff_t stride, const Layout * lay,
+    const uint8_t * t, int tw, int th, int px, int py, int noise)
+{
+  for (int j = 0; j < th; j++)
+    for (int i = 0; i < tw; i++)
+      for (int c = 0; c < lay->ch; c++) {
+        int v = t[(j * tw + i) * lay->ch + c];
+        if (noise)
+          v += rnd_range (-noise, noise);
+        v = v < 0 ? 0 : v > 255 ? 255 : v;
+        frame[(py + j) * stride + (px + i) * lay->ps + lay->offsets[c]] =
+            (uint8_t) v;
+      }
+}
+
+static void
+run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
+    int th, int use_region, int max_matches, int planted, int ties)
+{
+  ptrdiff_t stride = (ptrdiff_t) w * lay->ps + rnd_range (0, 19);
+  uint8_t *frame = malloc (stride * h);
+  uint8_t *t = malloc ((size_t) tw * th * lay->ch);
+  for (ptrdiff_t i = 0; i < stride * h; i++)
+    frame[i] = ties ? (uint8_t) (rnd () % 2) : (uint8_t) rnd ();
+  for (int i = 0; i < tw * th * lay->ch; i++)
+    t[i] = ties ? (uint8_t) (rnd () % 2) : (uint8_t) rnd ();
+  int px = rnd_range (0, w - tw), py = rnd_range (0, h - th);
+  if (planted)
+    plant (frame, stride, lay, t, tw, th, px, py, planted > 1 ? 3 : 0);
+
+  KMatchRegion region = { 0, 0, w, h };
+  if (use_region) {
+    region.x = rnd_range (0, w - tw);
+    region.y = rnd_range (0, h - th);
+    region.width = rnd_range (tw, w - region.x);
+    region.height = rnd_range (th, h - region.y);
+  }
+  int mw = region.width - tw + 1, mh = region.height - th + 1;
+  uint64_t *map_ref = malloc (sizeof (uint64_t) * mw * mh);
+  uint64_t *map = malloc (sizeof (uint64_t) * mw * mh);
+  memset (map, 0xa5, sizeof (uint64_t) * mw * mh);
+
+  KConvImage im = { frame, w, h, stride, lay->ps, lay->ch,
+    {lay->offsets[0], lay->offsets[1], lay->offsets[2]}
+  };
+  KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
+  KConvOptions opt = { backend, rnd_range (1, 3), -1 };
+  KMatch *mr = NULL, *m = NULL;
+  KMatchPosition pr[8], p[8];
+  int nr = 0, n = 0;
+  int ok = kmatch_new (&ref_opt, &mr) == KCONV_OK
+      && kmatch_new (&opt, &m) == KCONV_OK
+      && kmatch_set_template (mr, t, tw, th, (ptrdiff_t) tw * lay->ch,
+      lay->ch) == KCONV_OK
+      && kmatch_set_template (m, t, tw, th, (ptrdiff_t) tw * lay->ch,
+      lay->ch) == KCONV_OK
+      && kmatch_search (mr, &im, use_region ? &region : NULL, max_matches, pr,
+      &nr, map_ref) == KCONV_OK
+      && kmatch_search (m, &im, use_region ? &region : NULL, max_matches, p,
+      &n, map) == KCONV_OK;
+  char what[160];
+  snprintf (what, sizeof what, "%dx%d (ps %d, %d ch) template %dx%d, region "
+      "%d,%d %dx%d, %d matches%s%s", w, h, lay->ps, lay->ch, tw, th,
+      region.x, region.y, region.width, region.height, max_matches,
+      planted ? ", planted" : "", ties ? ", ties" : "");
+  CHECK (ok, "%s: search failed", what);
+  if (ok) {
+    CHECK (memcmp (map, map_ref, sizeof (uint64_t) * mw * mh) == 0,
+        "%s: SAD maps differ", what);
+    CHECK (n == nr && memcmp (p, pr, sizeof (KMatchPosition) * n) == 0,
+        "%s: positions differ (%d,%d vs %d,%d)", what, n ? p[0].x : -1,
+        n ? p[0].y : -1, nr ? pr[0].x : -1, nr ? pr[0].y : -1);
+    if (planted == 1 && !use_region && !ties)
+      CHECK (p[0].sad == 0 && (p[0].y < py || (p[0].y == py && p[0].x <= px)),
+          "%s: planted copy at %d,%d not found (got %d,%d)", what, px, py,
+          p[0].x, p[0].y);
+    /* the reference's own ties rule: nothing earlier is as good */
+    for (int y = 0; ok && y < mh; y++)
+      for (int x = 0; x < mw; x++) {
+        uint64_t s = map_ref[y * mw + x];
+        int before = y + region.y < pr[0].y || (y + region.y == pr[0].y
+            && x + region.x < pr[0].x);
+        if (s < pr[0].sad || (s == pr[0].sad && before)) {
+          CHECK (0, "%s: (%d,%d) beats the best", what, x, y);
+          ok = 0;
+          break;
+        }
+      }
+    for (int a = 0; a < n; a++)
+      for (int b = a + 1; b < n; b++)
+        CHECK (!(p[a].x < p[b].x + tw && p[b].x < p[a].x + tw
+                && p[a].y < p[b].y + th && p[b].y < p[a].y + th),
+            "%s: matches %d and %d overlap", what, a, b);
+  }
+  kmatch_free (mr);
+  kmatch_free (m);
+  free (frame);
+  free (t);
+  free (map);
+  free (map_ref);
+}
+
+void
+match_table_run (KConvBackend backend, unsigned seed)
+{
+  static const int sizes[][2] = {
+    {1, 1}, {2, 3}, {17, 5}, {64, 48}, {101, 37}, {33, 97}
+  };
+  rng = seed;
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+      int w = sizes[s][0], h = sizes[s][1];
+      /* 1x1, as large as the frame, and odd sizes between */
+      run_case (backend, &layouts[l], w, h, 1, 1, 0, 1, 1, 0);
+      run_case (backend, &layouts[l], w, h, w, h, 0, 1, 0, 0);
+      for (int k = 0; k < 4; k++) {
+        int tw = rnd_range (1, w), th = rnd_range (1, h);
+        run_case (backend, &layouts[l], w, h, tw, th, k == 3, 1 + k % 3,
+            1 + k % 2, 0);
+      }
+      run_case (backend, &layouts[l], w, h, rnd_range (1, w),
+          rnd_range (1, h), 0, 4, 0, 1);
+    }
+}

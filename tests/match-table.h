@@ -1,0 +1,12 @@
+/* kconv: a matching backend against the scalar reference, over a table
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef KCONV_MATCH_TABLE_H
+#define KCONV_MATCH_TABLE_H
+
+#include "kmatch.h"
+
+void match_table_run (KConvBackend backend, unsigned seed);
+
+#endif

@@ -1,0 +1,31 @@
+/* kconv: the OpenMP matcher against the scalar reference
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdlib.h>
+#include "check.h"
+#include "match-table.h"
+
+int
+main (int argc, char **argv)
+{
+  unsigned seed = argc > 1 ? (unsigned) strtoul (argv[1], NULL, 0) : 20261122u;
+  printf ("seed %u\n", seed);
+  match_table_run (KCONV_BACKEND_CPU, seed);
+
+  /* errors: a template larger than the region, mismatched channels */
+  KMatch *m;
+  uint8_t px[16] = { 0 };
+  KMatchPosition p;
+  int n;
+  KConvImage im = { px, 2, 2, 2, 1, 1, {0} };
+  CHECK (kmatch_new (NULL, &m) == KCONV_OK, "create");
+  CHECK (kmatch_set_template (m, px, 3, 1, 3, 1) == KCONV_OK, "template");
+  CHECK (kmatch_search (m, &im, NULL, 1, &p, &n, NULL) ==
+      KCONV_ERROR_INVALID_ARGUMENT, "template wider than the frame refused");
+  CHECK (kmatch_set_template (m, px, 1, 1, 3, 3) == KCONV_OK, "template");
+  CHECK (kmatch_search (m, &im, NULL, 1, &p, &n, NULL) ==
+      KCONV_ERROR_INVALID_ARGUMENT, "3-channel template on grey refused");
+  kmatch_free (m);
+  return check_summary ();
+}
