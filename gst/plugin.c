@@ -8,6 +8,7 @@
 
 #include <gst/gst.h>
 #include "gstkconvfilter.h"
+#include "gstkpatternmatch.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -15,6 +16,7 @@ plugin_init (GstPlugin * plugin)
   gboolean ret = FALSE;
 
   ret |= GST_ELEMENT_REGISTER (kconvfilter, plugin);
+  ret |= GST_ELEMENT_REGISTER (kpatternmatch, plugin);
 
   return ret;
 }

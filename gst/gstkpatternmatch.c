@@ -1,0 +1,889 @@
+/* GStreamer kconv plugin
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-kpatternmatch
+ * @title: kpatternmatch
+ *
+ * Finds a template in every frame by the Sum of Absolute Differences,
+ * exhaustively and exactly, and reports where it is: an element message
+ * named "kpatternmatch" per frame (found, x, y, width, height, sad, score,
+ * the list of matches when max-matches > 1, timestamp, stream-time,
+ * running-time, duration) and a GstVideoRegionOfInterestMeta per match
+ * ("kpatternmatch", with the score as a parameter).  The video passes
+ * through unchanged unless draw is set.
+ *
+ * score = sad / (255 * width * height * channels): 0 is a perfect match.
+ * Among equal sums the topmost, then leftmost position wins.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 -m videotestsrc ! kpatternmatch template-region="100,80,40,30" draw=true ! videoconvert ! autovideosink
+ * ]| Cuts a template from the first frame and follows it, drawing a box.
+ * |[
+ * gst-launch-1.0 -m filesrc location=in.mp4 ! decodebin ! videoconvert ! kpatternmatch template-location=logo.png threshold=0.1 ! fakesink
+ * ]| Looks for a logo, reporting it only where it is a close match.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <string.h>
+#include <gst/base/gstbasetransform.h>
+
+#include "gstkpatternmatch.h"
+#include "kmatch-template.h"
+#include "kmatch.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_kpattern_match_debug);
+#define GST_CAT_DEFAULT gst_kpattern_match_debug
+
+typedef enum
+{
+  GST_KMATCH_ON_LUMA,
+  GST_KMATCH_ON_COLOR,
+} GstKMatchOn;
+
+enum
+{
+  PROP_0,
+  PROP_TEMPLATE_LOCATION,
+  PROP_TEMPLATE_REGION,
+  PROP_SEARCH_REGION,
+  PROP_SEARCH_RADIUS,
+  PROP_THRESHOLD,
+  PROP_MAX_MATCHES,
+  PROP_DRAW,
+  PROP_MATCH_ON,
+  PROP_BACKEND,
+  PROP_DEVICE_ID,
+  PROP_N_THREADS,
+  N_PROPERTIES
+};
+
+enum
+{
+  SIGNAL_SET_TEMPLATE,
+  N_SIGNALS
+};
+
+#define DEFAULT_SEARCH_RADIUS 0
+#define DEFAULT_THRESHOLD 1.0
+#define DEFAULT_MAX_MATCHES 1
+#define DEFAULT_DRAW FALSE
+#define DEFAULT_MATCH_ON GST_KMATCH_ON_LUMA
+#define DEFAULT_BACKEND KCONV_BACKEND_AUTO
+#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_N_THREADS 0
+#define MAX_MATCHES 64
+
+static GParamSpec *properties[N_PROPERTIES];
+static guint signals[N_SIGNALS];
+
+/* Set by properties and the action signal; under the object lock. */
+typedef struct
+{
+  gchar *template_location;
+  GstSample *template_rgb;      /* from the file or the signal */
+  gboolean cut_pending;         /* template-region: cut from the next frame */
+  KMatchRegion template_region;
+  gboolean has_search_region;
+  KMatchRegion search_region;
+  gint search_radius;
+  gdouble threshold;
+  gint max_matches;
+  gboolean draw;
+  GstKMatchOn match_on;
+  KConvBackend backend;
+  gint device_id;
+  guint n_threads;
+} Settings;
+
+struct _GstKPatternMatch
+{
+  GstVideoFilter parent;
+
+  Settings settings;
+  guint template_cookie;        /* bumped when the template source changes */
+  guint matcher_cookie;         /* bumped when backend or threads change */
+
+  /* streaming thread only */
+  KMatch *matcher;
+  guint matcher_built;
+  guint template_built;
+  gboolean have_template;
+  guint8 *tmpl;                 /* the packed template, kept for new matchers */
+  GstVideoFormat template_format;
+  gint template_channels;
+  gint tw, th;
+  guint8 *luma;                 /* luma plane of RGB frames */
+  gsize luma_size;
+  gboolean have_last;
+  KMatchPosition last;
+  gboolean warned_size, warned_color;
+};
+
+#define FORMATS "{ GRAY8, RGB, BGR, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
+    "xRGB, xBGR, I420, NV12 }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+
+#define gst_kpattern_match_parent_class parent_class
+G_DEFINE_TYPE (GstKPatternMatch, gst_kpattern_match, GST_TYPE_VIDEO_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (kpatternmatch, "kpatternmatch", GST_RANK_NONE,
+    GST_TYPE_KPATTERN_MATCH);
+
+#define GST_TYPE_KMATCH_ON (gst_kmatch_on_get_type ())
+static GType
+gst_kmatch_on_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_KMATCH_ON_LUMA, "Luma (grey) samples", "luma"},
+    {GST_KMATCH_ON_COLOR, "R, G and B, summed (RGB formats)", "color"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstKMatchOn", values));
+  return type;
+}
+
+#define GST_TYPE_KMATCH_BACKEND (gst_kmatch_backend_get_type ())
+static GType
+gst_kmatch_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {KCONV_BACKEND_AUTO, "The best available (the CPU for now)", "auto"},
+    {KCONV_BACKEND_CPU, "CPU (OpenMP)", "cpu"},
+    {KCONV_BACKEND_CUDA, "CUDA (not available yet: fails)", "cuda"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstKMatchBackend",
+            values));
+  return type;
+}
+
+/* "x,y,w,h" with w, h >= 1; FALSE for anything else */
+static gboolean
+parse_region (const gchar * text, KMatchRegion * r)
+{
+  char tail;
+  return text && sscanf (text, " %d , %d , %d , %d %c", &r->x, &r->y,
+      &r->width, &r->height, &tail) == 4 && r->x >= 0 && r->y >= 0
+      && r->width >= 1 && r->height >= 1;
+}
+
+static gchar *
+format_region (const KMatchRegion * r)
+{
+  return g_strdup_printf ("%d,%d,%d,%d", r->x, r->y, r->width, r->height);
+}
+
+static void
+gst_kpattern_match_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (object);
+  Settings *s = &self->settings;
+
+  switch (prop_id) {
+    case PROP_TEMPLATE_LOCATION:
+      GST_OBJECT_LOCK (self);
+      g_free (s->template_location);
+      s->template_location = g_value_dup_string (value);
+      GST_OBJECT_UNLOCK (self);
+      /* loaded (and checked) at start, or right away while running */
+      if (GST_STATE (self) >= GST_STATE_READY && s->template_location) {
+        GError *err = NULL;
+        GstSample *rgb = kmatch_template_load_file (s->template_location,
+            &err);
+        if (!rgb) {
+          GST_ELEMENT_WARNING (self, RESOURCE, READ, ("%s", err->message),
+              (NULL));
+          g_clear_error (&err);
+          return;
+        }
+        GST_OBJECT_LOCK (self);
+        g_clear_pointer (&s->template_rgb, gst_sample_unref);
+        s->template_rgb = rgb;
+        s->cut_pending = FALSE;
+        self->template_cookie++;
+        GST_OBJECT_UNLOCK (self);
+      }
+      break;
+    case PROP_TEMPLATE_REGION:{
+      KMatchRegion r;
+      const gchar *text = g_value_get_string (value);
+      if (!parse_region (text, &r)) {
+        g_warning ("%s: template-region must be \"x,y,width,height\"; \"%s\" "
+            "refused", GST_OBJECT_NAME (self), text ? text : "");
+        return;
+      }
+      GST_OBJECT_LOCK (self);
+      s->template_region = r;
+      s->cut_pending = TRUE;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    }
+    case PROP_SEARCH_REGION:{
+      KMatchRegion r = { 0 };
+      const gchar *text = g_value_get_string (value);
+      gboolean whole = !text || !*text;
+      if (!whole && !parse_region (text, &r)) {
+        g_warning ("%s: search-region must be \"x,y,width,height\" (or empty "
+            "for the whole frame); \"%s\" refused", GST_OBJECT_NAME (self),
+            text);
+        return;
+      }
+      GST_OBJECT_LOCK (self);
+      s->has_search_region = !whole;
+      s->search_region = r;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    }
+    case PROP_SEARCH_RADIUS:
+      GST_OBJECT_LOCK (self);
+      s->search_radius = g_value_get_int (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_THRESHOLD:{
+      gdouble t = g_value_get_double (value);
+      if (!(t >= 0.0 && t <= 1.0)) {
+        g_warning ("%s: threshold must be between 0 and 1; %g refused",
+            GST_OBJECT_NAME (self), t);
+        return;
+      }
+      GST_OBJECT_LOCK (self);
+      s->threshold = t;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    }
+    case PROP_MAX_MATCHES:
+      GST_OBJECT_LOCK (self);
+      s->max_matches = g_value_get_int (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_DRAW:
+      GST_OBJECT_LOCK (self);
+      s->draw = g_value_get_boolean (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_MATCH_ON:
+      GST_OBJECT_LOCK (self);
+      s->match_on = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_BACKEND:
+      GST_OBJECT_LOCK (self);
+      s->backend = g_value_get_enum (value);
+      self->matcher_cookie++;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_DEVICE_ID:
+      GST_OBJECT_LOCK (self);
+      s->device_id = g_value_get_int (value);
+      self->matcher_cookie++;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_N_THREADS:
+      GST_OBJECT_LOCK (self);
+      s->n_threads = g_value_get_uint (value);
+      self->matcher_cookie++;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_kpattern_match_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (object);
+  Settings *s = &self->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_TEMPLATE_LOCATION:
+      g_value_set_string (value, s->template_location);
+      break;
+    case PROP_TEMPLATE_REGION:
+      g_value_take_string (value, s->template_region.width ?
+          format_region (&s->template_region) : NULL);
+      break;
+    case PROP_SEARCH_REGION:
+      g_value_take_string (value, s->has_search_region ?
+          format_region (&s->search_region) : NULL);
+      break;
+    case PROP_SEARCH_RADIUS:
+      g_value_set_int (value, s->search_radius);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_double (value, s->threshold);
+      break;
+    case PROP_MAX_MATCHES:
+      g_value_set_int (value, s->max_matches);
+      break;
+    case PROP_DRAW:
+      g_value_set_boolean (value, s->draw);
+      break;
+    case PROP_MATCH_ON:
+      g_value_set_enum (value, s->match_on);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, s->backend);
+      break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, s->device_id);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, s->n_threads);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* The action signal: any raw video sample becomes the template. */
+static gboolean
+gst_kpattern_match_set_template (GstKPatternMatch * self, GstSample * sample)
+{
+  GError *err = NULL;
+  GstSample *rgb;
+
+  if (!sample || !gst_sample_get_buffer (sample) || !gst_sample_get_caps
+      (sample)) {
+    GST_WARNING_OBJECT (self, "set-template needs a sample with caps");
+    return FALSE;
+  }
+  if (!(rgb = kmatch_template_to_rgb (sample, &err))) {
+    GST_WARNING_OBJECT (self, "set-template: %s", err->message);
+    g_clear_error (&err);
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->settings.template_rgb, gst_sample_unref);
+  self->settings.template_rgb = rgb;
+  self->settings.cut_pending = FALSE;
+  self->template_cookie++;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static gboolean
+gst_kpattern_match_start (GstBaseTransform * trans)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
+
+  GST_OBJECT_LOCK (self);
+  gchar *location = g_strdup (self->settings.template_location);
+  KConvBackend backend = self->settings.backend;
+  GST_OBJECT_UNLOCK (self);
+
+  if (backend == KCONV_BACKEND_CUDA) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("backend=cuda requested but it is not available"),
+        ("kpatternmatch has no CUDA matcher yet"));
+    g_free (location);
+    return FALSE;
+  }
+  if (location) {
+    GError *err = NULL;
+    GstSample *rgb = kmatch_template_load_file (location, &err);
+    if (!rgb) {
+      GST_ELEMENT_ERROR (self, RESOURCE, READ,
+          ("Could not load the template \"%s\"", location), ("%s",
+              err->message));
+      g_clear_error (&err);
+      g_free (location);
+      return FALSE;
+    }
+    GST_OBJECT_LOCK (self);
+    g_clear_pointer (&self->settings.template_rgb, gst_sample_unref);
+    self->settings.template_rgb = rgb;
+    self->template_cookie++;
+    GST_OBJECT_UNLOCK (self);
+  }
+  g_free (location);
+  self->have_last = FALSE;
+  self->warned_size = self->warned_color = FALSE;
+  return TRUE;
+}
+
+static gboolean
+gst_kpattern_match_stop (GstBaseTransform * trans)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
+
+  kmatch_free (self->matcher);
+  self->matcher = NULL;
+  g_clear_pointer (&self->luma, g_free);
+  self->luma_size = 0;
+  self->template_built = 0;
+  self->have_template = FALSE;
+  g_clear_pointer (&self->tmpl, g_free);
+  return TRUE;
+}
+
+/* The frame's samples to match, as an image for the core: a luma plane
+ * (the frame's own for grey and YUV, computed for RGB) or R, G, B. */
+static gboolean
+match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
+    KConvImage * im)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  memset (im, 0, sizeof *im);
+  im->width = GST_VIDEO_FRAME_WIDTH (frame);
+  im->height = GST_VIDEO_FRAME_HEIGHT (frame);
+
+  if (channels == 3) {
+    im->data = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
+    im->stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+    im->pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0);
+    im->n_channels = 3;
+    for (int c = 0; c < 3; c++)
+      im->channel_offset[c] = GST_VIDEO_FRAME_COMP_POFFSET (frame, c);
+    return TRUE;
+  }
+  im->n_channels = 1;
+  im->pixel_stride = 1;
+  if (GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo)
+      || GST_VIDEO_FORMAT_INFO_IS_YUV (finfo)) {
+    im->data = GST_VIDEO_FRAME_COMP_DATA (frame, GST_VIDEO_COMP_Y);
+    im->stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, GST_VIDEO_COMP_Y);
+    return TRUE;
+  }
+  gsize need = (gsize) im->width * im->height;
+  if (need > self->luma_size) {
+    g_free (self->luma);
+    self->luma = g_malloc (need);
+    self->luma_size = need;
+  }
+  const gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0);
+  const gint ro = GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_R);
+  const gint go = GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_G);
+  const gint bo = GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_B);
+  for (gint y = 0; y < im->height; y++) {
+    const guint8 *s = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+    guint8 *d = self->luma + (gsize) y * im->width;
+    for (gint x = 0; x < im->width; x++, s += ps)
+      d[x] = kmatch_luma (finfo, s[ro], s[go], s[bo]);
+  }
+  im->data = self->luma;
+  im->stride = im->width;
+  return TRUE;
+}
+
+/* Builds the matcher and its template when something they depend on
+ * changed; FALSE (and an element error) when the backend cannot run. */
+static gboolean
+ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
+    const Settings * snap, guint template_cookie, guint matcher_cookie,
+    gint channels, const KConvImage * im)
+{
+  if (!self->matcher || self->matcher_built != matcher_cookie) {
+    KConvOptions opt = { snap->backend, (int) snap->n_threads,
+      snap->device_id
+    };
+    kmatch_free (self->matcher);
+    self->matcher = NULL;
+    KConvStatus st = kmatch_new (&opt, &self->matcher);
+    if (st != KCONV_OK) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("Could not set up template matching"), ("%s",
+              kconv_status_string (st)));
+      return FALSE;
+    }
+    GST_DEBUG_OBJECT (self, "matching on %s",
+        kconv_backend_name (kmatch_backend (self->matcher)));
+    self->matcher_built = matcher_cookie;
+    self->have_template = self->tmpl && kmatch_set_template (self->matcher,
+        self->tmpl, self->tw, self->th, (ptrdiff_t) self->tw *
+        self->template_channels, self->template_channels) == KCONV_OK;
+  }
+
+  GstVideoFormat fmt = GST_VIDEO_FRAME_FORMAT (frame);
+  if (snap->cut_pending) {
+    /* template-region: cut from this frame, in the samples matched */
+    KMatchRegion r = snap->template_region;
+    if (r.x + r.width > im->width || r.y + r.height > im->height) {
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+          ("template-region %d,%d,%d,%d lies outside the %dx%d frame", r.x,
+              r.y, r.width, r.height, im->width, im->height), (NULL));
+    } else {
+      const guint8 *base = im->data + (gsize) r.y * im->stride +
+          (gsize) r.x * im->pixel_stride;
+      guint8 *t = g_malloc ((gsize) r.width * r.height * channels);
+      for (gint y = 0; y < r.height; y++)
+        for (gint x = 0; x < r.width; x++)
+          for (gint c = 0; c < channels; c++)
+            t[((gsize) y * r.width + x) * channels + c] =
+                base[(gsize) y * im->stride + (gsize) x * im->pixel_stride +
+                im->channel_offset[c]];
+      kmatch_set_template (self->matcher, t, r.width, r.height,
+          (ptrdiff_t) r.width * channels, channels);
+      g_free (self->tmpl);
+      self->tmpl = t;
+      self->tw = r.width;
+      self->th = r.height;
+      self->template_channels = channels;
+      self->template_format = fmt;
+      self->have_template = TRUE;
+      self->have_last = FALSE;
+      self->warned_size = FALSE;
+      GST_INFO_OBJECT (self, "template %dx%d cut at %d,%d", r.width, r.height,
+          r.x, r.y);
+    }
+    GST_OBJECT_LOCK (self);
+    if (self->template_cookie == template_cookie)
+      self->settings.cut_pending = FALSE;
+    self->template_cookie++;    /* the cut template is the one now */
+    self->template_built = self->template_cookie;
+    GST_OBJECT_UNLOCK (self);
+    return TRUE;
+  }
+
+  if (snap->template_rgb && (self->template_built != template_cookie
+          || self->template_format != fmt
+          || self->template_channels != channels)) {
+    gint w, h;
+    guint8 *t = kmatch_template_pack (snap->template_rgb, frame->info.finfo,
+        channels, &w, &h);
+    if (t) {
+      kmatch_set_template (self->matcher, t, w, h, (ptrdiff_t) w * channels,
+          channels);
+      g_free (self->tmpl);
+      self->tmpl = t;
+      self->tw = w;
+      self->th = h;
+      self->template_channels = channels;
+      self->template_format = fmt;
+      self->have_template = TRUE;
+      self->have_last = FALSE;
+      self->warned_size = FALSE;
+    }
+    self->template_built = template_cookie;
+  }
+  return TRUE;
+}
+
+static KMatchRegion
+clip_region (KMatchRegion r, gint width, gint height)
+{
+  gint x1 = MIN (r.x + r.width, width), y1 = MIN (r.y + r.height, height);
+  r.x = CLAMP (r.x, 0, width);
+  r.y = CLAMP (r.y, 0, height);
+  r.width = MAX (0, x1 - r.x);
+  r.height = MAX (0, y1 - r.y);
+  return r;
+}
+
+/* A 2-pixel outline in plane 0: green on RGB, white on luma. */
+static void
+draw_box (GstVideoFrame * frame, const KMatchPosition * p, gint w, gint h)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  gboolean rgb = GST_VIDEO_FORMAT_INFO_IS_RGB (finfo);
+  gint ps = rgb ? GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0) : 1;
+  guint8 *data = rgb ? GST_VIDEO_FRAME_PLANE_DATA (frame, 0) :
+      GST_VIDEO_FRAME_COMP_DATA (frame, GST_VIDEO_COMP_Y);
+  gint stride = rgb ? GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0) :
+      GST_VIDEO_FRAME_COMP_STRIDE (frame, GST_VIDEO_COMP_Y);
+  gint fw = GST_VIDEO_FRAME_WIDTH (frame), fh = GST_VIDEO_FRAME_HEIGHT (frame);
+
+  for (gint y = p->y; y < p->y + h && y < fh; y++)
+    for (gint x = p->x; x < p->x + w && x < fw; x++) {
+      gboolean edge = x - p->x < 2 || p->x + w - 1 - x < 2 || y - p->y < 2
+          || p->y + h - 1 - y < 2;
+      if (!edge)
+        continue;
+      guint8 *px = data + (gsize) y * stride + (gsize) x * ps;
+      if (rgb) {
+        px[GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_R)] = 0;
+        px[GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_G)] = 255;
+        px[GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_B)] = 0;
+      } else {
+        *px = 255;
+      }
+    }
+}
+
+static GstStructure *
+match_structure (const gchar * name, const KMatchPosition * p, gint w, gint h,
+    gdouble score)
+{
+  return gst_structure_new (name, "x", G_TYPE_INT, p->x, "y", G_TYPE_INT,
+      p->y, "width", G_TYPE_INT, w, "height", G_TYPE_INT, h, "sad",
+      G_TYPE_UINT64, (guint64) p->sad, "score", G_TYPE_DOUBLE, score, NULL);
+}
+
+static void
+post_message (GstKPatternMatch * self, GstBuffer * buf,
+    const KMatchPosition * matches, gint n, gint w, gint h, gdouble norm,
+    gint max_matches)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime ts = GST_BUFFER_PTS (buf);
+  GstStructure *s = n > 0 ?
+      match_structure ("kpatternmatch", &matches[0], w, h,
+      matches[0].sad / norm) :
+      gst_structure_new ("kpatternmatch", "x", G_TYPE_INT, -1, "y",
+      G_TYPE_INT, -1, "width", G_TYPE_INT, w, "height", G_TYPE_INT, h,
+      "sad", G_TYPE_UINT64, G_GUINT64_CONSTANT (0), "score", G_TYPE_DOUBLE,
+      1.0, NULL);
+  gst_structure_set (s, "found", G_TYPE_BOOLEAN, n > 0,
+      "timestamp", G_TYPE_UINT64, ts,
+      "stream-time", G_TYPE_UINT64, gst_segment_to_stream_time (&trans->segment,
+          GST_FORMAT_TIME, ts),
+      "running-time", G_TYPE_UINT64,
+      gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, ts),
+      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
+  if (max_matches > 1) {
+    GValue list = G_VALUE_INIT, item = G_VALUE_INIT;
+    g_value_init (&list, GST_TYPE_LIST);
+    for (gint i = 0; i < n; i++) {
+      g_value_init (&item, GST_TYPE_STRUCTURE);
+      g_value_take_boxed (&item, match_structure ("match", &matches[i], w, h,
+              matches[i].sad / norm));
+      gst_value_list_append_and_take_value (&list, &item);
+    }
+    gst_structure_take_value (s, "matches", &list);
+  }
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+static GstFlowReturn
+gst_kpattern_match_transform_frame_ip (GstVideoFilter * vfilter,
+    GstVideoFrame * frame)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (vfilter);
+  Settings snap;
+
+  GST_OBJECT_LOCK (self);
+  snap = self->settings;
+  if (snap.template_rgb)
+    gst_sample_ref (snap.template_rgb);
+  snap.template_location = NULL;
+  guint template_cookie = self->template_cookie;
+  guint matcher_cookie = self->matcher_cookie;
+  GST_OBJECT_UNLOCK (self);
+
+  gint channels = 1;
+  if (snap.match_on == GST_KMATCH_ON_COLOR) {
+    if (GST_VIDEO_INFO_IS_RGB (&frame->info)) {
+      channels = 3;
+    } else if (!self->warned_color) {
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+          ("match-on=color needs RGB video; matching on luma"), (NULL));
+      self->warned_color = TRUE;
+    }
+  }
+
+  KConvImage im;
+  match_image (self, frame, channels, &im);
+  gboolean ok = ensure_matcher (self, frame, &snap, template_cookie,
+      matcher_cookie, channels, &im);
+  if (snap.template_rgb)
+    gst_sample_unref (snap.template_rgb);
+  if (!ok)
+    return GST_FLOW_ERROR;
+  if (!self->have_template || self->template_channels != channels)
+    return GST_FLOW_OK;         /* no template yet: nothing to report */
+
+  /* where to look: the search region, narrowed around the last match */
+  KMatchRegion region = { 0, 0, im.width, im.height };
+  if (snap.has_search_region)
+    region = clip_region (snap.search_region, im.width, im.height);
+  KMatchRegion wide = region;
+  if (snap.search_radius > 0 && self->have_last) {
+    KMatchRegion near = { self->last.x - snap.search_radius,
+      self->last.y - snap.search_radius, self->tw + 2 * snap.search_radius,
+      self->th + 2 * snap.search_radius
+    };
+    near = clip_region (near, im.width, im.height);
+    KMatchRegion both = clip_region (near, region.x + region.width,
+        region.y + region.height);
+    both.width -= MAX (0, region.x - both.x);
+    both.height -= MAX (0, region.y - both.y);
+    both.x = MAX (both.x, region.x);
+    both.y = MAX (both.y, region.y);
+    if (both.width >= self->tw && both.height >= self->th)
+      region = both;
+  }
+
+  KMatchPosition matches[MAX_MATCHES];
+  gint n = 0;
+  const gdouble norm = 255.0 * self->tw * self->th * channels;
+  if (self->tw > region.width || self->th > region.height) {
+    if (!self->warned_size) {
+      GST_ELEMENT_WARNING (self, STREAM, FAILED,
+          ("The %dx%d template does not fit the %dx%d search area",
+              self->tw, self->th, wide.width, wide.height), (NULL));
+      self->warned_size = TRUE;
+    }
+  } else {
+    KConvStatus st = kmatch_search (self->matcher, &im, &region,
+        snap.max_matches, matches, &n, NULL);
+    if (st != KCONV_OK) {
+      GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Template search failed"),
+          ("%s", kconv_status_string (st)));
+      return GST_FLOW_ERROR;
+    }
+    /* only matches at or under the threshold count */
+    gint kept = 0;
+    for (gint i = 0; i < n; i++)
+      if (matches[i].sad / norm <= snap.threshold)
+        matches[kept++] = matches[i];
+    n = kept;
+  }
+
+  self->have_last = n > 0;
+  if (n > 0)
+    self->last = matches[0];
+
+  for (gint i = 0; i < n; i++) {
+    GstVideoRegionOfInterestMeta *meta =
+        gst_buffer_add_video_region_of_interest_meta (frame->buffer,
+        "kpatternmatch", matches[i].x, matches[i].y, self->tw, self->th);
+    gst_video_region_of_interest_meta_add_param (meta,
+        gst_structure_new ("kpatternmatch", "score", G_TYPE_DOUBLE,
+            matches[i].sad / norm, "sad", G_TYPE_UINT64,
+            (guint64) matches[i].sad, NULL));
+    if (snap.draw)
+      draw_box (frame, &matches[i], self->tw, self->th);
+  }
+  post_message (self, frame->buffer, matches, n, self->tw, self->th, norm,
+      snap.max_matches);
+  return GST_FLOW_OK;
+}
+
+static void
+gst_kpattern_match_finalize (GObject * object)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (object);
+
+  kmatch_free (self->matcher);
+  g_free (self->luma);
+  g_free (self->tmpl);
+  g_free (self->settings.template_location);
+  g_clear_pointer (&self->settings.template_rgb, gst_sample_unref);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *vfilter_class = GST_VIDEO_FILTER_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  GST_DEBUG_CATEGORY_INIT (gst_kpattern_match_debug, "kpatternmatch", 0,
+      "kconv template matching");
+
+  gobject_class->set_property = gst_kpattern_match_set_property;
+  gobject_class->get_property = gst_kpattern_match_get_property;
+  gobject_class->finalize = gst_kpattern_match_finalize;
+
+  properties[PROP_TEMPLATE_LOCATION] = g_param_spec_string
+      ("template-location", "Template location",
+      "Image file to look for (any format GStreamer decodes: PNG, JPEG, ...)",
+      NULL, flags);
+  properties[PROP_TEMPLATE_REGION] = g_param_spec_string ("template-region",
+      "Template region", "\"x,y,width,height\": cut the template from the "
+      "next frame", NULL, flags);
+  properties[PROP_SEARCH_REGION] = g_param_spec_string ("search-region",
+      "Search region", "\"x,y,width,height\": the template must lie inside "
+      "it (empty: the whole frame)", NULL, flags);
+  properties[PROP_SEARCH_RADIUS] = g_param_spec_int ("search-radius",
+      "Search radius", "Track: search only this many pixels around the last "
+      "match (0 = everywhere; a frame without a match searches everywhere)",
+      0, G_MAXINT, DEFAULT_SEARCH_RADIUS, flags);
+  properties[PROP_THRESHOLD] = g_param_spec_double ("threshold", "Threshold",
+      "Largest score that counts as found: sad / (255 * width * height * "
+      "channels), 0 = identical", 0.0, 1.0, DEFAULT_THRESHOLD,
+      flags | GST_PARAM_CONTROLLABLE);
+  properties[PROP_MAX_MATCHES] = g_param_spec_int ("max-matches",
+      "Max matches", "Report this many best non-overlapping matches", 1,
+      MAX_MATCHES, DEFAULT_MAX_MATCHES, flags);
+  properties[PROP_DRAW] = g_param_spec_boolean ("draw", "Draw",
+      "Draw a box around each match", DEFAULT_DRAW, flags);
+  properties[PROP_MATCH_ON] = g_param_spec_enum ("match-on", "Match on",
+      "Which samples are compared", GST_TYPE_KMATCH_ON, DEFAULT_MATCH_ON,
+      flags);
+  properties[PROP_BACKEND] = g_param_spec_enum ("backend", "Backend",
+      "Where the search runs", GST_TYPE_KMATCH_BACKEND, DEFAULT_BACKEND,
+      flags);
+  properties[PROP_DEVICE_ID] = g_param_spec_int ("device-id", "Device ID",
+      "CUDA device (-1 = the default device)", -1, 1023, DEFAULT_DEVICE_ID,
+      flags);
+  properties[PROP_N_THREADS] = g_param_spec_uint ("n-threads", "Threads",
+      "CPU threads (0 = one per core)", 0, 1024, DEFAULT_N_THREADS, flags);
+  g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
+
+  /**
+   * GstKPatternMatch::set-template:
+   * @sample: a raw video sample, any format
+   *
+   * Makes @sample the template (from memory, as an application has it).
+   * Returns: %TRUE when it could be converted
+   */
+  signals[SIGNAL_SET_TEMPLATE] = g_signal_new_class_handler ("set-template",
+      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
+      G_CALLBACK (gst_kpattern_match_set_template), NULL, NULL, NULL,
+      G_TYPE_BOOLEAN, 1, GST_TYPE_SAMPLE);
+
+  gst_element_class_set_static_metadata (element_class,
+      "Template matching (SAD)", "Filter/Analyzer/Video",
+      "Finds a template in each frame by the sum of absolute differences, "
+      "exactly; reports it by message and region-of-interest meta",
+      "kconv contributors");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_kpattern_match_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_kpattern_match_stop);
+  vfilter_class->transform_frame_ip =
+      GST_DEBUG_FUNCPTR (gst_kpattern_match_transform_frame_ip);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_KMATCH_ON, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_KMATCH_BACKEND, 0);
+}
+
+static void
+gst_kpattern_match_init (GstKPatternMatch * self)
+{
+  Settings *s = &self->settings;
+
+  s->search_radius = DEFAULT_SEARCH_RADIUS;
+  s->threshold = DEFAULT_THRESHOLD;
+  s->max_matches = DEFAULT_MAX_MATCHES;
+  s->draw = DEFAULT_DRAW;
+  s->match_on = DEFAULT_MATCH_ON;
+  s->backend = DEFAULT_BACKEND;
+  s->device_id = DEFAULT_DEVICE_ID;
+  s->n_threads = DEFAULT_N_THREADS;
+  self->template_cookie = 1;
+  self->matcher_cookie = 1;
+  /* the buffer carries metas and maybe drawings: in place, never passthrough */
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}
