@@ -1,0 +1,496 @@
+/* kconv: kpatternmatch element tests
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <string.h>
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#define W 96
+#define H 64
+
+typedef struct {
+  GstHarness *h;
+  GstBus *bus;
+  int warnings;                 /* warning messages seen so far */
+} Fixture;
+
+/* A harness around kpatternmatch with a bus to collect its messages; the
+ * varargs are property name, value string pairs ending with NULL. */
+static Fixture
+fixture_new (const gchar * format, ...)
+{
+  Fixture f = { 0 };
+  va_list args;
+  const gchar *name;
+  f.h = gst_harness_new ("kpatternmatch");
+  f.bus = gst_bus_new ();
+  gst_element_set_bus (f.h->element, f.bus);
+  va_start (args, format);
+  while ((name = va_arg (args, const gchar *)))
+    gst_util_set_object_arg (G_OBJECT (f.h->element), name,
+        va_arg (args, const gchar *));
+  va_end (args);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=25/1", format, W, H);
+  gst_harness_set_src_caps_str (f.h, caps);
+  g_free (caps);
+  return f;
+}
+
+static void
+fixture_free (Fixture * f)
+{
+  gst_element_set_bus (f->h->element, NULL);
+  gst_object_unref (f->bus);
+  gst_harness_teardown (f->h);
+}
+
+/* random grey frame (each pixel different enough that matches are unique) */
+static guint8 *
+random_gray (guint32 seed)
+{
+  GRand *r = g_rand_new_with_seed (seed);
+  guint8 *d = g_malloc (W * H);
+  for (int i = 0; i < W * H; i++)
+    d[i] = g_rand_int (r);
+  g_rand_free (r);
+  return d;
+}
+
+/* copies a tw x th block from (sx, sy) to (dx, dy) */
+static void
+copy_block (guint8 * d, int dx, int dy, const guint8 * s, int sx, int sy,
+    int tw, int th)
+{
+  for (int y = 0; y < th; y++)
+    memmove (d + (dy + y) * W + dx, s + (sy + y) * W + sx, tw);
+}
+
+static GstBuffer *
+gray_buffer (const guint8 * pixels, guint64 pts)
+{
+  GstBuffer *b = gst_buffer_new_memdup (pixels, W * H);
+  GST_BUFFER_PTS (b) = pts;
+  GST_BUFFER_DURATION (b) = GST_SECOND / 25;
+  return b;
+}
+
+/* the next kpatternmatch element message (warnings on the way counted) */
+static GstStructure *
+next_result (Fixture * f)
+{
+  GstMessage *m;
+  while ((m = gst_bus_pop (f->bus))) {
+    const GstStructure *s = gst_message_get_structure (m);
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING)
+      f->warnings++;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT
+        && gst_structure_has_name (s, "kpatternmatch")) {
+      GstStructure *copy = gst_structure_copy (s);
+      gst_message_unref (m);
+      return copy;
+    }
+    gst_message_unref (m);
+  }
+  return NULL;
+}
+
+static void
+expect_at (GstStructure * s, gboolean found, int x, int y)
+{
+  gboolean f;
+  int gx, gy;
+  fail_unless (s != NULL, "no kpatternmatch message");
+  fail_unless (gst_structure_get (s, "found", G_TYPE_BOOLEAN, &f, "x",
+          G_TYPE_INT, &gx, "y", G_TYPE_INT, &gy, NULL));
+  fail_unless_equals_int (f, found);
+  if (found) {
+    fail_unless_equals_int (gx, x);
+    fail_unless_equals_int (gy, y);
+  }
+}
+
+/* template-region cuts from the first frame; the message has every field */
+GST_START_TEST (test_message_fields_and_meta)
+{
+  Fixture f = fixture_new ("GRAY8", "template-region", "30,20,12,9", NULL);
+  guint8 *px = random_gray (1);
+  GstBuffer *out = gst_harness_push_and_pull (f.h, gray_buffer (px,
+          2 * GST_SECOND));
+  GstStructure *s = next_result (&f);
+  expect_at (s, TRUE, 30, 20);
+  int w, h;
+  guint64 sad, ts, st, rt, dur;
+  gdouble score;
+  fail_unless (gst_structure_get (s, "width", G_TYPE_INT, &w, "height",
+          G_TYPE_INT, &h, "sad", G_TYPE_UINT64, &sad, "score", G_TYPE_DOUBLE,
+          &score, "timestamp", G_TYPE_UINT64, &ts, "stream-time",
+          G_TYPE_UINT64, &st, "running-time", G_TYPE_UINT64, &rt, "duration",
+          G_TYPE_UINT64, &dur, NULL));
+  fail_unless_equals_int (w, 12);
+  fail_unless_equals_int (h, 9);
+  fail_unless_equals_uint64 (sad, 0);
+  fail_unless_equals_float (score, 0.0);
+  fail_unless_equals_uint64 (ts, 2 * GST_SECOND);
+  fail_unless_equals_uint64 (st, 2 * GST_SECOND);
+  fail_unless_equals_uint64 (rt, 2 * GST_SECOND);
+  fail_unless_equals_uint64 (dur, GST_SECOND / 25);
+  fail_if (gst_structure_has_field (s, "matches"));
+  gst_structure_free (s);
+
+  GstVideoRegionOfInterestMeta *roi =
+      gst_buffer_get_video_region_of_interest_meta_id (out, 0);
+  fail_unless (roi != NULL, "no region-of-interest meta");
+  fail_unless_equals_string (g_quark_to_string (roi->roi_type),
+      "kpatternmatch");
+  fail_unless_equals_int (roi->x, 30);
+  fail_unless_equals_int (roi->y, 20);
+  fail_unless_equals_int (roi->w, 12);
+  fail_unless_equals_int (roi->h, 9);
+  GstStructure *p = gst_video_region_of_interest_meta_get_param (roi,
+      "kpatternmatch");
+  fail_unless (p && gst_structure_get_double (p, "score", &score));
+  fail_unless_equals_float (score, 0.0);
+
+  /* the video itself is unchanged */
+  GstMapInfo map;
+  gst_buffer_map (out, &map, GST_MAP_READ);
+  fail_unless (memcmp (map.data, px, W * H) == 0);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+
+  /* a later frame: the template moved */
+  guint8 *moved = random_gray (2);
+  copy_block (moved, 61, 40, px, 30, 20, 12, 9);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (moved, 0)));
+  s = next_result (&f);
+  expect_at (s, TRUE, 61, 40);
+  gst_structure_free (s);
+  g_free (moved);
+  g_free (px);
+  fixture_free (&f);
+}
+
+GST_END_TEST;
+
+/* search-region keeps the answer inside it; search-radius tracks the last
+ * match and prefers it to a better-placed decoy */
+GST_START_TEST (test_search_region_and_tracking)
+{
+  guint8 *base = random_gray (3);
+  Fixture f = fixture_new ("GRAY8", "template-region", "50,30,10,8", NULL);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (base, 0)));
+  gst_structure_free (next_result (&f));
+
+  /* frame with copies at (5,4) and (50,30); a region around the second */
+  guint8 *two = g_memdup2 (base, W * H);
+  copy_block (two, 5, 4, base, 50, 30, 10, 8);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (two, 0)));
+  GstStructure *s = next_result (&f);
+  expect_at (s, TRUE, 5, 4);    /* topmost of two perfect matches */
+  gst_structure_free (s);
+
+  g_object_set (f.h->element, "search-region", "40,20,40,30", NULL);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (two, 0)));
+  s = next_result (&f);
+  expect_at (s, TRUE, 50, 30);
+  gst_structure_free (s);
+
+  /* tracking: whole frame again, radius 6 around (50,30); the template moves
+   * by (3,2) a frame while the decoy stays at (5,4) */
+  g_object_set (f.h->element, "search-region", "", "search-radius", 6, NULL);
+  for (int k = 1; k <= 3; k++) {
+    guint8 *fr = g_memdup2 (base, W * H);
+    copy_block (fr, 5, 4, base, 50, 30, 10, 8);
+    copy_block (fr, 50 + 3 * k, 30 + 2 * k, base, 50, 30, 10, 8);
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (fr, 0)));
+    s = next_result (&f);
+    expect_at (s, TRUE, 50 + 3 * k, 30 + 2 * k);
+    gst_structure_free (s);
+    g_free (fr);
+  }
+  g_free (two);
+  g_free (base);
+  fixture_free (&f);
+}
+
+GST_END_TEST;
+
+/* max-matches: the best non-overlapping copies, in order, as a list */
+GST_START_TEST (test_max_matches)
+{
+  guint8 *base = random_gray (4);
+  Fixture f = fixture_new ("GRAY8", "template-region", "10,10,8,8",
+      "max-matches", "3", NULL);
+  guint8 *fr = g_memdup2 (base, W * H);
+  copy_block (fr, 70, 50, base, 10, 10, 8, 8);
+  copy_block (fr, 40, 5, base, 10, 10, 8, 8);
+  GstBuffer *out = gst_harness_push_and_pull (f.h, gray_buffer (fr, 0));
+  GstStructure *s = next_result (&f);
+  const GValue *list = gst_structure_get_value (s, "matches");
+  fail_unless (list && GST_VALUE_HOLDS_LIST (list));
+  fail_unless_equals_int (gst_value_list_get_size (list), 3);
+  const int want[3][2] = { {40, 5}, {10, 10}, {70, 50} };
+  for (int i = 0; i < 3; i++) {
+    const GstStructure *m =
+        gst_value_get_structure (gst_value_list_get_value (list, i));
+    int x, y;
+    guint64 sad;
+    fail_unless (gst_structure_get (m, "x", G_TYPE_INT, &x, "y", G_TYPE_INT,
+            &y, "sad", G_TYPE_UINT64, &sad, NULL));
+    fail_unless (x == want[i][0] && y == want[i][1] && sad == 0,
+        "match %d at %d,%d sad %" G_GUINT64_FORMAT, i, x, y, sad);
+  }
+  int n_meta = 0;
+  gpointer state = NULL;
+  while (gst_buffer_iterate_meta_filtered (out, &state,
+          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+    n_meta++;
+  fail_unless_equals_int (n_meta, 3);
+  gst_structure_free (s);
+  gst_buffer_unref (out);
+  g_free (fr);
+  g_free (base);
+  fixture_free (&f);
+}
+
+GST_END_TEST;
+
+/* a PNG written by GStreamer itself, found where it was cut from */
+GST_START_TEST (test_template_from_file)
+{
+  guint8 *px = random_gray (5);
+  guint8 cut[16 * 12];
+  for (int y = 0; y < 12; y++)
+    memcpy (cut + y * 16, px + (20 + y) * W + 33, 16);
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=GRAY8,width=16,"
+      "height=12,framerate=0/1");
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 16 * 12 + 12 * 4, NULL);
+  GstVideoInfo info;
+  gst_video_info_from_caps (&info, caps);
+  GstVideoFrame vf;
+  gst_video_frame_map (&vf, &info, buf, GST_MAP_WRITE);
+  for (int y = 0; y < 12; y++)
+    memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0), cut + y * 16, 16);
+  gst_video_frame_unmap (&vf);
+  GstSample *raw = gst_sample_new (buf, caps, NULL, NULL);
+  GstCaps *png_caps = gst_caps_from_string ("image/png");
+  GError *err = NULL;
+  GstSample *png = gst_video_convert_sample (raw, png_caps, GST_SECOND, &err);
+  fail_unless (png != NULL, "pngenc: %s", err ? err->message : "?");
+  gchar *path = g_build_filename (g_get_tmp_dir (), "kpatternmatch-test.png",
+      NULL);
+  GstMapInfo map;
+  gst_buffer_map (gst_sample_get_buffer (png), &map, GST_MAP_READ);
+  fail_unless (g_file_set_contents (path, (gchar *) map.data, map.size, NULL));
+  gst_buffer_unmap (gst_sample_get_buffer (png), &map);
+
+  Fixture f = fixture_new ("GRAY8", "template-location", path, NULL);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (px, 0)));
+  GstStructure *s = next_result (&f);
+  expect_at (s, TRUE, 33, 20);
+  guint64 sad;
+  gst_structure_get_uint64 (s, "sad", &sad);
+  fail_unless_equals_uint64 (sad, 0);
+  gst_structure_free (s);
+  fixture_free (&f);
+
+  /* and the same template handed over as a sample */
+  f = fixture_new ("GRAY8", NULL);
+  gboolean ok = FALSE;
+  g_signal_emit_by_name (f.h->element, "set-template", raw, &ok);
+  fail_unless (ok);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (px, 0)));
+  s = next_result (&f);
+  expect_at (s, TRUE, 33, 20);
+  gst_structure_free (s);
+  fixture_free (&f);
+
+  g_unlink (path);
+  g_free (path);
+  gst_sample_unref (png);
+  gst_sample_unref (raw);
+  gst_caps_unref (png_caps);
+  gst_caps_unref (caps);
+  gst_buffer_unref (buf);
+  g_free (px);
+}
+
+GST_END_TEST;
+
+/* a missing template file is an error at start that names the file */
+GST_START_TEST (test_bad_template_file)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+      "kpatternmatch template-location=/nonexistent/logo.png ! fakesink",
+      NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+  GError *err;
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "/nonexistent/logo.png") != NULL, "%s",
+      err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* a template larger than the frame: one warning, found=false, frames flow */
+GST_START_TEST (test_template_too_large)
+{
+  guint8 *px = random_gray (6);
+  Fixture f = fixture_new ("GRAY8", "template-region", "0,0,40,30", NULL);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (px, 0)));
+  gst_structure_free (next_result (&f));
+  g_object_set (f.h->element, "search-region", "60,40,30,20", NULL);
+  for (int i = 0; i < 3; i++) {
+    GstBuffer *out = gst_harness_push_and_pull (f.h, gray_buffer (px, 0));
+    fail_unless (out != NULL);
+    gst_buffer_unref (out);
+    GstStructure *s = next_result (&f);
+    expect_at (s, FALSE, 0, 0);
+    gst_structure_free (s);
+  }
+  GstMessage *m;
+  while ((m = gst_bus_pop (f.bus))) {
+    f.warnings += GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING;
+    gst_message_unref (m);
+  }
+  fail_unless_equals_int (f.warnings, 1);
+  g_free (px);
+  fixture_free (&f);
+}
+
+GST_END_TEST;
+
+/* threshold: a noisy copy is found at 0.1 but not at 0.001 */
+GST_START_TEST (test_threshold)
+{
+  guint8 *px = random_gray (7);
+  Fixture f = fixture_new ("GRAY8", "template-region", "20,20,16,16", NULL);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (px, 0)));
+  gst_structure_free (next_result (&f));
+  guint8 *noisy = g_memdup2 (px, W * H);
+  for (int y = 20; y < 36; y++)
+    for (int x = 20; x < 36; x++)
+      noisy[y * W + x] = CLAMP (noisy[y * W + x] + ((x + y) % 2 ? 5 : -5), 0,
+          255);
+  g_object_set (f.h->element, "threshold", 0.1, NULL);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (noisy, 0)));
+  GstStructure *s = next_result (&f);
+  expect_at (s, TRUE, 20, 20);
+  gst_structure_free (s);
+  g_object_set (f.h->element, "threshold", 0.001, NULL);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (noisy, 0)));
+  s = next_result (&f);
+  expect_at (s, FALSE, 0, 0);
+  gst_structure_free (s);
+  ASSERT_WARNING (g_object_set (f.h->element, "template-region", "1,2,3",
+          NULL));
+  g_free (noisy);
+  g_free (px);
+  fixture_free (&f);
+}
+
+GST_END_TEST;
+
+/* every format negotiates and finds a template cut from itself, on luma and
+ * on colour (which falls back to luma, with a warning, on grey and YUV) */
+GST_START_TEST (test_formats_color)
+{
+  const gchar *formats[] = { "GRAY8", "RGB", "BGR", "RGBA", "BGRA", "ARGB",
+    "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "I420", "NV12"
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    for (int color = 0; color <= 1; color++) {
+      Fixture f = fixture_new (formats[i], "template-region", "44,12,14,10",
+          "match-on", color ? "color" : "luma", NULL);
+      GstVideoInfo info;
+      gst_video_info_set_format (&info,
+          gst_video_format_from_string (formats[i]), W, H);
+      GRand *r = g_rand_new_with_seed (10 + i);
+      GstBuffer *in = gst_buffer_new_allocate (NULL, info.size, NULL);
+      GstMapInfo map;
+      gst_buffer_map (in, &map, GST_MAP_WRITE);
+      for (gsize b = 0; b < map.size; b++)
+        map.data[b] = g_rand_int (r);
+      gst_buffer_unmap (in, &map);
+      g_rand_free (r);
+      gst_buffer_unref (gst_harness_push_and_pull (f.h, gst_buffer_ref (in)));
+      GstStructure *s = next_result (&f);
+      expect_at (s, TRUE, 44, 12);
+      gst_structure_free (s);
+      gst_buffer_unref (in);
+      fixture_free (&f);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* draw=true: a green box on RGB, the inside untouched */
+GST_START_TEST (test_draw)
+{
+  Fixture f = fixture_new ("RGB", "template-region", "20,10,12,8", "draw",
+      "true", NULL);
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, W, H);
+  GstBuffer *in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  GstMapInfo map;
+  gst_buffer_map (in, &map, GST_MAP_WRITE);
+  for (gsize b = 0; b < map.size; b++)
+    map.data[b] = (guint8) (b * 7 + b / 5);
+  gst_buffer_unmap (in, &map);
+  GstBuffer *out = gst_harness_push_and_pull (f.h, gst_buffer_copy (in));
+  GstVideoFrame a, b;
+  gst_video_frame_map (&a, &info, in, GST_MAP_READ);
+  gst_video_frame_map (&b, &info, out, GST_MAP_READ);
+  const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&b, 0);
+  const guint8 *pb = GST_VIDEO_FRAME_PLANE_DATA (&b, 0);
+  const guint8 *pa = GST_VIDEO_FRAME_PLANE_DATA (&a, 0);
+  const guint8 *edge = pb + 10 * stride + 20 * 3;
+  fail_unless (edge[0] == 0 && edge[1] == 255 && edge[2] == 0, "no box");
+  fail_unless (memcmp (pb + 14 * stride + 25 * 3, pa + 14 * stride + 25 * 3,
+          3) == 0, "inside of the box changed");
+  fail_unless (memcmp (pb, pa, 3) == 0, "outside of the box changed");
+  gst_video_frame_unmap (&a);
+  gst_video_frame_unmap (&b);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  fixture_free (&f);
+}
+
+GST_END_TEST;
+
+static Suite *
+kpatternmatch_suite (void)
+{
+  Suite *s = suite_create ("kpatternmatch");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_message_fields_and_meta);
+  tcase_add_test (tc, test_search_region_and_tracking);
+  tcase_add_test (tc, test_max_matches);
+  tcase_add_test (tc, test_template_from_file);
+  tcase_add_test (tc, test_bad_template_file);
+  tcase_add_test (tc, test_template_too_large);
+  tcase_add_test (tc, test_threshold);
+  tcase_add_test (tc, test_formats_color);
+  tcase_add_test (tc, test_draw);
+  return s;
+}
+
+GST_CHECK_MAIN (kpatternmatch);
