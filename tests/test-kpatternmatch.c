@@ -449,10 +449,15 @@ GST_START_TEST (test_draw)
   GstBuffer *in = gst_buffer_new_allocate (NULL, info.size, NULL);
   GstMapInfo map;
   gst_buffer_map (in, &map, GST_MAP_WRITE);
+  GRand *r = g_rand_new_with_seed (99);
   for (gsize b = 0; b < map.size; b++)
-    map.data[b] = (guint8) (b * 7 + b / 5);
+    map.data[b] = g_rand_int (r);
+  g_rand_free (r);
   gst_buffer_unmap (in, &map);
   GstBuffer *out = gst_harness_push_and_pull (f.h, gst_buffer_copy (in));
+  GstStructure *s = next_result (&f);
+  expect_at (s, TRUE, 20, 10);
+  gst_structure_free (s);
   GstVideoFrame a, b;
   gst_video_frame_map (&a, &info, in, GST_MAP_READ);
   gst_video_frame_map (&b, &info, out, GST_MAP_READ);
