@@ -38,3 +38,17 @@ peer_opencv_sep_filter2d (const uint8_t * src, uint8_t * dst, int width,
   cv::sepFilter2D (s, d, -1, k, k, cv::Point (-1, -1), 0,
       cv::BORDER_REFLECT_101);
 }
+
+void
+peer_opencv_match_sqdiff (const uint8_t * frame, int width, int height,
+    const uint8_t * tmpl, int tw, int th, int *x, int *y)
+{
+  cv::Mat f (height, width, CV_8UC1, (void *) frame);
+  cv::Mat t (th, tw, CV_8UC1, (void *) tmpl);
+  cv::Mat result;
+  cv::matchTemplate (f, t, result, cv::TM_SQDIFF);
+  cv::Point at;
+  cv::minMaxLoc (result, NULL, NULL, &at, NULL);
+  *x = at.x;
+  *y = at.y;
+}

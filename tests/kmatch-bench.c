@@ -1,0 +1,113 @@
+/* kconv: template matching benchmark, with OpenCV on the same frames
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   kmatch-bench [--threads N] [--quick]
+ *
+ * Exact exhaustive SAD search (the core, no GStreamer) on grey frames of
+ * random pixels with a planted template; OpenCV's matchTemplate (TM_SQDIFF,
+ * which it computes through the DFT) on the same data and threads is the
+ * peer.  Each row: median ms, the work (positions x template pixels) in
+ * G differences per second, OpenCV's median and the ratio.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "kmatch.h"
+#ifdef KCONV_BENCH_OPENCV
+#include "bench-peer-opencv.h"
+#endif
+
+static double
+now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+int
+main (int argc, char **argv)
+{
+  int threads = 0, quick = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--threads") && i + 1 < argc)
+      threads = atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--quick"))
+      quick = 1;
+    else {
+      fprintf (stderr, "usage: %s [--threads N] [--quick]\n", argv[0]);
+      return 2;
+    }
+  }
+#ifdef KCONV_BENCH_OPENCV
+  peer_opencv_set_threads (threads > 0 ? threads : -1);
+  printf ("peer: OpenCV %s cv::matchTemplate TM_SQDIFF, same threads\n",
+      peer_opencv_version ());
+#else
+  printf ("peer: none (built without OpenCV)\n");
+#endif
+  static const int cases[][4] = {
+    {1920, 1080, 64, 64}, {1920, 1080, 16, 16}, {2500, 2500, 250, 250},
+  };
+  printf ("\n%-26s %9s %9s %8s %10s %8s %s\n", "case", "kconv ms", "Gdiff/s",
+      "found", "opencv ms", "speedup", "opencv found");
+  srand (3);
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    int w = cases[c][0], h = cases[c][1], tw = cases[c][2], th = cases[c][3];
+    int reps = quick || w > 2000 ? 3 : 9;
+    uint8_t *frame = malloc ((size_t) w * h), *t = malloc ((size_t) tw * th);
+    for (size_t i = 0; i < (size_t) w * h; i++)
+      frame[i] = (uint8_t) (rand () >> 4);
+    int px = w / 3 + 7, py = h / 2 + 3;
+    for (int y = 0; y < th; y++)
+      for (int x = 0; x < tw; x++)
+        t[y * tw + x] = frame[(py + y) * w + px + x];
+
+    KConvOptions opt = { KCONV_BACKEND_CPU, threads, -1 };
+    KMatch *m;
+    kmatch_new (&opt, &m);
+    kmatch_set_template (m, t, tw, th, tw, 1);
+    KConvImage im = { frame, w, h, w, 1, 1, {0} };
+    KMatchPosition best;
+    int n;
+    double times[9];
+    for (int r = 0; r < reps; r++) {
+      double t0 = now_ms ();
+      kmatch_search (m, &im, NULL, 1, &best, &n, NULL);
+      times[r] = now_ms () - t0;
+    }
+    qsort (times, reps, sizeof times[0], cmp_double);
+    double ms = times[reps / 2];
+    double work = (double) (w - tw + 1) * (h - th + 1) * tw * th;
+    char name[64];
+    snprintf (name, sizeof name, "%dx%d grey / %dx%d", w, h, tw, th);
+    printf ("%-26s %9.1f %9.1f %4d,%-4d", name, ms, work / (ms * 1e6), best.x,
+        best.y);
+#ifdef KCONV_BENCH_OPENCV
+    int ox, oy;
+    for (int r = 0; r < reps; r++) {
+      double t0 = now_ms ();
+      peer_opencv_match_sqdiff (frame, w, h, t, tw, th, &ox, &oy);
+      times[r] = now_ms () - t0;
+    }
+    qsort (times, reps, sizeof times[0], cmp_double);
+    printf (" %10.1f %7.2fx %d,%d", times[reps / 2], times[reps / 2] / ms, ox,
+        oy);
+#endif
+    printf ("\n");
+    fflush (stdout);
+    kmatch_free (m);
+    free (frame);
+    free (t);
+  }
+  return 0;
+}
