@@ -163,9 +163,10 @@ gst_kmatch_backend_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {KCONV_BACKEND_AUTO, "The best available (the CPU for now)", "auto"},
+    {KCONV_BACKEND_AUTO, "CUDA when a usable GPU exists, else the CPU",
+        "auto"},
     {KCONV_BACKEND_CPU, "CPU (OpenMP)", "cpu"},
-    {KCONV_BACKEND_CUDA, "CUDA (not available yet: fails)", "cuda"},
+    {KCONV_BACKEND_CUDA, "CUDA (fails when unavailable)", "cuda"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type))
@@ -395,10 +396,11 @@ gst_kpattern_match_start (GstBaseTransform * trans)
   KConvBackend backend = self->settings.backend;
   GST_OBJECT_UNLOCK (self);
 
-  if (backend == KCONV_BACKEND_CUDA) {
+  if (!kconv_backend_available (backend)) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("backend=cuda requested but it is not available"),
-        ("kpatternmatch has no CUDA matcher yet"));
+        ("backend=%s requested but it is not available",
+            kconv_backend_name (backend)), ("no usable CUDA device, or a "
+            "build without CUDA"));
     g_free (location);
     return FALSE;
   }

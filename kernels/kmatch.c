@@ -7,10 +7,20 @@
 #include "kmatch.h"
 #include "kmatch-cpu.h"
 #include "kconv-cpu.h"
+#ifdef KCONV_HAVE_CUDA
+#include "kmatch-cuda.h"
+#endif
+
+/* Larger templates than this do not fit the GPU's shared memory: such
+ * searches run on the CPU. */
+#define CUDA_MAX_TEMPLATE_BYTES (200 * 1024)
 
 struct KMatch
 {
   KConvBackend backend;
+#ifdef KCONV_HAVE_CUDA
+  KMatchCuda *cuda;
+#endif
   int n_threads;
   uint8_t *tmpl;                /* packed tw * th * ch */
   int tw, th, ch;
@@ -32,17 +42,30 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
   if (options->n_threads < 0)
     return KCONV_ERROR_INVALID_ARGUMENT;
   KConvBackend backend = options->backend;
-  /* the CUDA matcher is not written yet: auto means the CPU */
   if (backend == KCONV_BACKEND_AUTO)
-    backend = KCONV_BACKEND_CPU;
-  if (backend == KCONV_BACKEND_CUDA)
+    backend = kconv_backend_available (KCONV_BACKEND_CUDA) ?
+        KCONV_BACKEND_CUDA : KCONV_BACKEND_CPU;
+  if (backend == KCONV_BACKEND_CUDA
+      && !kconv_backend_available (KCONV_BACKEND_CUDA))
     return KCONV_ERROR_BACKEND_UNAVAILABLE;
-  if (backend != KCONV_BACKEND_CPU && backend != KCONV_BACKEND_REFERENCE)
+  if (backend < KCONV_BACKEND_CPU || backend > KCONV_BACKEND_REFERENCE)
     return KCONV_ERROR_INVALID_ARGUMENT;
   KMatch *m = calloc (1, sizeof *m);
   if (!m)
     return KCONV_ERROR_OUT_OF_MEMORY;
   m->backend = backend;
+#ifdef KCONV_HAVE_CUDA
+  if (backend == KCONV_BACKEND_CUDA) {
+    const char *why = "";
+    KConvStatus st = kmatch_cuda_new (options->device_id, &m->cuda, &why);
+    if (st != KCONV_OK && options->backend == KCONV_BACKEND_AUTO) {
+      m->backend = KCONV_BACKEND_CPU;   /* auto: a GPU that fails to start */
+    } else if (st != KCONV_OK) {
+      free (m);
+      return st;
+    }
+  }
+#endif
   m->n_threads = options->n_threads ? options->n_threads :
       kconv_cpu_default_threads ();
   *out = m;
@@ -67,7 +90,28 @@ kmatch_set_template (KMatch * m, const uint8_t * samples, int width,
   m->tw = width;
   m->th = height;
   m->ch = channels;
+#ifdef KCONV_HAVE_CUDA
+  if (m->cuda && (channels == 1 || channels == 3)
+      && (size_t) width * height * channels <= CUDA_MAX_TEMPLATE_BYTES)
+    return kmatch_cuda_set_template (m->cuda, t, width, height, channels);
+#endif
   return KCONV_OK;
+}
+
+/* The GPU takes the search when it holds this template and region. */
+static int
+on_gpu (const KMatch * m, int mw, int mh)
+{
+#ifdef KCONV_HAVE_CUDA
+  return m->cuda && (m->ch == 1 || m->ch == 3)
+      && (size_t) m->tw * m->th * m->ch <= CUDA_MAX_TEMPLATE_BYTES
+      && mw <= 65535 && mh <= 65535;
+#else
+  (void) m;
+  (void) mw;
+  (void) mh;
+  return 0;
+#endif
 }
 
 static int
@@ -152,6 +196,20 @@ kmatch_search (KMatch * m, const KConvImage * frame,
     stride = (ptrdiff_t) r.width * ch;
   }
 
+#ifdef KCONV_HAVE_CUDA
+  if (on_gpu (m, mw, mh) && max_matches == 1 && !sad_map) {
+    /* only the best position comes back */
+    KConvStatus st = kmatch_cuda_search (m->cuda, base, stride, mw, mh,
+        &matches[0].x, &matches[0].y, &matches[0].sad, NULL);
+    if (st != KCONV_OK)
+      return st;
+    matches[0].x += r.x;
+    matches[0].y += r.y;
+    *n_matches = 1;
+    return KCONV_OK;
+  }
+#endif
+
   size_t cells = (size_t) mw * mh;
   uint64_t *map = sad_map;
   if (!map) {
@@ -167,6 +225,16 @@ kmatch_search (KMatch * m, const KConvImage * frame,
   if (m->backend == KCONV_BACKEND_REFERENCE)
     kmatch_reference_map (base, stride, m->tmpl, m->tw, m->th, ch, mw, mh,
         map);
+#ifdef KCONV_HAVE_CUDA
+  else if (on_gpu (m, mw, mh)) {
+    int bx, by;
+    uint64_t bs;
+    KConvStatus st = kmatch_cuda_search (m->cuda, base, stride, mw, mh, &bx,
+        &by, &bs, map);
+    if (st != KCONV_OK)
+      return st;
+  }
+#endif
   else
     kmatch_cpu_map (base, stride, m->tmpl, m->tw, m->th, ch, mw, mh, map,
         m->n_threads);
@@ -187,6 +255,9 @@ kmatch_free (KMatch * m)
 {
   if (!m)
     return;
+#ifdef KCONV_HAVE_CUDA
+  kmatch_cuda_free (m->cuda);
+#endif
   free (m->tmpl);
   free (m->packed);
   free (m->map);

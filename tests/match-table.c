@@ -124,6 +124,13 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
           break;
         }
       }
+    /* the best alone, without a map (on a GPU only it comes back) */
+    KMatchPosition one;
+    int n1 = 0;
+    CHECK (kmatch_search (m, &im, use_region ? &region : NULL, 1, &one, &n1,
+            NULL) == KCONV_OK && n1 == 1 && one.x == pr[0].x
+        && one.y == pr[0].y && one.sad == pr[0].sad,
+        "%s: best without a map differs", what);
     for (int a = 0; a < n; a++)
       for (int b = a + 1; b < n; b++)
         CHECK (!(p[a].x < p[b].x + tw && p[b].x < p[a].x + tw

@@ -1,12 +1,14 @@
-/* kconv: the CUDA backend against the scalar reference
+/* kconv: the CUDA backends against the scalar references
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Skips (exit 77) where no CUDA device can be used.
+ * Convolution and template matching.  Skips (exit 77) where no CUDA
+ * device can be used.
  */
 #include <stdlib.h>
 #include "check.h"
 #include "conv-table.h"
+#include "match-table.h"
 
 int
 main (int argc, char **argv)
@@ -19,5 +21,6 @@ main (int argc, char **argv)
   }
   printf ("seed %u\n", seed);
   conv_table_run (KCONV_BACKEND_CUDA, seed, KCONV_MAX_KERNEL_SIZE);
+  match_table_run (KCONV_BACKEND_CUDA, seed);
   return check_summary ();
 }

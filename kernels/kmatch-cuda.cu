@@ -1,0 +1,246 @@
+/* kconv: template matching on CUDA
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each thread computes the SAD of GROUP neighbouring positions of one row,
+ * four bytes at a time with the GPU's packed byte instruction (__vsadu4,
+ * one VABSDIFF4): it streams the frame's words for its positions once and
+ * lines each position's bytes up with __byte_perm.  The template sits in
+ * shared memory (every thread reads the same word: a broadcast).  The
+ * minimum is reduced on the GPU as one 64-bit key, sad << 32 | y << 16 | x,
+ * so an atomicMin also applies the tie rule (smallest y, then x): only that
+ * key crosses PCIe.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime.h>
+#include "kmatch-cuda.h"
+
+#define GROUP 4                 /* positions per thread */
+#define THREADS 128
+
+struct KMatchCuda
+{
+  int device;
+  int tw, th, ch, words;        /* words: per template row, padded */
+  uint32_t *d_tmpl;             /* th x words, zero-padded */
+  uint32_t last_mask;           /* valid bytes of each row's last word */
+  uint8_t *d_frame;
+  size_t frame_size;
+  int frame_pitch;
+  uint64_t *d_map, *d_best;
+  size_t map_size;
+  cudaStream_t stream;
+  char error[256];
+};
+
+#define CHECK_CUDA(g, call) do { \
+    cudaError_t err_ = (call); \
+    if (err_ != cudaSuccess) { \
+      snprintf ((g)->error, sizeof (g)->error, "%s: %s", #call, \
+          cudaGetErrorString (err_)); \
+      return KCONV_ERROR_DEVICE; \
+    } \
+  } while (0)
+
+/* CH bytes a pixel; the group's first position is a multiple of GROUP = 4,
+ * so its first byte is word-aligned and position k starts CH * k bytes
+ * later: word CH * k / 4, byte CH * k % 4, both fixed at compile time. */
+template < int CH > __global__ void
+__launch_bounds__ (THREADS)
+sad_kernel (const uint8_t * __restrict__ frame, int pitch, int mw, int mh,
+    const uint32_t * __restrict__ tmpl_g, int words, int th,
+    uint32_t last_mask, uint64_t * map, uint64_t * best)
+{
+  extern __shared__ uint32_t tmpl[];
+  for (int i = threadIdx.x; i < words * th; i += THREADS)
+    tmpl[i] = tmpl_g[i];
+  __syncthreads ();
+
+  const int x0 = (blockIdx.x * THREADS + threadIdx.x) * GROUP;
+  const int y = blockIdx.y;
+  uint32_t sad[GROUP] = { 0 };
+  if (x0 < mw) {
+    const uint32_t *row = (const uint32_t *) (frame + (size_t) y * pitch) +
+        x0 * CH / 4;
+    for (int j = 0; j < th; j++, row += pitch / 4) {
+      const uint32_t *t = tmpl + j * words;
+      /* window of frame words: enough for the farthest position */
+      uint32_t win[2 + (CH * (GROUP - 1) + 3) / 4 + 1];
+#pragma unroll
+      for (int k = 0; k < (int) (sizeof win / sizeof win[0]) - 1; k++)
+        win[k] = __ldg (row + k);
+      for (int i = 0; i < words; i++) {
+        win[sizeof win / sizeof win[0] - 1] =
+            __ldg (row + i + sizeof win / sizeof win[0] - 1);
+        const uint32_t tw = t[i];
+        const uint32_t mask = i == words - 1 ? last_mask : 0xffffffffu;
+#pragma unroll
+        for (int k = 0; k < GROUP; k++) {
+          const int b = CH * k;
+          const uint32_t lo = win[b / 4], hi = win[b / 4 + 1];
+          const uint32_t f = __byte_perm (lo, hi, 0x3210 + 0x1111 * (b % 4));
+          sad[k] += __vsadu4 (f & mask, tw);
+        }
+#pragma unroll
+        for (int k = 0; k < (int) (sizeof win / sizeof win[0]) - 1; k++)
+          win[k] = win[k + 1];
+      }
+    }
+  }
+
+  uint64_t key = ~0ull;
+#pragma unroll
+  for (int k = 0; k < GROUP; k++) {
+    const int x = x0 + k;
+    if (x < mw) {
+      uint64_t kk = (uint64_t) sad[k] << 32 | (uint64_t) y << 16 | x;
+      if (map)
+        map[(size_t) y * mw + x] = sad[k];
+      key = kk < key ? kk : key;
+    }
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    uint64_t other = __shfl_down_sync (0xffffffffu, key, o);
+    key = other < key ? other : key;
+  }
+  if ((threadIdx.x & 31) == 0 && key != ~0ull)
+    atomicMin ((unsigned long long *) best, (unsigned long long) key);
+}
+
+extern "C" KConvStatus
+kmatch_cuda_new (int device_id, KMatchCuda ** out, const char **why)
+{
+  static char reason[256];
+  *out = NULL;
+  KMatchCuda *g = (KMatchCuda *) calloc (1, sizeof *g);
+  if (!g)
+    return KCONV_ERROR_OUT_OF_MEMORY;
+  g->device = device_id < 0 ? 0 : device_id;
+  cudaError_t e = cudaSetDevice (g->device);
+  if (e == cudaSuccess)
+    e = cudaStreamCreateWithFlags (&g->stream, cudaStreamNonBlocking);
+  if (e == cudaSuccess)
+    e = cudaMalloc (&g->d_best, sizeof (uint64_t));
+  if (e != cudaSuccess) {
+    snprintf (reason, sizeof reason, "%s", cudaGetErrorString (e));
+    *why = reason;
+    kmatch_cuda_free (g);
+    return KCONV_ERROR_DEVICE;
+  }
+  *out = g;
+  return KCONV_OK;
+}
+
+extern "C" KConvStatus
+kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl, int tw,
+    int th, int ch)
+{
+  /* 65535 is the largest x the key holds, and y the grid's */
+  if (ch != 1 && ch != 3)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+  const int row = tw * ch, words = (row + 3) / 4;
+  uint32_t *t = (uint32_t *) calloc ((size_t) words * th, 4);
+  if (!t)
+    return KCONV_ERROR_OUT_OF_MEMORY;
+  for (int j = 0; j < th; j++)
+    memcpy (t + (size_t) j * words, tmpl + (size_t) j * row, row);
+  CHECK_CUDA (g, cudaSetDevice (g->device));
+  cudaFree (g->d_tmpl);
+  g->d_tmpl = NULL;
+  cudaError_t e = cudaMalloc (&g->d_tmpl, (size_t) words * th * 4);
+  if (e == cudaSuccess)
+    e = cudaMemcpy (g->d_tmpl, t, (size_t) words * th * 4,
+        cudaMemcpyHostToDevice);
+  free (t);
+  CHECK_CUDA (g, e);
+  g->tw = tw;
+  g->th = th;
+  g->ch = ch;
+  g->words = words;
+  g->last_mask = row % 4 ? (1u << (8 * (row % 4))) - 1 : 0xffffffffu;
+  return KCONV_OK;
+}
+
+extern "C" KConvStatus
+kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
+    int mw, int mh, int *best_x, int *best_y, uint64_t * best_sad,
+    uint64_t * sad_map)
+{
+  if (!g->d_tmpl || mw > 65535 || mh > 65535)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+  CHECK_CUDA (g, cudaSetDevice (g->device));
+  const int rw = (mw + g->tw - 1) * g->ch, rh = mh + g->th - 1;
+  /* rows padded so the word window may read past the last position */
+  const int pitch = (rw + 64 + 127) / 128 * 128;
+  const size_t need = (size_t) pitch * rh;
+  if (need > g->frame_size) {
+    cudaFree (g->d_frame);
+    g->d_frame = NULL;
+    g->frame_size = 0;
+    CHECK_CUDA (g, cudaMalloc (&g->d_frame, need));
+    CHECK_CUDA (g, cudaMemset (g->d_frame, 0, need));
+    g->frame_size = need;
+  }
+  if (sad_map && (size_t) mw * mh > g->map_size) {
+    cudaFree (g->d_map);
+    g->d_map = NULL;
+    g->map_size = 0;
+    CHECK_CUDA (g, cudaMalloc (&g->d_map, sizeof (uint64_t) * mw * mh));
+    g->map_size = (size_t) mw * mh;
+  }
+  CHECK_CUDA (g, cudaMemcpy2DAsync (g->d_frame, pitch, frame, stride, rw, rh,
+          cudaMemcpyHostToDevice, g->stream));
+  CHECK_CUDA (g, cudaMemsetAsync (g->d_best, 0xff, sizeof (uint64_t),
+          g->stream));
+  dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP), mh);
+  size_t smem = (size_t) g->words * g->th * 4;
+  uint64_t *map = sad_map ? g->d_map : NULL;
+  if (g->ch == 1) {
+    cudaFuncSetAttribute (sad_kernel < 1 >,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
+    sad_kernel < 1 > <<< grid, THREADS, smem, g->stream >>> (g->d_frame,
+        pitch, mw, mh, g->d_tmpl, g->words, g->th, g->last_mask, map,
+        g->d_best);
+  } else {
+    cudaFuncSetAttribute (sad_kernel < 3 >,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
+    sad_kernel < 3 > <<< grid, THREADS, smem, g->stream >>> (g->d_frame,
+        pitch, mw, mh, g->d_tmpl, g->words, g->th, g->last_mask, map,
+        g->d_best);
+  }
+  CHECK_CUDA (g, cudaGetLastError ());
+  uint64_t key;
+  CHECK_CUDA (g, cudaMemcpyAsync (&key, g->d_best, sizeof key,
+          cudaMemcpyDeviceToHost, g->stream));
+  if (sad_map)
+    CHECK_CUDA (g, cudaMemcpyAsync (sad_map, g->d_map,
+            sizeof (uint64_t) * mw * mh, cudaMemcpyDeviceToHost, g->stream));
+  CHECK_CUDA (g, cudaStreamSynchronize (g->stream));
+  *best_sad = key >> 32;
+  *best_y = (int) ((key >> 16) & 0xffff);
+  *best_x = (int) (key & 0xffff);
+  return KCONV_OK;
+}
+
+extern "C" const char *
+kmatch_cuda_error (const KMatchCuda * g)
+{
+  return g->error;
+}
+
+extern "C" void
+kmatch_cuda_free (KMatchCuda * g)
+{
+  if (!g)
+    return;
+  cudaSetDevice (g->device);
+  cudaFree (g->d_tmpl);
+  cudaFree (g->d_frame);
+  cudaFree (g->d_map);
+  cudaFree (g->d_best);
+  if (g->stream)
+    cudaStreamDestroy (g->stream);
+  free (g);
+}
