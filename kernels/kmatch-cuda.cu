@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Each thread computes the SAD of GROUP neighbouring positions of one row,
- * four bytes at a time with the GPU's packed byte instruction (__vsadu4,
- * one VABSDIFF4): it streams the frame's words for its positions once and
+ * four bytes at a time with the GPU's packed byte instruction (VABSDIFF4,
+ * accumulating): it streams the frame's words for its positions once and
  * lines each position's bytes up with __byte_perm.  The template sits in
  * shared memory (every thread reads the same word: a broadcast).  The
  * minimum is reduced on the GPU as one 64-bit key, sad << 32 | y << 16 | x,
@@ -18,6 +18,17 @@
 #include "kmatch-cuda.h"
 
 #define GROUP 4                 /* positions per thread */
+
+/* acc + the sum of |a - b| over four byte pairs, in one instruction (the
+ * accumulating form of what __vsadu4 returns) */
+__device__ __forceinline__ uint32_t
+sad4_add (uint32_t a, uint32_t b, uint32_t acc)
+{
+  uint32_t r;
+  asm ("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;":"=r" (r):"r" (a), "r" (b),
+      "r" (acc));
+  return r;
+}
 #define THREADS 128
 
 struct KMatchCuda
@@ -81,7 +92,7 @@ sad_kernel (const uint8_t * __restrict__ frame, int pitch, int mw, int mh,
           const int b = CH * k;
           const uint32_t lo = win[b / 4], hi = win[b / 4 + 1];
           const uint32_t f = __byte_perm (lo, hi, 0x3210 + 0x1111 * (b % 4));
-          sad[k] += __vsadu4 (f & mask, tw);
+          sad[k] = sad4_add (f & mask, tw, sad[k]);
         }
 #pragma unroll
         for (int k = 0; k < (int) (sizeof win / sizeof win[0]) - 1; k++)

@@ -26,6 +26,8 @@ if [ -f .devgst/gst-env.sh ]; then
   export GST_PLUGIN_PATH=$PWD/build/gst GST_PRESET_PATH=$PWD/presets
   step "element: GstHarness tests, backend=cuda against backend=cpu"
   build/tests/test-kconvfilter 2>&1 | tail -n 5 || status=1
+  step "element: kpatternmatch tests (auto picks CUDA here)"
+  build/tests/test-kpatternmatch 2>&1 | tail -n 5 || status=1
   step "element: 300 frames of 4K RGBA through backend=cuda"
   GST_DEBUG=kconvfilter:5 gst-launch-1.0 -q videotestsrc num-buffers=300 \
     ! video/x-raw,format=RGBA,width=3840,height=2160 \
