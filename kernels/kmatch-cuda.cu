@@ -4,9 +4,9 @@
  *
  * Each thread computes the SAD of GROUP neighbouring positions of one row,
  * four bytes at a time with the GPU's packed byte instruction (VABSDIFF4,
- * accumulating): it streams the frame's words for its positions once and
- * lines each position's bytes up with __byte_perm.  The template sits in
- * shared memory (every thread reads the same word: a broadcast).  The
+ * accumulating), against copies of the template pre-shifted to each
+ * position's byte alignment.  The template sits in shared memory (every
+ * thread reads the same words: a broadcast).  The
  * minimum is reduced on the GPU as one 64-bit key, sad << 32 | y << 16 | x,
  * so an atomicMin also applies the tie rule (smallest y, then x): only that
  * key crosses PCIe.
@@ -34,9 +34,9 @@ sad4_add (uint32_t a, uint32_t b, uint32_t acc)
 struct KMatchCuda
 {
   int device;
-  int tw, th, ch, words;        /* words: per template row, padded */
-  uint32_t *d_tmpl;             /* th x words, zero-padded */
-  uint32_t last_mask;           /* valid bytes of each row's last word */
+  int tw, th, ch, words;        /* words: a template row, rounded up */
+  uint4 *d_tmpl;                /* th x (words + 1), four shifted copies */
+  uint4 *d_mask;                /* words + 1: the template's bytes in each */
   uint8_t *d_frame;
   size_t frame_size;
   int frame_pitch;
@@ -55,18 +55,34 @@ struct KMatchCuda
     } \
   } while (0)
 
-/* CH bytes a pixel; the group's first position is a multiple of GROUP = 4,
- * so its first byte is word-aligned and position k starts CH * k bytes
- * later: word CH * k / 4, byte CH * k % 4, both fixed at compile time. */
+/* Position k of a thread's group starts CH * k bytes after the first,
+ * which is word-aligned (positions come in groups of GROUP = 4): word
+ * q_k = CH * k / 4, byte r_k = CH * k % 4.  Rather than shifting the frame
+ * for each position, the template is stored shifted by r_k (four copies,
+ * interleaved so one 16-byte shared load fetches a word of each), so
+ * interior words cost one frame load, one shared load and four VABSDIFF4
+ * for sixteen differences; the first and last words are masked to the
+ * template's bytes. */
+template < int CH > __device__ __forceinline__ int
+group_word (int k)
+{
+  return CH * k / 4;
+}
+
 template < int CH > __global__ void
 __launch_bounds__ (THREADS)
 sad_kernel (const uint8_t * __restrict__ frame, int pitch, int mw, int mh,
-    const uint32_t * __restrict__ tmpl_g, int words, int th,
-    uint32_t last_mask, uint64_t * map, uint64_t * best)
+    const uint4 * __restrict__ tmpl_g, const uint4 * __restrict__ mask_g,
+    int words, int th, uint64_t * map, uint64_t * best)
 {
-  extern __shared__ uint32_t tmpl[];
-  for (int i = threadIdx.x; i < words * th; i += THREADS)
+  extern __shared__ uint4 smem[];
+  uint4 *tmpl = smem;           /* th rows x (words + 1) */
+  uint4 *mask = smem + (size_t) th * (words + 1);       /* words + 1 */
+  const int wp = words + 1;
+  for (int i = threadIdx.x; i < th * wp; i += THREADS)
     tmpl[i] = tmpl_g[i];
+  for (int i = threadIdx.x; i < wp; i += THREADS)
+    mask[i] = mask_g[i];
   __syncthreads ();
 
   const int x0 = (blockIdx.x * THREADS + threadIdx.x) * GROUP;
@@ -76,28 +92,29 @@ sad_kernel (const uint8_t * __restrict__ frame, int pitch, int mw, int mh,
     const uint32_t *row = (const uint32_t *) (frame + (size_t) y * pitch) +
         x0 * CH / 4;
     for (int j = 0; j < th; j++, row += pitch / 4) {
-      const uint32_t *t = tmpl + j * words;
-      /* window of frame words: enough for the farthest position */
-      uint32_t win[2 + (CH * (GROUP - 1) + 3) / 4 + 1];
-#pragma unroll
-      for (int k = 0; k < (int) (sizeof win / sizeof win[0]) - 1; k++)
-        win[k] = __ldg (row + k);
-      for (int i = 0; i < words; i++) {
-        win[sizeof win / sizeof win[0] - 1] =
-            __ldg (row + i + sizeof win / sizeof win[0] - 1);
-        const uint32_t tw = t[i];
-        const uint32_t mask = i == words - 1 ? last_mask : 0xffffffffu;
-#pragma unroll
-        for (int k = 0; k < GROUP; k++) {
-          const int b = CH * k;
-          const uint32_t lo = win[b / 4], hi = win[b / 4 + 1];
-          const uint32_t f = __byte_perm (lo, hi, 0x3210 + 0x1111 * (b % 4));
-          sad[k] = sad4_add (f & mask, tw, sad[k]);
-        }
-#pragma unroll
-        for (int k = 0; k < (int) (sizeof win / sizeof win[0]) - 1; k++)
-          win[k] = win[k + 1];
-      }
+      const uint4 *t = tmpl + j * wp;
+      /* f[k]: the frame word position k compares with template word i */
+#define SAD_WORD(i, masked) do { \
+        const uint4 tw = t[i]; \
+        const uint4 mw4 = masked ? mask[i] : make_uint4 (~0u, ~0u, ~0u, ~0u); \
+        sad[0] = sad4_add (__ldg (row + (i) + group_word < CH > (0)) & mw4.x, \
+            tw.x, sad[0]); \
+        sad[1] = sad4_add (__ldg (row + (i) + group_word < CH > (1)) & mw4.y, \
+            tw.y, sad[1]); \
+        sad[2] = sad4_add (__ldg (row + (i) + group_word < CH > (2)) & mw4.z, \
+            tw.z, sad[2]); \
+        sad[3] = sad4_add (__ldg (row + (i) + group_word < CH > (3)) & mw4.w, \
+            tw.w, sad[3]); \
+      } while (0)
+      /* words 0, words - 1 and words can hold bytes outside the template
+       * for some copy; the ones between are whole for every copy */
+      SAD_WORD (0, true);
+      for (int i = 1; i < words - 1; i++)
+        SAD_WORD (i, false);
+      if (words >= 2)
+        SAD_WORD (words - 1, true);
+      SAD_WORD (words, true);
+#undef SAD_WORD
     }
   }
 
@@ -151,26 +168,45 @@ kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl, int tw,
   /* 65535 is the largest x the key holds, and y the grid's */
   if (ch != 1 && ch != 3)
     return KCONV_ERROR_INVALID_ARGUMENT;
-  const int row = tw * ch, words = (row + 3) / 4;
-  uint32_t *t = (uint32_t *) calloc ((size_t) words * th, 4);
-  if (!t)
+  const int row = tw * ch, words = (row + 3) / 4, wp = words + 1;
+  /* copy k: the row's bytes start at byte CH * k % 4 */
+  uint8_t *t = (uint8_t *) calloc ((size_t) th * wp, 16);
+  uint8_t *mk = (uint8_t *) calloc (wp, 16);
+  if (!t || !mk) {
+    free (t);
+    free (mk);
     return KCONV_ERROR_OUT_OF_MEMORY;
-  for (int j = 0; j < th; j++)
-    memcpy (t + (size_t) j * words, tmpl + (size_t) j * row, row);
+  }
+  for (int k = 0; k < GROUP; k++) {
+    const int r = ch * k % 4;
+    for (int b = 0; b < row; b++) {
+      const int at = r + b, word = at / 4, byte = at % 4;
+      for (int j = 0; j < th; j++)
+        t[((size_t) j * wp + word) * 16 + k * 4 + byte] =
+            tmpl[(size_t) j * row + b];
+      mk[(size_t) word * 16 + k * 4 + byte] = 0xff;
+    }
+  }
   CHECK_CUDA (g, cudaSetDevice (g->device));
   cudaFree (g->d_tmpl);
+  cudaFree (g->d_mask);
   g->d_tmpl = NULL;
-  cudaError_t e = cudaMalloc (&g->d_tmpl, (size_t) words * th * 4);
+  g->d_mask = NULL;
+  cudaError_t e = cudaMalloc (&g->d_tmpl, (size_t) th * wp * 16);
   if (e == cudaSuccess)
-    e = cudaMemcpy (g->d_tmpl, t, (size_t) words * th * 4,
+    e = cudaMalloc (&g->d_mask, (size_t) wp * 16);
+  if (e == cudaSuccess)
+    e = cudaMemcpy (g->d_tmpl, t, (size_t) th * wp * 16,
         cudaMemcpyHostToDevice);
+  if (e == cudaSuccess)
+    e = cudaMemcpy (g->d_mask, mk, (size_t) wp * 16, cudaMemcpyHostToDevice);
   free (t);
+  free (mk);
   CHECK_CUDA (g, e);
   g->tw = tw;
   g->th = th;
   g->ch = ch;
   g->words = words;
-  g->last_mask = row % 4 ? (1u << (8 * (row % 4))) - 1 : 0xffffffffu;
   return KCONV_OK;
 }
 
@@ -206,20 +242,18 @@ kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
   CHECK_CUDA (g, cudaMemsetAsync (g->d_best, 0xff, sizeof (uint64_t),
           g->stream));
   dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP), mh);
-  size_t smem = (size_t) g->words * g->th * 4;
+  size_t smem = ((size_t) g->th + 1) * (g->words + 1) * 16;
   uint64_t *map = sad_map ? g->d_map : NULL;
   if (g->ch == 1) {
     cudaFuncSetAttribute (sad_kernel < 1 >,
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
     sad_kernel < 1 > <<< grid, THREADS, smem, g->stream >>> (g->d_frame,
-        pitch, mw, mh, g->d_tmpl, g->words, g->th, g->last_mask, map,
-        g->d_best);
+        pitch, mw, mh, g->d_tmpl, g->d_mask, g->words, g->th, map, g->d_best);
   } else {
     cudaFuncSetAttribute (sad_kernel < 3 >,
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
     sad_kernel < 3 > <<< grid, THREADS, smem, g->stream >>> (g->d_frame,
-        pitch, mw, mh, g->d_tmpl, g->words, g->th, g->last_mask, map,
-        g->d_best);
+        pitch, mw, mh, g->d_tmpl, g->d_mask, g->words, g->th, map, g->d_best);
   }
   CHECK_CUDA (g, cudaGetLastError ());
   uint64_t key;
@@ -248,6 +282,7 @@ kmatch_cuda_free (KMatchCuda * g)
     return;
   cudaSetDevice (g->device);
   cudaFree (g->d_tmpl);
+  cudaFree (g->d_mask);
   cudaFree (g->d_frame);
   cudaFree (g->d_map);
   cudaFree (g->d_best);
