@@ -69,21 +69,28 @@ group_word (int k)
   return CH * k / 4;
 }
 
-template < int CH > __global__ void
+/* SMEM: the template is staged in shared memory; templates too large for
+ * it are read through the L1 cache (every thread of a warp reads the same
+ * address, so it is a broadcast either way). */
+template < int CH, bool SMEM > __global__ void
 __launch_bounds__ (THREADS)
 sad_kernel (const uint8_t * __restrict__ frame, int pitch, int mw, int mh,
     const uint4 * __restrict__ tmpl_g, const uint4 * __restrict__ mask_g,
     int words, int th, uint64_t * map, uint64_t * best)
 {
   extern __shared__ uint4 smem[];
-  uint4 *tmpl = smem;           /* th rows x (words + 1) */
-  uint4 *mask = smem + (size_t) th * (words + 1);       /* words + 1 */
   const int wp = words + 1;
-  for (int i = threadIdx.x; i < th * wp; i += THREADS)
-    tmpl[i] = tmpl_g[i];
-  for (int i = threadIdx.x; i < wp; i += THREADS)
-    mask[i] = mask_g[i];
-  __syncthreads ();
+  const uint4 *tmpl = tmpl_g, *mask = mask_g;
+  if (SMEM) {
+    uint4 *st = smem, *sm = smem + (size_t) th * wp;
+    for (int i = threadIdx.x; i < th * wp; i += THREADS)
+      st[i] = tmpl_g[i];
+    for (int i = threadIdx.x; i < wp; i += THREADS)
+      sm[i] = mask_g[i];
+    __syncthreads ();
+    tmpl = st;
+    mask = sm;
+  }
 
   const int x0 = (blockIdx.x * THREADS + threadIdx.x) * GROUP;
   const int y = blockIdx.y;
@@ -244,17 +251,17 @@ kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
   dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP), mh);
   size_t smem = ((size_t) g->th + 1) * (g->words + 1) * 16;
   uint64_t *map = sad_map ? g->d_map : NULL;
-  if (g->ch == 1) {
-    cudaFuncSetAttribute (sad_kernel < 1 >,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
-    sad_kernel < 1 > <<< grid, THREADS, smem, g->stream >>> (g->d_frame,
-        pitch, mw, mh, g->d_tmpl, g->d_mask, g->words, g->th, map, g->d_best);
-  } else {
-    cudaFuncSetAttribute (sad_kernel < 3 >,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
-    sad_kernel < 3 > <<< grid, THREADS, smem, g->stream >>> (g->d_frame,
-        pitch, mw, mh, g->d_tmpl, g->d_mask, g->words, g->th, map, g->d_best);
-  }
+  int optin = 0;
+  CHECK_CUDA (g, cudaDeviceGetAttribute (&optin,
+          cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device));
+  const bool staged = smem <= (size_t) optin;
+  auto fn = g->ch == 1 ? (staged ? sad_kernel < 1, true > : sad_kernel < 1,
+      false >) : (staged ? sad_kernel < 3, true > : sad_kernel < 3, false >);
+  if (staged)
+    CHECK_CUDA (g, cudaFuncSetAttribute (fn,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  fn <<< grid, THREADS, staged ? smem : 0, g->stream >>> (g->d_frame, pitch,
+      mw, mh, g->d_tmpl, g->d_mask, g->words, g->th, map, g->d_best);
   CHECK_CUDA (g, cudaGetLastError ());
   uint64_t key;
   CHECK_CUDA (g, cudaMemcpyAsync (&key, g->d_best, sizeof key,

@@ -11,10 +11,6 @@
 #include "kmatch-cuda.h"
 #endif
 
-/* Larger templates than this do not fit the GPU's shared memory: such
- * searches run on the CPU. */
-#define CUDA_MAX_TEMPLATE_BYTES (200 * 1024)
-
 struct KMatch
 {
   KConvBackend backend;
@@ -91,8 +87,7 @@ kmatch_set_template (KMatch * m, const uint8_t * samples, int width,
   m->th = height;
   m->ch = channels;
 #ifdef KCONV_HAVE_CUDA
-  if (m->cuda && (channels == 1 || channels == 3)
-      && (size_t) width * height * channels <= CUDA_MAX_TEMPLATE_BYTES)
+  if (m->cuda && (channels == 1 || channels == 3))
     return kmatch_cuda_set_template (m->cuda, t, width, height, channels);
 #endif
   return KCONV_OK;
@@ -103,9 +98,8 @@ static int
 on_gpu (const KMatch * m, int mw, int mh)
 {
 #ifdef KCONV_HAVE_CUDA
-  return m->cuda && (m->ch == 1 || m->ch == 3)
-      && (size_t) m->tw * m->th * m->ch <= CUDA_MAX_TEMPLATE_BYTES
-      && mw <= 65535 && mh <= 65535;
+  /* the result key holds 16-bit coordinates */
+  return m->cuda && (m->ch == 1 || m->ch == 3) && mw <= 65535 && mh <= 65535;
 #else
   (void) m;
   (void) mw;

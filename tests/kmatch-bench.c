@@ -112,7 +112,11 @@ main (int argc, char **argv)
       KMatchPosition gb = { -1, -1, 0 };
       if (kmatch_new (&gopt, &g) == KCONV_OK
           && kmatch_set_template (g, t, tw, th, tw, 1) == KCONV_OK) {
-        kmatch_search (g, &im, NULL, 1, &gb, &n, NULL);       /* warm up */
+        if (kmatch_search (g, &im, NULL, 1, &gb, &n, NULL) != KCONV_OK) {
+          printf ("  on CUDA: search failed\n");
+          kmatch_free (g);
+          continue;
+        }
         double gt[9];
         for (int r = 0; r < 9; r++) {
           double t0 = now_ms ();

@@ -166,4 +166,7 @@ match_table_run (KConvBackend backend, unsigned seed)
       run_case (backend, &layouts[l], w, h, rnd_range (1, w),
           rnd_range (1, h), 0, 4, 0, 1);
     }
+  /* templates too large for a GPU's shared memory, grey and RGB */
+  run_case (backend, &layouts[0], 270, 240, 260, 230, 0, 1, 1, 0);
+  run_case (backend, &layouts[1], 160, 130, 150, 120, 0, 2, 2, 0);
 }
