@@ -20,10 +20,8 @@ peer_npp_upload_kernel (const int32_t * kernel, int size)
   return d;
 }
 
-int
-peer_npp_filter (const uint8_t * src, int src_stride, uint8_t * dst,
-    int dst_stride, int width, int height, int channels, const int32_t *kernel,
-    int size, int divisor, void *stream)
+static NppStreamContext *
+npp_context (void *stream)
 {
   static NppStreamContext ctx;
   static int have_ctx;
@@ -33,7 +31,7 @@ peer_npp_filter (const uint8_t * src, int src_stride, uint8_t * dst,
     int dev = 0;
     if (cudaGetDevice (&dev) != cudaSuccess
         || cudaGetDeviceProperties (&prop, dev) != cudaSuccess)
-      return -1;
+      return NULL;
     ctx.nCudaDeviceId = dev;
     ctx.nMultiProcessorCount = prop.multiProcessorCount;
     ctx.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
@@ -44,6 +42,71 @@ peer_npp_filter (const uint8_t * src, int src_stride, uint8_t * dst,
     have_ctx = 1;
   }
   ctx.hStream = (cudaStream_t) stream;
+  return &ctx;
+}
+
+static Npp32f *match_map;
+static Npp8u *match_scratch;
+static int *match_xy;
+static Npp32f *match_min;
+
+int
+peer_npp_match (const uint8_t * d_frame, int width, int height,
+    const uint8_t * d_tmpl, int tw, int th, int *x, int *y, void *stream)
+{
+  NppStreamContext *ctx = npp_context (stream);
+  if (!ctx)
+    return -1;
+  NppiSize fs = { width, height }, ts = { tw, th };
+  NppiSize ms = { width - tw + 1, height - th + 1 };
+  if (!match_map) {
+    size_t scratch = 0;
+    if (cudaMalloc ((void **) &match_map, sizeof (Npp32f) * ms.width *
+            ms.height) != cudaSuccess
+        || nppiMinIndxGetBufferHostSize_32f_C1R_Ctx (ms, &scratch, *ctx)
+        != NPP_SUCCESS
+        || cudaMalloc ((void **) &match_scratch, scratch) != cudaSuccess
+        || cudaMalloc ((void **) &match_xy, 2 * sizeof (int)) != cudaSuccess
+        || cudaMalloc ((void **) &match_min, sizeof (Npp32f)) != cudaSuccess)
+      return -1;
+  }
+  NppStatus st = nppiSqrDistanceValid_Norm_8u32f_C1R_Ctx (d_frame, width, fs,
+      d_tmpl, tw, ts, match_map, ms.width * (int) sizeof (Npp32f), *ctx);
+  if (st == NPP_SUCCESS)
+    st = nppiMinIndx_32f_C1R_Ctx (match_map, ms.width * (int) sizeof (Npp32f),
+        ms, match_scratch, match_min, match_xy, match_xy + 1, *ctx);
+  int xy[2];
+  if (st != NPP_SUCCESS || cudaMemcpyAsync (xy, match_xy, sizeof xy,
+          cudaMemcpyDeviceToHost, (cudaStream_t) stream) != cudaSuccess
+      || cudaStreamSynchronize ((cudaStream_t) stream) != cudaSuccess)
+    return -1;
+  *x = xy[0];
+  *y = xy[1];
+  return 0;
+}
+
+void
+peer_npp_match_free (void)
+{
+  cudaFree (match_map);
+  cudaFree (match_scratch);
+  cudaFree (match_xy);
+  cudaFree (match_min);
+  match_map = NULL;
+  match_scratch = NULL;
+  match_xy = NULL;
+  match_min = NULL;
+}
+
+int
+peer_npp_filter (const uint8_t * src, int src_stride, uint8_t * dst,
+    int dst_stride, int width, int height, int channels, const int32_t *kernel,
+    int size, int divisor, void *stream)
+{
+  NppStreamContext *pctx = npp_context (stream);
+  if (!pctx)
+    return -1;
+  NppStreamContext ctx = *pctx;
   NppiSize roi = { width, height };
   NppiPoint origin = { 0, 0 };
   NppiSize ksize = { size, size };

@@ -25,6 +25,14 @@ int peer_npp_filter (const uint8_t * src, int src_stride, uint8_t * dst,
     int dst_stride, int width, int height, int channels, const int32_t *kernel,
     int size, int divisor, void *stream);
 
+/* nppiSqrDistanceValid_Norm_8u32f_C1R_Ctx then nppiMinIndx_32f_C1R_Ctx on
+ * device-resident grey images: where the normalised squared distance is
+ * smallest.  Returns 0 on success.  peer_npp_match_free releases the
+ * buffers it keeps between calls. */
+int peer_npp_match (const uint8_t * d_frame, int width, int height,
+    const uint8_t * d_tmpl, int tw, int th, int *x, int *y, void *stream);
+void peer_npp_match_free (void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,10 @@
 #ifdef KCONV_BENCH_OPENCV
 #include "bench-peer-opencv.h"
 #endif
+#ifdef KCONV_BENCH_NPP
+#include <cuda_runtime_api.h>
+#include "bench-peer-npp.h"
+#endif
 
 static double
 now_ms (void)
@@ -129,6 +133,31 @@ main (int argc, char **argv)
             gb.x, gb.y, ms / gt[4]);
       }
       kmatch_free (g);
+#ifdef KCONV_BENCH_NPP
+      /* NPP: device-resident frame and template (no upload counted) */
+      uint8_t *df, *dt;
+      int nx = -1, ny = -1;
+      cudaMalloc ((void **) &df, (size_t) w * h);
+      cudaMalloc ((void **) &dt, (size_t) tw * th);
+      cudaMemcpy (df, frame, (size_t) w * h, cudaMemcpyHostToDevice);
+      cudaMemcpy (dt, t, (size_t) tw * th, cudaMemcpyHostToDevice);
+      if (peer_npp_match (df, w, h, dt, tw, th, &nx, &ny, NULL) == 0) {
+        double nt[5];
+        for (int r = 0; r < 5; r++) {
+          double t0 = now_ms ();
+          peer_npp_match (df, w, h, dt, tw, th, &nx, &ny, NULL);
+          nt[r] = now_ms () - t0;
+        }
+        qsort (nt, 5, sizeof nt[0], cmp_double);
+        printf ("%-26s %9.3f %9s %4d,%-4d   (NPP SqrDistanceValid_Norm + "
+            "MinIndx, device-resident)\n", "  NPP", nt[2], "", nx, ny);
+      } else {
+        printf ("  NPP: failed\n");
+      }
+      peer_npp_match_free ();
+      cudaFree (df);
+      cudaFree (dt);
+#endif
     }
     fflush (stdout);
     kmatch_free (m);

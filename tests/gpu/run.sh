@@ -51,9 +51,11 @@ fi
 $bench --csv "$out/bench.csv" --cpu-threads "$(nproc)" | tee "$out/bench.txt"
 
 step "template matching benchmark (CPU with all cores, CUDA)"
-gcc -O2 -Ikernels -Iomp tests/kmatch-bench.c build/kernels/libkconv-core.a \
+gcc -O2 -DKCONV_BENCH_NPP -Ikernels -Iomp -I$cuda/include tests/kmatch-bench.c \
+  tests/bench-peer-npp.c build/kernels/libkconv-core.a \
   -L/tmp/gstroot/usr/lib/x86_64-linux-gnu -l:libfftw3.so.3 -l:libfftw3_omp.so.3 \
-  -L$cuda/lib64 -lcudart_static -lstdc++ -lgomp -lm -ldl -lrt -lpthread \
-  -o /tmp/kmatch-bench && /tmp/kmatch-bench | tee "$out/kmatch-bench.txt"
+  -L$cuda/lib64 -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lgomp -lm \
+  -ldl -lrt -lpthread -o /tmp/kmatch-bench 2>>"$out/npp-build.log" \
+  && /tmp/kmatch-bench | tee "$out/kmatch-bench.txt"
 python3 tests/gpu/plot-bench.py "$out/bench.csv" "$out/bench.png" || true
 exit $status
