@@ -42,7 +42,7 @@ if gcc -O2 -DKCONV_BENCH_NPP -Ikernels -Iomp -I$cuda/include \
     tests/kconv-cuda-bench.c tests/bench-peer-npp.c build/kernels/libkconv-core.a \
     -L$cuda/lib64 -L/tmp/gstroot/usr/lib/x86_64-linux-gnu \
     -l:libfftw3.so.3 -l:libfftw3_omp.so.3 \
-    -lnppif -lnppc -lcudart_static -lstdc++ -lgomp -lm -ldl \
+    -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lgomp -lm -ldl \
     -lrt -lpthread -o /tmp/kconv-cuda-bench-npp 2>"$out/npp-build.log"; then
   bench=/tmp/kconv-cuda-bench-npp
 else
