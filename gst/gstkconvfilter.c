@@ -40,6 +40,7 @@
 #include <gst/base/gstbasetransform.h>
 
 #include "gstkconvfilter.h"
+#include "kconv-backend-enum.h"
 #include "kconv.h"
 #include "kconv-matrix.h"
 
@@ -232,24 +233,6 @@ gst_kconv_planes_get_type (void)
   };
   if (g_once_init_enter (&type))
     g_once_init_leave (&type, g_enum_register_static ("GstKConvPlanes",
-            values));
-  return type;
-}
-
-#define GST_TYPE_KCONV_BACKEND (gst_kconv_backend_get_type ())
-static GType
-gst_kconv_backend_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {KCONV_BACKEND_AUTO, "CUDA when a usable GPU exists, else the CPU",
-        "auto"},
-    {KCONV_BACKEND_CPU, "CPU (OpenMP)", "cpu"},
-    {KCONV_BACKEND_CUDA, "CUDA (fails when unavailable)", "cuda"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstKConvBackend",
             values));
   return type;
 }

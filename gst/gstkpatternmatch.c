@@ -35,6 +35,7 @@
 #include <gst/base/gstbasetransform.h>
 
 #include "gstkpatternmatch.h"
+#include "kconv-backend-enum.h"
 #include "kmatch-template.h"
 #include "kmatch.h"
 
@@ -154,24 +155,6 @@ gst_kmatch_on_get_type (void)
   };
   if (g_once_init_enter (&type))
     g_once_init_leave (&type, g_enum_register_static ("GstKMatchOn", values));
-  return type;
-}
-
-#define GST_TYPE_KMATCH_BACKEND (gst_kmatch_backend_get_type ())
-static GType
-gst_kmatch_backend_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {KCONV_BACKEND_AUTO, "CUDA when a usable GPU exists, else the CPU",
-        "auto"},
-    {KCONV_BACKEND_CPU, "CPU (OpenMP)", "cpu"},
-    {KCONV_BACKEND_CUDA, "CUDA (fails when unavailable)", "cuda"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstKMatchBackend",
-            values));
   return type;
 }
 
@@ -833,7 +816,7 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
       "Which samples are compared", GST_TYPE_KMATCH_ON, DEFAULT_MATCH_ON,
       flags);
   properties[PROP_BACKEND] = g_param_spec_enum ("backend", "Backend",
-      "Where the search runs", GST_TYPE_KMATCH_BACKEND, DEFAULT_BACKEND,
+      "Where the search runs", GST_TYPE_KCONV_BACKEND, DEFAULT_BACKEND,
       flags);
   properties[PROP_DEVICE_ID] = g_param_spec_int ("device-id", "Device ID",
       "CUDA device (-1 = the default device)", -1, 1023, DEFAULT_DEVICE_ID,
@@ -868,7 +851,7 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
       GST_DEBUG_FUNCPTR (gst_kpattern_match_transform_frame_ip);
 
   gst_type_mark_as_plugin_api (GST_TYPE_KMATCH_ON, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_KMATCH_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_KCONV_BACKEND, 0);
 }
 
 static void

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "kconv.h"
+#include "kconv-plan.h"
 
 /* Output tile of one block: 32 columns (one per thread of a warp) by
  * BLOCK_ROWS * ROWS_PER_THREAD rows. */
@@ -54,39 +55,6 @@ __device__ __forceinline__ float
 kconv_cuda_u8_to_float (uint32_t b)
 {
   return __int_as_float (0x4B000000u | b) - 8388608.f;
-}
-
-/* Out-of-frame coordinates only.  Kept out of line so that the common,
- * in-frame case is a real branch around it rather than predicated modulo
- * arithmetic on every sample. */
-static __device__ __noinline__ int
-kconv_cuda_border_outside (int border, int i, int n)
-{
-  switch (border) {
-    case KCONV_BORDER_ZERO:
-      return -1;
-    case KCONV_BORDER_REPLICATE:
-      return i < 0 ? 0 : n - 1;
-    case KCONV_BORDER_REFLECT:{
-      if (n == 1)
-        return 0;
-      int period = 2 * (n - 1);
-      i %= period;
-      if (i < 0)
-        i += period;
-      return i < n ? i : period - i;
-    }
-    default:
-      i %= n;
-      return i < 0 ? i + n : i;
-  }
-}
-
-__device__ __forceinline__ int
-kconv_cuda_border_index (int border, int i, int n)
-{
-  return (unsigned) i < (unsigned) n ? i :
-      kconv_cuda_border_outside (border, i, n);
 }
 
 /* The rule of kconv.h, as omp/kconv-omp.c's finish_row: bit-identical.
@@ -140,10 +108,10 @@ kconv_cuda_load_tile (const KConvCudaJob & job, float *tile, int nch,
 {
   /* a warp per row segment: neighbouring threads, neighbouring pixels */
   for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y) {
-    const int sy = kconv_cuda_border_index (job.border, y0 + ty, job.height);
+    const int sy = kconv_border_index (job.border, y0 + ty, job.height);
     const uint8_t *row = job.src + (size_t) (sy < 0 ? 0 : sy) * job.src_stride;
     for (int tx = threadIdx.x; tx < tile_w; tx += blockDim.x) {
-      const int sx = kconv_cuda_border_index (job.border, x0 + tx, job.width);
+      const int sx = kconv_border_index (job.border, x0 + tx, job.width);
       const uint8_t *p = row + (size_t) (sx < 0 ? 0 : sx) * job.pixel_stride;
       const bool inside = sy >= 0 && sx >= 0;
       const int o = at (ty, tx);

@@ -81,8 +81,8 @@ fft_pad_kernel (const KConvCudaJob job, double *real, int fw, int fh,
     return;
   int sx = -1, sy = -1;
   if (x < job.width + job.cols - 1 && y < job.height + job.rows - 1) {
-    sx = kconv_cuda_border_index (job.border, x - job.ax, job.width);
-    sy = kconv_cuda_border_index (job.border, y - job.ay, job.height);
+    sx = kconv_border_index (job.border, x - job.ax, job.width);
+    sy = kconv_border_index (job.border, y - job.ay, job.height);
   }
   const uint8_t *p = job.src + (size_t) (sy < 0 ? 0 : sy) * job.src_stride +
       (size_t) (sx < 0 ? 0 : sx) * job.pixel_stride;
@@ -147,19 +147,6 @@ struct KConvCudaFft
   double2 *spec, *kspec;
 };
 
-/* the smallest n' >= n with no prime factor above 7 */
-static int
-fft_size (int n)
-{
-  for (;; n++) {
-    int m = n;
-    for (int p = 2; p <= 7; p++)
-      while (m % p == 0)
-        m /= p;
-    if (m == 1)
-      return n;
-  }
-}
 
 KConvCudaFft *
 kconv_cuda_fft_new (const float *weights, int cols, int rows,
@@ -209,8 +196,8 @@ fft_prepare (KConvCudaFft * f, const KConvCudaJob * job, cudaStream_t stream,
     char *err, size_t err_size)
 {
   fft_release (f);
-  f->fw = fft_size (job->width + f->cols - 1);
-  f->fh = fft_size (job->height + f->rows - 1);
+  f->fw = kconv_fft_size (job->width + f->cols - 1);
+  f->fh = kconv_fft_size (job->height + f->rows - 1);
   const int fwc = f->fw / 2 + 1;
   const size_t plane = (size_t) f->fw * f->fh, cplane = (size_t) fwc * f->fh;
   const int nch = job->n_channels;

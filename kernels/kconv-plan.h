@@ -47,12 +47,20 @@ KConvStatus kconv_plan_init (KConvPlan * plan, const KConvKernel * kernel,
     KConvBorder border);
 void kconv_plan_clear (KConvPlan * plan);
 
-/* Where coordinate i (any integer) reads from in [0, n), or -1 for a zero. */
-static inline int
-kconv_border_index (KConvBorder border, int i, int n)
+#ifdef __CUDACC__
+#define KCONV_HOST_DEVICE __host__ __device__
+#define KCONV_OUT_OF_LINE __noinline__
+#else
+#define KCONV_HOST_DEVICE
+#define KCONV_OUT_OF_LINE __attribute__ ((noinline, unused))
+#endif
+
+/* Out-of-frame coordinates only.  Kept out of line so that the common,
+ * in-frame case is a real branch around it rather than predicated modulo
+ * arithmetic on every sample (on the GPU especially). */
+static KCONV_HOST_DEVICE KCONV_OUT_OF_LINE int
+kconv_border_outside (int border, int i, int n)
 {
-  if (i >= 0 && i < n)
-    return i;
   switch (border) {
     case KCONV_BORDER_ZERO:
       return -1;
@@ -71,6 +79,28 @@ kconv_border_index (KConvBorder border, int i, int n)
     default:
       i %= n;
       return i < 0 ? i + n : i;
+  }
+}
+
+/* Where coordinate i (any integer) reads from in [0, n), or -1 for a zero. */
+static inline KCONV_HOST_DEVICE int
+kconv_border_index (int border, int i, int n)
+{
+  return (unsigned) i < (unsigned) n ? i : kconv_border_outside (border, i, n);
+}
+
+/* The smallest n' >= n with no prime factor above 7: sizes FFT libraries
+ * transform fast. */
+static inline int
+kconv_fft_size (int n)
+{
+  for (;; n++) {
+    int m = n;
+    for (int p = 2; p <= 7; p++)
+      while (m % p == 0)
+        m /= p;
+    if (m == 1)
+      return n;
   }
 }
 

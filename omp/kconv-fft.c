@@ -30,19 +30,6 @@ struct KConvCpuFft
   fftw_complex *kspec;          /* conj (FFT (kernel)) / (fw * fh) */
 };
 
-/* the smallest n' >= n with no prime factor above 7 */
-static int
-fft_size (int n)
-{
-  for (;; n++) {
-    int m = n;
-    for (int p = 2; p <= 7; p++)
-      while (m % p == 0)
-        m /= p;
-    if (m == 1)
-      return n;
-  }
-}
 
 static void
 fft_release (KConvCpuFft * f)
@@ -81,8 +68,8 @@ fft_prepare (KConvCpuFft * f, int width, int height, int nch, int threads)
 {
   const KConvPlan *plan = f->plan;
   fft_release (f);
-  f->fw = fft_size (width + plan->cols - 1);
-  f->fh = fft_size (height + plan->rows - 1);
+  f->fw = kconv_fft_size (width + plan->cols - 1);
+  f->fh = kconv_fft_size (height + plan->rows - 1);
   const int fwc = f->fw / 2 + 1;
   const size_t plane = (size_t) f->fw * f->fh, cplane = (size_t) fwc * f->fh;
   f->real = fftw_alloc_real (plane * nch);

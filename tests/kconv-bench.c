@@ -16,26 +16,12 @@
 #include <time.h>
 #include "kconv.h"
 #include "kconv-matrix.h"
+#include "bench-util.h"
 #ifdef KCONV_BENCH_OPENCV
 #include "bench-peer-opencv.h"
 #endif
 
 typedef void (*RunFunc) (void *ctx);
-
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
 
 /* One warm-up, then repetitions until `budget_ms` or `max_reps`, at least 3. */
 static double
@@ -43,15 +29,15 @@ median_ms (RunFunc fn, void *ctx, double budget_ms, int max_reps)
 {
   double t[101];
   fn (ctx);
-  double start = now_ms ();
+  double start = bench_now_ms ();
   int n = 0;
-  while (n < max_reps && n < 101 && (n < 3 || now_ms () - start < budget_ms)) {
-    double t0 = now_ms ();
+  while (n < max_reps && n < 101
+      && (n < 3 || bench_now_ms () - start < budget_ms)) {
+    double t0 = bench_now_ms ();
     fn (ctx);
-    t[n++] = now_ms () - t0;
+    t[n++] = bench_now_ms () - t0;
   }
-  qsort (t, n, sizeof t[0], cmp_double);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  return bench_median (t, n);
 }
 
 typedef struct {

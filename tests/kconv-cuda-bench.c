@@ -19,6 +19,7 @@
 #include <cuda_runtime_api.h>
 #include "kconv.h"
 #include "kconv-matrix.h"
+#include "bench-util.h"
 #ifdef KCONV_BENCH_NPP
 #include "bench-peer-npp.h"
 #endif
@@ -164,14 +165,6 @@ time_forced (const char *strategy, const KConvKernel * k, Frames * f,
   return ms;
 }
 
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* CPU backend on the host frame, median of 3 */
 static float
 time_cpu (const KConvKernel * k, Frames * f, const KConvImage * im,
@@ -188,9 +181,9 @@ time_cpu (const KConvKernel * k, Frames * f, const KConvImage * im,
   float t[3];
   kconv_filter_run (cf, &s, &d);
   for (int i = 0; i < 3; i++) {
-    double t0 = now_ms ();
+    double t0 = bench_now_ms ();
     kconv_filter_run (cf, &s, &d);
-    t[i] = (float) (now_ms () - t0);
+    t[i] = (float) (bench_now_ms () - t0);
   }
   free (out);
   kconv_filter_free (cf);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include "kmatch.h"
+#include "bench-util.h"
 #ifdef KCONV_BENCH_OPENCV
 #include "bench-peer-opencv.h"
 #endif
@@ -24,21 +25,6 @@
 #include <cuda_runtime_api.h>
 #include "bench-peer-npp.h"
 #endif
-
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
 
 int
 main (int argc, char **argv)
@@ -87,12 +73,11 @@ main (int argc, char **argv)
     int n;
     double times[9];
     for (int r = 0; r < reps; r++) {
-      double t0 = now_ms ();
+      double t0 = bench_now_ms ();
       kmatch_search (m, &im, NULL, 1, &best, &n, NULL);
-      times[r] = now_ms () - t0;
+      times[r] = bench_now_ms () - t0;
     }
-    qsort (times, reps, sizeof times[0], cmp_double);
-    double ms = times[reps / 2];
+    double ms = bench_median (times, reps);
     double work = (double) (w - tw + 1) * (h - th + 1) * tw * th;
     char name[64];
     snprintf (name, sizeof name, "%dx%d grey / %dx%d", w, h, tw, th);
@@ -101,13 +86,12 @@ main (int argc, char **argv)
 #ifdef KCONV_BENCH_OPENCV
     int ox, oy;
     for (int r = 0; r < reps; r++) {
-      double t0 = now_ms ();
+      double t0 = bench_now_ms ();
       peer_opencv_match_sqdiff (frame, w, h, t, tw, th, &ox, &oy);
-      times[r] = now_ms () - t0;
+      times[r] = bench_now_ms () - t0;
     }
-    qsort (times, reps, sizeof times[0], cmp_double);
-    printf (" %10.1f %7.2fx %d,%d", times[reps / 2], times[reps / 2] / ms, ox,
-        oy);
+    double peer = bench_median (times, reps);
+    printf (" %10.1f %7.2fx %d,%d", peer, peer / ms, ox, oy);
 #endif
     printf ("\n");
     if (kconv_backend_available (KCONV_BACKEND_CUDA)) {
@@ -123,14 +107,14 @@ main (int argc, char **argv)
         }
         double gt[9];
         for (int r = 0; r < 9; r++) {
-          double t0 = now_ms ();
+          double t0 = bench_now_ms ();
           kmatch_search (g, &im, NULL, 1, &gb, &n, NULL);
-          gt[r] = now_ms () - t0;
+          gt[r] = bench_now_ms () - t0;
         }
-        qsort (gt, 9, sizeof gt[0], cmp_double);
+        double gms = bench_median (gt, 9);
         printf ("%-26s %9.3f %9.1f %4d,%-4d   (CUDA, upload included; "
-            "%.1fx the CPU)\n", "  on CUDA", gt[4], work / (gt[4] * 1e6),
-            gb.x, gb.y, ms / gt[4]);
+            "%.1fx the CPU)\n", "  on CUDA", gms, work / (gms * 1e6), gb.x,
+            gb.y, ms / gms);
       }
       kmatch_free (g);
 #ifdef KCONV_BENCH_NPP
@@ -144,13 +128,13 @@ main (int argc, char **argv)
       if (peer_npp_match (df, w, h, dt, tw, th, &nx, &ny, NULL) == 0) {
         double nt[5];
         for (int r = 0; r < 5; r++) {
-          double t0 = now_ms ();
+          double t0 = bench_now_ms ();
           peer_npp_match (df, w, h, dt, tw, th, &nx, &ny, NULL);
-          nt[r] = now_ms () - t0;
+          nt[r] = bench_now_ms () - t0;
         }
-        qsort (nt, 5, sizeof nt[0], cmp_double);
         printf ("%-26s %9.3f %9s %4d,%-4d   (NPP SqrDistanceValid_Norm + "
-            "MinIndx, device-resident)\n", "  NPP", nt[2], "", nx, ny);
+            "MinIndx, device-resident)\n", "  NPP", bench_median (nt, 5), "",
+            nx, ny);
       } else {
         printf ("  NPP: failed\n");
       }
