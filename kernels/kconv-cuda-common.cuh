@@ -57,19 +57,35 @@ kconv_cuda_u8_to_float (uint32_t b)
   return __int_as_float (0x4B000000u | b) - 8388608.f;
 }
 
+/* How a launch turns sums into samples: known on the host, so kernels that
+ * care can fix it at compile time. */
+enum
+{
+  KCONV_FINISH_FLOAT,
+  KCONV_FINISH_EXACT_UNIT,      /* exact, divisor 1 */
+  KCONV_FINISH_EXACT,
+};
+
+static inline __host__ __device__ int
+kconv_cuda_finish_mode (const KConvCudaJob & job)
+{
+  return !job.exact ? KCONV_FINISH_FLOAT : job.divisor == 1 ?
+      KCONV_FINISH_EXACT_UNIT : KCONV_FINISH_EXACT;
+}
+
 /* The rule of kconv.h, as omp/kconv-omp.c's finish_row: bit-identical.
  * Conversions run at a quarter of the rate of other instructions, so the
  * exact path uses two (the sum, the quotient estimate) and integer
  * corrections for the rest. */
-__device__ __forceinline__ uint8_t
-kconv_cuda_finish (const KConvCudaJob & job, float acc)
+template < int MODE > __device__ __forceinline__ uint8_t
+kconv_cuda_finish_as (const KConvCudaJob & job, float acc)
 {
-  if (job.exact) {
+  if (MODE != KCONV_FINISH_FLOAT) {
     float sf = job.negate ? -acc : acc;
     sf = job.absolute ? fabsf (sf) : sf;
     const int32_t s = __float2int_rn (sf);
     int32_t q = s;
-    if (job.divisor != 1) {
+    if (MODE == KCONV_FINISH_EXACT) {
       const int32_t d = job.divisor, two_d = 2 * d;
       /* round_half_up (s / d) = floor ((2s + d) / 2d): estimate, then two
        * exact integer steps (the estimate is within 2) */
@@ -90,6 +106,19 @@ kconv_cuda_finish (const KConvCudaJob & job, float acc)
   return (uint8_t) __float2int_rz (v);
 }
 
+__device__ __forceinline__ uint8_t
+kconv_cuda_finish (const KConvCudaJob & job, float acc)
+{
+  switch (kconv_cuda_finish_mode (job)) {
+    case KCONV_FINISH_FLOAT:
+      return kconv_cuda_finish_as < KCONV_FINISH_FLOAT > (job, acc);
+    case KCONV_FINISH_EXACT_UNIT:
+      return kconv_cuda_finish_as < KCONV_FINISH_EXACT_UNIT > (job, acc);
+    default:
+      return kconv_cuda_finish_as < KCONV_FINISH_EXACT > (job, acc);
+  }
+}
+
 /* Where sample (row, col) of a channel plane lives in shared memory. */
 struct KConvPlainLayout
 {
@@ -102,10 +131,13 @@ struct KConvPlainLayout
 
 /* Fills float planes [channel][...] with a tile_w x tile_h window of source
  * samples whose top-left is (x0, y0), border rule applied. */
-template < class Layout > __device__ __forceinline__ void
+/* WORDS: 1 when pixels are 4 aligned bytes, 0 when not, -1 to look. */
+template < class Layout, int WORDS = -1 > __device__ __forceinline__ void
 kconv_cuda_load_tile (const KConvCudaJob & job, float *tile, int nch,
     int x0, int y0, int tile_w, int tile_h, int plane, Layout at)
 {
+  const bool words = WORDS < 0 ? job.pixel_stride == 4 && job.aligned4 :
+      WORDS == 1;
   /* a warp per row segment: neighbouring threads, neighbouring pixels */
   for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y) {
     const int sy = kconv_border_index (job.border, y0 + ty, job.height);
@@ -115,7 +147,7 @@ kconv_cuda_load_tile (const KConvCudaJob & job, float *tile, int nch,
       const uint8_t *p = row + (size_t) (sx < 0 ? 0 : sx) * job.pixel_stride;
       const bool inside = sy >= 0 && sx >= 0;
       const int o = at (ty, tx);
-      if (job.pixel_stride == 4 && job.aligned4) {
+      if (words) {
         const uint32_t word = inside ? __ldg ((const uint32_t *) p) : 0u;
         for (int c = 0; c < nch; c++)
           tile[c * plane + o] = kconv_cuda_u8_to_float ((word >>
@@ -131,13 +163,15 @@ kconv_cuda_load_tile (const KConvCudaJob & job, float *tile, int nch,
 
 /* Writes one output pixel's convolved channels, and the bytes no channel
  * covers (alpha, padding) when this launch owns them. */
-template < int NCH > __device__ __forceinline__ void
+template < int NCH, int WORDS = -1 > __device__ __forceinline__ void
 kconv_cuda_store_pixel (const KConvCudaJob & job, int x, int y,
     const uint8_t * out)
 {
   uint8_t *d = job.dst + (size_t) y * job.dst_stride +
       (size_t) x * job.pixel_stride;
-  if (job.pixel_stride == 4 && job.copy_other_bytes && job.aligned4) {
+  const bool words = WORDS < 0 ? job.pixel_stride == 4 && job.aligned4 :
+      WORDS == 1;
+  if (words && job.copy_other_bytes) {
     uint32_t word = *(const uint32_t *) (job.src + (size_t) y * job.src_stride +
         (size_t) x * 4);
 #pragma unroll

@@ -15,6 +15,11 @@ size_t kconv_cuda_separable_smem (int nch, int cols, int rows);
 cudaError_t kconv_cuda_launch_direct (const KConvCudaJob * job,
     const KConvCudaWeights * pw, const float *gw, cudaStream_t stream);
 
+/* Square 3x3, 5x5 and 7x7 kernels on 1, 3 or 4 channels, weights in pw. */
+int kconv_cuda_small_fits (int cols, int rows, int n_channels);
+cudaError_t kconv_cuda_launch_small (const KConvCudaJob * job,
+    const KConvCudaWeights * pw, cudaStream_t stream);
+
 /* pw holds h (cols) then v (rows). */
 cudaError_t kconv_cuda_launch_separable (const KConvCudaJob * job,
     const KConvCudaWeights * pw, cudaStream_t stream);

@@ -21,6 +21,7 @@
 
 typedef enum
 {
+  STRATEGY_SMALL,               /* direct, sizes fixed at compile time */
   STRATEGY_DIRECT,
   STRATEGY_SEPARABLE,
   STRATEGY_FFT,
@@ -134,7 +135,9 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
   /* KCONV_CUDA_STRATEGY=direct|fft forces a path, for measuring crossovers */
   const char *force = getenv ("KCONV_CUDA_STRATEGY");
   const int taps = plan->rows * plan->cols;
-  if (use_separable && plan->separable)
+  if (kconv_cuda_small_fits (plan->cols, plan->rows, 1) && !force)
+    cu->strategy = STRATEGY_SMALL;      /* beats two passes at these sizes */
+  else if (use_separable && plan->separable)
     cu->strategy = STRATEGY_SEPARABLE;
   else if (force && !strcmp (force, "fft"))
     cu->strategy = STRATEGY_FFT;
@@ -152,6 +155,10 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
   if (cu->strategy == STRATEGY_FFT)
     snprintf (cu->description, sizeof cu->description, "FFT (cuFFT, double "
         "precision, kernel spectrum cached) %dx%d", plan->cols, plan->rows);
+  else if (cu->strategy == STRATEGY_SMALL)
+    snprintf (cu->description, sizeof cu->description, "direct %dx%d, size "
+        "fixed at compile time, weights in constant memory", plan->cols,
+        plan->rows);
   else
     snprintf (cu->description, sizeof cu->description, "%s %dx%d, weights in "
         "%s%s", cu->strategy == STRATEGY_SEPARABLE ?
@@ -211,6 +218,15 @@ kconv_cuda_run_device (KConvCuda * cu, const KConvImage * src,
     return KCONV_ERROR_DEVICE;
   }
 
+  if (cu->strategy == STRATEGY_SMALL
+      && kconv_cuda_small_fits (job.cols, job.rows, total)) {
+    job.n_channels = total;
+    for (int c = 0; c < total; c++)
+      job.channel_offset[c] = src->channel_offset[c];
+    job.copy_other_bytes = 1;
+    CHECK_CUDA (cu, kconv_cuda_launch_small (&job, &cu->pw, stream));
+    return KCONV_OK;
+  }
   for (int c0 = 0; c0 < total; c0 += per) {
     job.n_channels = c0 + per <= total ? per : total - c0;
     for (int c = 0; c < job.n_channels; c++)
