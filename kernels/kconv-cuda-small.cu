@@ -12,8 +12,11 @@
 #include "kconv-cuda-common.cuh"
 #include "kconv-cuda-launch.h"
 
-#define SMALL_ROWS 8
 #define SMALL_PITCH 40              /* 32 + 7 - 1, rounded up */
+
+/* outputs a thread: fewer for 3 or 4 channels, whose accumulators would
+ * otherwise leave room for only two blocks a multiprocessor */
+#define SMALL_ROWS (NCH >= 3 ? 4 : 8)
 
 template < int NCH, int K, int MODE, int WORDS > __global__ void
 __launch_bounds__ (KCONV_CUDA_TILE_W * KCONV_CUDA_BLOCK_ROWS)
