@@ -138,7 +138,9 @@ kconv_cuda_load_tile (const KConvCudaJob & job, float *tile, int nch,
 {
   const bool words = WORDS < 0 ? job.pixel_stride == 4 && job.aligned4 :
       WORDS == 1;
-  /* a warp per row segment: neighbouring threads, neighbouring pixels */
+  /* a warp per row segment: neighbouring threads, neighbouring pixels;
+   * unrolled so that several rows' loads are in flight at once */
+#pragma unroll 4
   for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y) {
     const int sy = kconv_border_index (job.border, y0 + ty, job.height);
     const uint8_t *row = job.src + (size_t) (sy < 0 ? 0 : sy) * job.src_stride;
