@@ -80,6 +80,9 @@ kconv_cuda_small_fits (int cols, int rows, int n_channels)
       && n_channels != 2;
 }
 
+/* The layout is fixed at compile time only where both occur: grey is
+ * always bytes, 4 channels always 4-byte pixels (aligned or not, looked
+ * at at run time), 3 channels either RGB or RGBx. */
 template < int NCH, int K, int MODE > static cudaError_t
 launch_words (const KConvCudaJob & job, const KConvCudaWeights * pw,
     cudaStream_t stream)
@@ -87,7 +90,12 @@ launch_words (const KConvCudaJob & job, const KConvCudaWeights * pw,
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
       kconv_div_up (job.height, KCONV_CUDA_BLOCK_ROWS * SMALL_ROWS));
-  if (job.pixel_stride == 4 && job.aligned4)
+  if (NCH == 1)
+    small_kernel < NCH, K, MODE, 0 > <<< grid, block, 0, stream >>> (job, *pw);
+  else if (NCH == 4)
+    small_kernel < NCH, K, MODE, -1 > <<< grid, block, 0, stream >>> (job,
+        *pw);
+  else if (job.pixel_stride == 4 && job.aligned4)
     small_kernel < NCH, K, MODE, 1 > <<< grid, block, 0, stream >>> (job, *pw);
   else
     small_kernel < NCH, K, MODE, 0 > <<< grid, block, 0, stream >>> (job, *pw);

@@ -3,7 +3,10 @@
 # from the project root, on a build made elsewhere (./build) and a GStreamer
 # runtime unpacked from .devgst (see the device notes in the README).
 #   tests/gpu/run.sh [OUTDIR]     results and the plot go to OUTDIR
+# BUILD names the build folder (default build); a GPU-only one keeps what
+# travels small:  meson setup build-gpu -Dgpu_archs=90
 set -uo pipefail
+b=${BUILD:-build}
 out=${1:-gpu-results}
 mkdir -p "$out"
 status=0
@@ -16,18 +19,18 @@ step device
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
 step "core: CUDA against the scalar reference"
-build/tests/test-cuda-vs-reference 2>&1 | tail -n 15 || status=1
+$b/tests/test-cuda-vs-reference 2>&1 | tail -n 15 || status=1
 
 step "core: the same under compute-sanitizer memcheck"
 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-  build/tests/test-cuda-vs-reference 2>&1 | tail -n 6 || status=1
+  $b/tests/test-cuda-vs-reference 2>&1 | tail -n 6 || status=1
 
 if [ -f .devgst/gst-env.sh ]; then
-  export GST_PLUGIN_PATH=$PWD/build/gst GST_PRESET_PATH=$PWD/presets
+  export GST_PLUGIN_PATH=$PWD/$b/gst GST_PRESET_PATH=$PWD/presets
   step "element: GstHarness tests, backend=cuda against backend=cpu"
-  build/tests/test-kconvfilter 2>&1 | tail -n 5 || status=1
+  $b/tests/test-kconvfilter 2>&1 | tail -n 5 || status=1
   step "element: kpatternmatch tests (auto picks CUDA here)"
-  build/tests/test-kpatternmatch 2>&1 | tail -n 5 || status=1
+  $b/tests/test-kpatternmatch 2>&1 | tail -n 5 || status=1
   step "element: 300 frames of 4K RGBA through backend=cuda"
   GST_DEBUG=kconvfilter:5 gst-launch-1.0 -q videotestsrc num-buffers=300 \
     ! video/x-raw,format=RGBA,width=3840,height=2160 \
@@ -36,10 +39,10 @@ if [ -f .devgst/gst-env.sh ]; then
 fi
 
 step "benchmark (NPP built in with this machine's nvcc)"
-bench=build/tests/kconv-cuda-bench
+bench=$b/tests/kconv-cuda-bench
 cuda=/usr/local/cuda
 if gcc -O2 -DKCONV_BENCH_NPP -Ikernels -Iomp -I$cuda/include \
-    tests/kconv-cuda-bench.c tests/bench-peer-npp.c build/kernels/libkconv-core.a \
+    tests/kconv-cuda-bench.c tests/bench-peer-npp.c $b/kernels/libkconv-core.a \
     -L$cuda/lib64 -L/tmp/gstroot/usr/lib/x86_64-linux-gnu \
     -l:libfftw3.so.3 -l:libfftw3_omp.so.3 \
     -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lgomp -lm -ldl \
@@ -52,7 +55,7 @@ $bench --csv "$out/bench.csv" --cpu-threads "$(nproc)" | tee "$out/bench.txt"
 
 step "template matching benchmark (CPU with all cores, CUDA)"
 gcc -O2 -DKCONV_BENCH_NPP -Ikernels -Iomp -I$cuda/include tests/kmatch-bench.c \
-  tests/bench-peer-npp.c build/kernels/libkconv-core.a \
+  tests/bench-peer-npp.c $b/kernels/libkconv-core.a \
   -L/tmp/gstroot/usr/lib/x86_64-linux-gnu -l:libfftw3.so.3 -l:libfftw3_omp.so.3 \
   -L$cuda/lib64 -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lgomp -lm \
   -ldl -lrt -lpthread -o /tmp/kmatch-bench 2>>"$out/npp-build.log" \
