@@ -200,3 +200,26 @@ kconv_cuda_store_pixel (const KConvCudaJob & job, int x, int y,
     }
   }
 }
+
+/* A thread's column of ROWS output pixels at (x, y0 ...), all channels:
+ * rounded by the rule (MODE, or looked up when -1) and stored. */
+template < int NCH, int ROWS, int MODE = -1, int WORDS = -1 >
+__device__ __forceinline__ void
+kconv_cuda_store_column (const KConvCudaJob & job, int x, int y0,
+    const float (&acc)[NCH][ROWS])
+{
+  if (x >= job.width)
+    return;
+#pragma unroll
+  for (int r = 0; r < ROWS; r++) {
+    const int y = y0 + r;
+    if (y >= job.height)
+      return;
+    uint8_t out[NCH];
+#pragma unroll
+    for (int c = 0; c < NCH; c++)
+      out[c] = MODE < 0 ? kconv_cuda_finish (job, acc[c][r]) :
+          kconv_cuda_finish_as < (MODE < 0 ? 0 : MODE) > (job, acc[c][r]);
+    kconv_cuda_store_pixel < NCH, WORDS > (job, x, y, out);
+  }
+}

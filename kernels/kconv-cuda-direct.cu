@@ -104,20 +104,7 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
     }
   }
 
-  const int x = x0 + tx;
-  if (x >= job.width)
-    return;
-#pragma unroll
-  for (int r = 0; r < ROWS; r++) {
-    const int y = y0 + ty0 + r;
-    if (y >= job.height)
-      return;
-    uint8_t out[NCH];
-#pragma unroll
-    for (int c = 0; c < NCH; c++)
-      out[c] = kconv_cuda_finish (job, acc[c][r]);
-    kconv_cuda_store_pixel < NCH > (job, x, y, out);
-  }
+  kconv_cuda_store_column < NCH, ROWS > (job, x0 + tx, y0 + ty0, acc);
 }
 
 /* kernels up to this wide use the compile-time pitch */

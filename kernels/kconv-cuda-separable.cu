@@ -146,19 +146,7 @@ separable_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
           return col[i * SEP_MID_PITCH];});
   }
 
-  if (x >= job.width)
-    return;
-#pragma unroll
-  for (int r = 0; r < SEP_RUN; r++) {
-    const int y = y0 + ty0 + r;
-    if (y >= job.height)
-      return;
-    uint8_t out[NCH];
-#pragma unroll
-    for (int c = 0; c < NCH; c++)
-      out[c] = kconv_cuda_finish (job, acc[c][r]);
-    kconv_cuda_store_pixel < NCH > (job, x, y, out);
-  }
+  kconv_cuda_store_column < NCH, SEP_RUN > (job, x, y0 + ty0, acc);
 }
 
 template < int NCH > static cudaError_t

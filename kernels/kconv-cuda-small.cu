@@ -57,20 +57,8 @@ small_kernel (const KConvCudaJob job, const KConvCudaWeights pw)
     }
   }
 
-  const int x = x0 + tx;
-  if (x >= job.width)
-    return;
-#pragma unroll
-  for (int r = 0; r < SMALL_ROWS; r++) {
-    const int y = y0 + ty0 + r;
-    if (y >= job.height)
-      return;
-    uint8_t out[NCH];
-#pragma unroll
-    for (int c = 0; c < NCH; c++)
-      out[c] = kconv_cuda_finish_as < MODE > (job, acc[c][r]);
-    kconv_cuda_store_pixel < NCH, WORDS > (job, x, y, out);
-  }
+  kconv_cuda_store_column < NCH, SMALL_ROWS, MODE, WORDS > (job, x0 + tx,
+      y0 + ty0, acc);
 }
 
 int
