@@ -16,7 +16,7 @@
  * Exact kernels: integer weights, an integer divisor and an integer offset,
  * with 255 * sum |weight| < 2^24.  These are computed exactly (the true
  * rational value, rounded as above) and every backend and every path
- * (direct, separable) gives bit-identical output.  Any other kernel is
+ * (direct, separable, FFT) gives bit-identical output.  Any other kernel is
  * computed in single precision: each output is within 1 of the exact
  * result (almost always equal).
  */
