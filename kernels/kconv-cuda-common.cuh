@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stdint.h>
+#include <cuda_runtime.h>
 #include "kconv.h"
 #include "kconv-plan.h"
 
@@ -42,6 +43,27 @@ struct KConvCudaJob
   float inv_two_divisor;        /* 1.0f / (2 * divisor), as the CPU has it */
   float bias;
 };
+
+/* Lets fn take the device's whole opt-in shared memory, the first time a
+ * launch needs more than the default 48 KB; *raised (one per kernel
+ * instantiation) remembers it was done, so frames do not pay for it. */
+template < class Kernel > static inline cudaError_t
+kconv_cuda_allow_smem (Kernel fn, size_t smem, int *raised)
+{
+  if ((int) smem <= *raised)
+    return cudaSuccess;
+  int optin = 0, dev = 0;
+  cudaError_t err = cudaGetDevice (&dev);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute (&optin,
+        cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute (fn,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+  if (err == cudaSuccess)
+    *raised = optin;
+  return err;
+}
 
 static inline __host__ __device__ int
 kconv_div_up (int a, int b)

@@ -132,19 +132,10 @@ launch_direct (const KConvCudaJob & job, const KConvCudaWeights * pw,
 {
   size_t smem = kconv_cuda_direct_smem (NCH, job.cols, job.rows);
   auto fn = direct_kernel < NCH, DIRECT_ROWS, PITCH, PARAM >;
-  /* the opt-in limit is raised once per instantiation, not per frame */
-  static int raised_to;
-  if ((int) smem > raised_to) {
-    int optin = 0, dev = 0;
-    cudaGetDevice (&dev);
-    cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-        dev);
-    cudaError_t err = cudaFuncSetAttribute (fn,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
-    if (err != cudaSuccess)
-      return err;
-    raised_to = optin;
-  }
+  static int raised;
+  cudaError_t err = kconv_cuda_allow_smem (fn, smem, &raised);
+  if (err != cudaSuccess)
+    return err;
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
       kconv_div_up (job.height, KCONV_CUDA_BLOCK_ROWS * DIRECT_ROWS));

@@ -154,18 +154,11 @@ launch_separable (const KConvCudaJob & job, const KConvCudaWeights * hv,
     cudaStream_t stream)
 {
   size_t smem = kconv_cuda_separable_smem (NCH, job.cols, job.rows);
-  static int raised_to;
-  if ((int) smem > raised_to) {
-    int optin = 0, dev = 0;
-    cudaGetDevice (&dev);
-    cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-        dev);
-    cudaError_t err = cudaFuncSetAttribute (separable_kernel < NCH >,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
-    if (err != cudaSuccess)
-      return err;
-    raised_to = optin;
-  }
+  static int raised;
+  cudaError_t err = kconv_cuda_allow_smem (separable_kernel < NCH >, smem,
+      &raised);
+  if (err != cudaSuccess)
+    return err;
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
       kconv_div_up (job.height, SEP_OUT_H));

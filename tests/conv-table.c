@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "test-rng.h"
 #include "conv-table.h"
 
 typedef struct {
@@ -29,21 +30,6 @@ static const Layout layouts[] = {
 
 typedef enum { K_INT, K_INT_SEPARABLE, K_FLOAT, K_FLOAT_SEPARABLE } KernelKind;
 static const char *kind_names[] = { "int", "int-sep", "float", "float-sep" };
-
-static unsigned rng_state;
-
-static unsigned
-rnd (void)
-{
-  rng_state = rng_state * 1664525u + 1013904223u;
-  return rng_state >> 8;
-}
-
-static int
-rnd_range (int lo, int hi)
-{
-  return lo + (int) (rnd () % (unsigned) (hi - lo + 1));
-}
 
 static float
 rnd_float (void)
@@ -231,7 +217,7 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
   {3, 11}, {1, 31}, {31, 1}, {9, 6}
   };
   const int n_layouts = sizeof layouts / sizeof layouts[0];
-  rng_state = seed;
+  test_rng_seed (seed);
 
   /* every kernel size and border on small frames, layouts in rotation */
   for (size_t k = 0; k < sizeof ksizes / sizeof ksizes[0]; k++) {

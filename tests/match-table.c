@@ -9,22 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "test-rng.h"
 #include "match-table.h"
-
-static unsigned rng;
-
-static unsigned
-rnd (void)
-{
-  rng = rng * 1664525u + 1013904223u;
-  return rng >> 8;
-}
-
-static int
-rnd_range (int lo, int hi)
-{
-  return lo + (int) (rnd () % (unsigned) (hi - lo + 1));
-}
 
 typedef struct {
   int ps, ch, offsets[3];
@@ -151,7 +137,7 @@ match_table_run (KConvBackend backend, unsigned seed)
   static const int sizes[][2] = {
     {1, 1}, {2, 3}, {17, 5}, {64, 48}, {101, 37}, {33, 97}
   };
-  rng = seed;
+  test_rng_seed (seed);
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
     for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
       int w = sizes[s][0], h = sizes[s][1];
