@@ -29,6 +29,7 @@ struct KConvCudaJob
   const uint8_t *src;
   uint8_t *dst;
   int width, height;
+  int row_begin, row_end;       /* the output rows this launch writes */
   int src_stride, dst_stride;
   int pixel_stride;
   int n_channels;               /* convolved in this launch */
@@ -69,6 +70,13 @@ static inline __host__ __device__ int
 kconv_div_up (int a, int b)
 {
   return (a + b - 1) / b;
+}
+
+/* Blocks down a launch whose blocks cover tile_h output rows each. */
+static inline int
+kconv_cuda_grid_rows (const KConvCudaJob & job, int tile_h)
+{
+  return kconv_div_up (job.row_end - job.row_begin, tile_h);
 }
 
 /* byte -> float in two full-rate instructions (2^23 + b, minus 2^23)
@@ -235,7 +243,7 @@ kconv_cuda_store_column (const KConvCudaJob & job, int x, int y0,
 #pragma unroll
   for (int r = 0; r < ROWS; r++) {
     const int y = y0 + r;
-    if (y >= job.height)
+    if (y >= job.row_end)
       return;
     uint8_t out[NCH];
 #pragma unroll

@@ -30,7 +30,7 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
   const int rows_in = tile_h + rows - 1 + ROWS; /* + window overrun */
   const int plane = pitch * rows_in;
   const int x0 = blockIdx.x * KCONV_CUDA_TILE_W;
-  const int y0 = blockIdx.y * tile_h;
+  const int y0 = job.row_begin + blockIdx.y * tile_h;
 
   kconv_cuda_load_tile (job, tile, NCH, x0 - job.ax, y0 - job.ay,
       KCONV_CUDA_TILE_W + cols - 1, rows_in - ROWS, plane,
@@ -138,7 +138,7 @@ launch_direct (const KConvCudaJob & job, const KConvCudaWeights * pw,
     return err;
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
-      kconv_div_up (job.height, KCONV_CUDA_BLOCK_ROWS * DIRECT_ROWS));
+      kconv_cuda_grid_rows (job, KCONV_CUDA_BLOCK_ROWS * DIRECT_ROWS));
   fn <<< grid, block, smem, stream >>> (job, *pw, gw);
   return cudaGetLastError ();
 }

@@ -111,7 +111,7 @@ separable_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
   float *mid = smem + raw_plane;
   const float *h = hv.w, *v = hv.w + job.cols;
   const int x0 = blockIdx.x * KCONV_CUDA_TILE_W;
-  const int y0 = blockIdx.y * SEP_OUT_H;
+  const int y0 = job.row_begin + blockIdx.y * SEP_OUT_H;
   const int tid = threadIdx.y * KCONV_CUDA_TILE_W + threadIdx.x;
   const int lanes = KCONV_CUDA_TILE_W / SEP_RUN;
   const int hx = (tid % lanes) * SEP_RUN;
@@ -161,7 +161,7 @@ launch_separable (const KConvCudaJob & job, const KConvCudaWeights * hv,
     return err;
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
-      kconv_div_up (job.height, SEP_OUT_H));
+      kconv_cuda_grid_rows (job, SEP_OUT_H));
   separable_kernel < NCH > <<< grid, block, smem, stream >>> (job, *hv);
   return cudaGetLastError ();
 }

@@ -26,7 +26,7 @@ small_kernel (const KConvCudaJob job, const KConvCudaWeights pw)
       [SMALL_PITCH];
   const int tile_h = KCONV_CUDA_BLOCK_ROWS * SMALL_ROWS;
   const int x0 = blockIdx.x * KCONV_CUDA_TILE_W;
-  const int y0 = blockIdx.y * tile_h;
+  const int y0 = job.row_begin + blockIdx.y * tile_h;
 
   kconv_cuda_load_tile < KConvPlainLayout, WORDS > (job, &tile[0][0][0],
       NCH, x0 - K / 2, y0 - K / 2, KCONV_CUDA_TILE_W + K - 1, tile_h + K - 1,
@@ -77,7 +77,7 @@ launch_words (const KConvCudaJob & job, const KConvCudaWeights * pw,
 {
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
-      kconv_div_up (job.height, KCONV_CUDA_BLOCK_ROWS * SMALL_ROWS));
+      kconv_cuda_grid_rows (job, KCONV_CUDA_BLOCK_ROWS * SMALL_ROWS));
   if (NCH == 1)
     small_kernel < NCH, K, MODE, 0 > <<< grid, block, 0, stream >>> (job, *pw);
   else if (NCH == 4)

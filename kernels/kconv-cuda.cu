@@ -36,9 +36,8 @@ struct KConvCuda
   KConvCudaWeights pw;          /* direct: weights; separable: h then v */
   float *d_weights;             /* direct kernels too large for pw */
   int max_smem;                 /* opt-in limit per block */
-  cudaStream_t stream;
-  uint8_t *d_src, *d_dst;       /* staging for host frames */
-  size_t d_size;
+  cudaStream_t stream;          /* every convolution runs here, in order */
+  KConvCudaSlot *own_slot;      /* for kconv_cuda_run */
   char error[256];
   char description[160];
 };
@@ -180,8 +179,8 @@ smem_for (const KConvCuda * cu, int nch)
 }
 
 extern "C" KConvStatus
-kconv_cuda_run_device (KConvCuda * cu, const KConvImage * src,
-    const KConvImage * dst, void *stream_ptr)
+kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
+    const KConvImage * dst, int row_begin, int row_end, void *stream_ptr)
 {
   cudaStream_t stream = (cudaStream_t) stream_ptr;
   CHECK_CUDA (cu, cudaSetDevice (cu->device));
@@ -191,6 +190,8 @@ kconv_cuda_run_device (KConvCuda * cu, const KConvImage * src,
   job.dst = dst->data;
   job.width = src->width;
   job.height = src->height;
+  job.row_begin = row_begin;
+  job.row_end = row_end;
   job.src_stride = (int) src->stride;
   job.dst_stride = (int) dst->stride;
   job.pixel_stride = src->pixel_stride;
@@ -198,6 +199,11 @@ kconv_cuda_run_device (KConvCuda * cu, const KConvImage * src,
       && ((uintptr_t) src->data % 4 == 0) && src->stride % 4 == 0;
 
   if (cu->strategy == STRATEGY_FFT) {
+    if (row_begin != 0 || row_end != src->height) {
+      snprintf (cu->error, sizeof cu->error, "the FFT path convolves whole "
+          "frames only");
+      return KCONV_ERROR_INVALID_ARGUMENT;
+    }
     job.n_channels = src->n_channels;
     for (int c = 0; c < src->n_channels; c++)
       job.channel_offset[c] = src->channel_offset[c];
@@ -241,36 +247,45 @@ kconv_cuda_run_device (KConvCuda * cu, const KConvImage * src,
 }
 
 extern "C" KConvStatus
-kconv_cuda_run (KConvCuda * cu, const KConvImage * src, const KConvImage * dst)
+kconv_cuda_run_device (KConvCuda * cu, const KConvImage * src,
+    const KConvImage * dst, void *stream)
 {
-  CHECK_CUDA (cu, cudaSetDevice (cu->device));
-  size_t row = (size_t) src->width * src->pixel_stride;
-  size_t pitch = (row + 255) / 256 * 256;
-  size_t need = pitch * src->height;
-  if (need > cu->d_size) {
-    cudaFree (cu->d_src);
-    cudaFree (cu->d_dst);
-    cu->d_src = cu->d_dst = NULL;
-    cu->d_size = 0;
-    CHECK_CUDA (cu, cudaMalloc (&cu->d_src, need));
-    CHECK_CUDA (cu, cudaMalloc (&cu->d_dst, need));
-    cu->d_size = need;
-  }
-  KConvImage dsrc = *src, ddst = *dst;
-  dsrc.data = cu->d_src;
-  dsrc.stride = pitch;
-  ddst.data = cu->d_dst;
-  ddst.stride = pitch;
+  return kconv_cuda_run_rows (cu, src, dst, 0, src->height, stream);
+}
 
-  CHECK_CUDA (cu, cudaMemcpy2DAsync (cu->d_src, pitch, src->data, src->stride,
-          row, src->height, cudaMemcpyHostToDevice, cu->stream));
-  KConvStatus st = kconv_cuda_run_device (cu, &dsrc, &ddst, cu->stream);
+extern "C" KConvStatus
+kconv_cuda_run (KConvCuda * cu, const KConvImage * src, const KConvImage * dst,
+    int n_threads)
+{
+  const char *detail = "";
+  KConvStatus st = kconv_cuda_submit (cu, &cu->own_slot, src, dst, n_threads,
+      &detail);
+  if (st == KCONV_OK)
+    st = kconv_cuda_slot_wait (cu->own_slot, &detail);
   if (st != KCONV_OK)
-    return st;
-  CHECK_CUDA (cu, cudaMemcpy2DAsync (dst->data, dst->stride, cu->d_dst, pitch,
-          row, src->height, cudaMemcpyDeviceToHost, cu->stream));
-  CHECK_CUDA (cu, cudaStreamSynchronize (cu->stream));
-  return KCONV_OK;
+    snprintf (cu->error, sizeof cu->error, "%s", detail);
+  return st;
+}
+
+extern "C" int
+kconv_cuda_row_reach (const KConvCuda * cu, int *above, int *below)
+{
+  *above = cu->arith.ay;
+  *below = cu->arith.rows - 1 - cu->arith.ay;
+  /* wrapping reads the far edge; the FFT takes the frame whole */
+  return cu->strategy != STRATEGY_FFT && cu->arith.border != KCONV_BORDER_WRAP;
+}
+
+extern "C" int
+kconv_cuda_device_of (const KConvCuda * cu)
+{
+  return cu->device;
+}
+
+extern "C" void *
+kconv_cuda_compute_stream (const KConvCuda * cu)
+{
+  return (void *) cu->stream;
 }
 
 extern "C" const char *
@@ -290,11 +305,10 @@ kconv_cuda_free (KConvCuda * cu)
 {
   if (!cu)
     return;
+  kconv_cuda_slot_free (cu->own_slot);
   cudaSetDevice (cu->device);
   kconv_cuda_fft_free (cu->fft);
   cudaFree (cu->d_weights);
-  cudaFree (cu->d_src);
-  cudaFree (cu->d_dst);
   if (cu->stream)
     cudaStreamDestroy (cu->stream);
   free (cu);

@@ -25,14 +25,48 @@ int kconv_cuda_device_count (void);
 KConvStatus kconv_cuda_new (const KConvPlan * plan, int use_separable,
     int device_id, KConvCuda ** out, const char **detail);
 
-/* Host images in, host images out: upload, convolve, download. */
+/* Host images in, host images out: upload, convolve, download, wait.
+ * Pageable memory is staged through pinned buffers by n_threads threads. */
 KConvStatus kconv_cuda_run (KConvCuda * cu, const KConvImage * src,
-    const KConvImage * dst);
+    const KConvImage * dst, int n_threads);
 
 /* Device images in and out (data are device pointers), on `stream`
  * (a cudaStream_t, NULL for the default); does not synchronise. */
 KConvStatus kconv_cuda_run_device (KConvCuda * cu, const KConvImage * src,
     const KConvImage * dst, void *stream);
+
+/* As kconv_cuda_run_device, writing output rows [row_begin, row_end) only;
+ * the source is read wherever the kernel reaches. */
+KConvStatus kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
+    const KConvImage * dst, int row_begin, int row_end, void *stream);
+
+/* The source rows above and below an output row that the kernel reads.
+ * Returns 0 when a band of output rows may need any source row (wrap
+ * border, FFT): such frames are convolved whole. */
+int kconv_cuda_row_reach (const KConvCuda * cu, int *above, int *below);
+
+int kconv_cuda_device_of (const KConvCuda * cu);
+
+/* The stream all of this filter's convolutions run on, one after another
+ * (they share work buffers), as a cudaStream_t. */
+void *kconv_cuda_compute_stream (const KConvCuda * cu);
+
+/* Frames in flight (kconv-cuda-slot.cu): a slot owns an upload and a
+ * download stream, device buffers and pinned staging.  Submitting queues
+ * the upload, the convolution (on the filter's compute stream) and the
+ * download, band by band so that they overlap within a frame too, and
+ * returns; waiting finishes it.  *slot is created on first use.  On failure
+ * *detail says why (valid until the next call on the slot). */
+typedef struct KConvCudaSlot KConvCudaSlot;
+KConvStatus kconv_cuda_submit (KConvCuda * cu, KConvCudaSlot ** slot,
+    const KConvImage * src, const KConvImage * dst, int n_threads,
+    const char **detail);
+KConvStatus kconv_cuda_slot_wait (KConvCudaSlot * slot, const char **detail);
+void kconv_cuda_slot_free (KConvCudaSlot * slot);
+
+/* Page-locked host memory (NULL when it cannot be had). */
+void *kconv_cuda_host_alloc (size_t size);
+void kconv_cuda_host_free (void *data);
 
 /* What the last failed call said. */
 const char *kconv_cuda_error (const KConvCuda * cu);

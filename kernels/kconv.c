@@ -236,16 +236,22 @@ images_overlap (const KConvImage * a, const KConvImage * b)
   return a->data < b_end && b->data < a_end;
 }
 
+static int
+images_match (const KConvImage * src, const KConvImage * dst)
+{
+  return image_valid (src) && image_valid (dst)
+      && src->width == dst->width && src->height == dst->height
+      && src->pixel_stride == dst->pixel_stride
+      && src->n_channels == dst->n_channels
+      && memcmp (src->channel_offset, dst->channel_offset,
+      sizeof src->channel_offset) == 0 && !images_overlap (src, dst);
+}
+
 KConvStatus
 kconv_filter_run (KConvFilter * f, const KConvImage * src,
     const KConvImage * dst)
 {
-  if (!f || !image_valid (src) || !image_valid (dst)
-      || src->width != dst->width || src->height != dst->height
-      || src->pixel_stride != dst->pixel_stride
-      || src->n_channels != dst->n_channels
-      || memcmp (src->channel_offset, dst->channel_offset,
-          sizeof src->channel_offset) != 0 || images_overlap (src, dst))
+  if (!f || !images_match (src, dst))
     return KCONV_ERROR_INVALID_ARGUMENT;
 
   switch (f->backend) {
@@ -260,7 +266,7 @@ kconv_filter_run (KConvFilter * f, const KConvImage * src,
           f->n_threads, &f->cpu_scratch, src, dst);
 #ifdef KCONV_HAVE_CUDA
     case KCONV_BACKEND_CUDA:{
-      KConvStatus st = kconv_cuda_run (f->cuda, src, dst);
+      KConvStatus st = kconv_cuda_run (f->cuda, src, dst, f->n_threads);
       if (st != KCONV_OK)
         set_last_error (kconv_cuda_error (f->cuda));
       return st;
@@ -288,6 +294,94 @@ kconv_filter_run_device (KConvFilter * f, const KConvImage * src,
 #endif
   set_last_error ("device images need the CUDA backend");
   return KCONV_ERROR_BACKEND_UNAVAILABLE;
+}
+
+struct KConvSlot
+{
+#ifdef KCONV_HAVE_CUDA
+  KConvCudaSlot *cuda;
+#endif
+  int unused;
+};
+
+KConvSlot *
+kconv_slot_new (void)
+{
+  return calloc (1, sizeof (KConvSlot));
+}
+
+KConvStatus
+kconv_filter_submit (KConvFilter * f, KConvSlot * slot,
+    const KConvImage * src, const KConvImage * dst)
+{
+  if (!f || !slot || !images_match (src, dst))
+    return KCONV_ERROR_INVALID_ARGUMENT;
+#ifdef KCONV_HAVE_CUDA
+  if (f->backend == KCONV_BACKEND_CUDA) {
+    const char *detail = "";
+    KConvStatus st = kconv_cuda_submit (f->cuda, &slot->cuda, src, dst,
+        f->n_threads, &detail);
+    if (st != KCONV_OK)
+      set_last_error (detail);
+    return st;
+  }
+#endif
+  return kconv_filter_run (f, src, dst);
+}
+
+KConvStatus
+kconv_slot_wait (KConvSlot * slot)
+{
+  if (!slot)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+#ifdef KCONV_HAVE_CUDA
+  const char *detail = "";
+  KConvStatus st = kconv_cuda_slot_wait (slot->cuda, &detail);
+  if (st != KCONV_OK)
+    set_last_error (detail);
+  return st;
+#else
+  return KCONV_OK;
+#endif
+}
+
+void
+kconv_slot_free (KConvSlot * slot)
+{
+  if (!slot)
+    return;
+#ifdef KCONV_HAVE_CUDA
+  kconv_cuda_slot_free (slot->cuda);
+#endif
+  free (slot);
+}
+
+void *
+kconv_host_alloc (size_t size, int *pinned)
+{
+  *pinned = 0;
+#ifdef KCONV_HAVE_CUDA
+  if (kconv_cuda_device_count () > 0) {
+    void *p = kconv_cuda_host_alloc (size);
+    if (p) {
+      *pinned = 1;
+      return p;
+    }
+  }
+#endif
+  return aligned_alloc (64, (size + 63) / 64 * 64);
+}
+
+void
+kconv_host_free (void *data, int pinned)
+{
+#ifdef KCONV_HAVE_CUDA
+  if (pinned) {
+    kconv_cuda_host_free (data);
+    return;
+  }
+#endif
+  free (data);
 }
 
 void

@@ -118,6 +118,31 @@ KConvStatus kconv_filter_run_device (KConvFilter * filter,
 
 void kconv_filter_free (KConvFilter * filter);
 
+/* Frames in flight.  A slot carries one frame through a filter without
+ * waiting for it.  On CUDA each slot has its own streams, device buffers
+ * and pinned staging, so with a few slots the upload of one frame, the
+ * convolution of the next and the download of another run at once.
+ * Submit each plane of a frame to a slot, then wait on the slot: the
+ * destinations are written only when the wait returns, and the sources must
+ * stay as they are until then.  A slot may serve any filter, one frame at a
+ * time; the filter must outlive the wait.  On the CPU, submitting does the
+ * work and waiting returns at once. */
+typedef struct KConvSlot KConvSlot;
+
+KConvSlot *kconv_slot_new (void);
+KConvStatus kconv_filter_submit (KConvFilter * filter, KConvSlot * slot,
+    const KConvImage * src, const KConvImage * dst);
+KConvStatus kconv_slot_wait (KConvSlot * slot);
+/* Waits for the slot's frame, then frees it. */
+void kconv_slot_free (KConvSlot * slot);
+
+/* Host memory for frames: page-locked where a CUDA device is usable, so
+ * that the GPU copies it by DMA with no staging, else ordinary memory
+ * (*pinned says which).  Pinning is slow: allocate once (a buffer pool),
+ * not per frame.  Aligned to 64 bytes. */
+void *kconv_host_alloc (size_t size, int *pinned);
+void kconv_host_free (void *data, int pinned);
+
 KConvBackend kconv_filter_backend (const KConvFilter * filter);
 KConvPath kconv_filter_path (const KConvFilter * filter);
 int kconv_filter_is_exact (const KConvFilter * filter);

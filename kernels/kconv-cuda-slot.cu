@@ -1,0 +1,348 @@
+/* kconv: CUDA frames in flight: one slot carries one frame
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A slot uploads on its own stream, convolves on the filter's compute
+ * stream and downloads on a second stream of its own, tied together by
+ * events.  With several slots, the upload of frame i+1, the kernel of
+ * frame i and the download of frame i-1 overlap.  A large plane is also
+ * cut into bands of rows, so that within one frame the kernel of a band
+ * starts as soon as the rows it reads have arrived and its download
+ * starts as soon as it is done: a single frame takes little more than
+ * one trip across the bus.
+ *
+ * Pinned host memory is copied by DMA straight from and into the frame.
+ * Pageable memory is staged through the slot's pinned buffers by CPU
+ * threads (band by band on the way in, so the bus starts early).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime.h>
+
+#include "kconv-cuda.h"
+#include "kconv-cpu.h"
+
+#define MAX_BANDS 8
+/* A band under this many bytes costs more in launches than it saves. */
+#define BAND_MIN_BYTES (2u << 20)
+/* Planes per frame whose download lands in staging (YUV: 3). */
+#define MAX_UNSTAGE 4
+
+typedef struct
+{
+  uint8_t *dst;
+  ptrdiff_t dst_stride;
+  const uint8_t *staged;
+  size_t row_bytes;
+  int rows;
+} Unstage;
+
+struct KConvCudaSlot
+{
+  int device;
+  cudaStream_t up, down;
+  cudaEvent_t uploaded[MAX_BANDS], convolved[MAX_BANDS];
+  uint8_t *d_mem;               /* source and result planes, pitched */
+  size_t d_size, d_used;
+  uint8_t *h_stage;             /* pinned staging for pageable frames */
+  size_t h_size, h_used;
+  Unstage unstage[MAX_UNSTAGE]; /* staged results still to hand over */
+  int n_unstage;
+  int n_threads;
+  char error[256];
+};
+
+#define SLOT_CHECK(slot, call) do { \
+    cudaError_t err_ = (call); \
+    if (err_ != cudaSuccess) { \
+      snprintf ((slot)->error, sizeof (slot)->error, "%s: %s (%s)", #call, \
+          cudaGetErrorName (err_), cudaGetErrorString (err_)); \
+      return KCONV_ERROR_DEVICE; \
+    } \
+  } while (0)
+
+extern "C" void *
+kconv_cuda_host_alloc (size_t size)
+{
+  void *p = NULL;
+  /* portable: usable from every device's context */
+  if (cudaHostAlloc (&p, size ? size : 1, cudaHostAllocPortable)
+      != cudaSuccess) {
+    cudaGetLastError ();
+    return NULL;
+  }
+  return p;
+}
+
+extern "C" void
+kconv_cuda_host_free (void *data)
+{
+  if (data)
+    cudaFreeHost (data);
+}
+
+static int
+is_pinned (const void *p)
+{
+  cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes (&attr, p) != cudaSuccess) {
+    cudaGetLastError ();
+    return 0;
+  }
+  return attr.type == cudaMemoryTypeHost;
+}
+
+static void
+slot_release (KConvCudaSlot * slot)
+{
+  cudaSetDevice (slot->device);
+  for (int i = 0; i < MAX_BANDS; i++) {
+    if (slot->uploaded[i])
+      cudaEventDestroy (slot->uploaded[i]);
+    if (slot->convolved[i])
+      cudaEventDestroy (slot->convolved[i]);
+  }
+  if (slot->up)
+    cudaStreamDestroy (slot->up);
+  if (slot->down)
+    cudaStreamDestroy (slot->down);
+  cudaFree (slot->d_mem);
+  if (slot->h_stage)
+    cudaFreeHost (slot->h_stage);
+  memset (slot, 0, sizeof *slot);
+}
+
+static KConvStatus
+slot_init (KConvCudaSlot * slot, int device)
+{
+  slot->device = device;
+  SLOT_CHECK (slot, cudaSetDevice (device));
+  SLOT_CHECK (slot, cudaStreamCreateWithFlags (&slot->up,
+          cudaStreamNonBlocking));
+  SLOT_CHECK (slot, cudaStreamCreateWithFlags (&slot->down,
+          cudaStreamNonBlocking));
+  for (int i = 0; i < MAX_BANDS; i++) {
+    SLOT_CHECK (slot, cudaEventCreateWithFlags (&slot->uploaded[i],
+            cudaEventDisableTiming));
+    SLOT_CHECK (slot, cudaEventCreateWithFlags (&slot->convolved[i],
+            cudaEventDisableTiming));
+  }
+  return KCONV_OK;
+}
+
+/* Waits for everything submitted and hands staged results over. */
+static KConvStatus
+slot_finish (KConvCudaSlot * slot)
+{
+  KConvStatus st = KCONV_OK;
+  cudaError_t err = cudaSuccess;
+  if (slot->up) {
+    cudaSetDevice (slot->device);
+    /* the download stream waits for the kernels, which wait for the
+     * uploads; the upload stream too, in case a submission broke off */
+    err = cudaStreamSynchronize (slot->up);
+    cudaError_t err2 = cudaStreamSynchronize (slot->down);
+    if (err == cudaSuccess)
+      err = err2;
+  }
+  if (err != cudaSuccess) {
+    snprintf (slot->error, sizeof slot->error, "while frames were in flight: "
+        "%s (%s)", cudaGetErrorName (err), cudaGetErrorString (err));
+    st = KCONV_ERROR_DEVICE;
+  } else {
+    for (int i = 0; i < slot->n_unstage; i++) {
+      const Unstage *u = &slot->unstage[i];
+      kconv_cpu_copy_rows (u->dst, u->dst_stride, u->staged,
+          (ptrdiff_t) u->row_bytes, u->row_bytes, u->rows, slot->n_threads);
+    }
+  }
+  slot->n_unstage = 0;
+  slot->d_used = slot->h_used = 0;
+  return st;
+}
+
+/* Room for one more plane: d_need device and h_need staging bytes.  When
+ * it does not fit, the frame's earlier planes are finished first and the
+ * buffers regrown to hold the whole frame, so later frames fit. */
+static KConvStatus
+slot_reserve (KConvCudaSlot * slot, size_t d_need, size_t h_need)
+{
+  if (slot->d_used + d_need <= slot->d_size
+      && slot->h_used + h_need <= slot->h_size
+      && slot->n_unstage < MAX_UNSTAGE)
+    return KCONV_OK;
+  const size_t d_frame = slot->d_used + d_need;
+  const size_t h_frame = slot->h_used + h_need;
+  KConvStatus st = slot_finish (slot);
+  if (st != KCONV_OK)
+    return st;
+  if (d_frame > slot->d_size) {
+    cudaFree (slot->d_mem);
+    slot->d_mem = NULL;
+    slot->d_size = 0;
+    SLOT_CHECK (slot, cudaMalloc (&slot->d_mem, d_frame));
+    slot->d_size = d_frame;
+  }
+  if (h_frame > slot->h_size) {
+    if (slot->h_stage)
+      cudaFreeHost (slot->h_stage);
+    slot->h_stage = NULL;
+    slot->h_size = 0;
+    SLOT_CHECK (slot, cudaHostAlloc (&slot->h_stage, h_frame,
+            cudaHostAllocPortable));
+    slot->h_size = h_frame;
+  }
+  return KCONV_OK;
+}
+
+static KConvStatus
+slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
+    const KConvImage * dst)
+{
+  const size_t row = (size_t) src->width * src->pixel_stride;
+  const size_t pitch = (row + 255) / 256 * 256;
+  const int h = src->height;
+  const int src_pinned = is_pinned (src->data);
+  const int dst_pinned = is_pinned (dst->data);
+  const size_t plane = pitch * h;
+
+  SLOT_CHECK (slot, cudaSetDevice (slot->device));
+  KConvStatus st = slot_reserve (slot, 2 * plane,
+      (src_pinned ? 0 : row * h) + (dst_pinned ? 0 : row * h));
+  if (st != KCONV_OK)
+    return st;
+  uint8_t *d_src = slot->d_mem + slot->d_used;
+  uint8_t *d_dst = d_src + plane;
+  slot->d_used += 2 * plane;
+  uint8_t *stage_in = NULL, *stage_out = NULL;
+  if (!src_pinned) {
+    stage_in = slot->h_stage + slot->h_used;
+    slot->h_used += row * h;
+  }
+  if (!dst_pinned) {
+    stage_out = slot->h_stage + slot->h_used;
+    slot->h_used += row * h;
+  }
+
+  /* bands of rows */
+  int above, below;
+  const int split = kconv_cuda_row_reach (cu, &above, &below);
+  int bands = split ? (int) (row * h / BAND_MIN_BYTES) : 1;
+  bands = bands < 1 ? 1 : bands > MAX_BANDS ? MAX_BANDS : bands;
+  const int band_h = (h + bands - 1) / bands;
+  bands = (h + band_h - 1) / band_h;
+
+  for (int b = 0; b < bands; b++) {
+    const int y0 = b * band_h, y1 = y0 + band_h < h ? y0 + band_h : h;
+    const uint8_t *from = src->data + (ptrdiff_t) y0 * src->stride;
+    size_t from_stride = src->stride;
+    if (stage_in) {
+      kconv_cpu_copy_rows (stage_in + y0 * row, row, from, src->stride, row,
+          y1 - y0, slot->n_threads);
+      from = stage_in + y0 * row;
+      from_stride = row;
+    }
+    SLOT_CHECK (slot, cudaMemcpy2DAsync (d_src + y0 * pitch, pitch, from,
+            from_stride, row, y1 - y0, cudaMemcpyHostToDevice, slot->up));
+    SLOT_CHECK (slot, cudaEventRecord (slot->uploaded[b], slot->up));
+  }
+
+  cudaStream_t compute = (cudaStream_t) kconv_cuda_compute_stream (cu);
+  KConvImage dev_src = *src, dev_dst = *dst;
+  dev_src.data = d_src;
+  dev_src.stride = pitch;
+  dev_dst.data = d_dst;
+  dev_dst.stride = pitch;
+  int waited = -1;
+  for (int b = 0; b < bands; b++) {
+    const int y0 = b * band_h, y1 = y0 + band_h < h ? y0 + band_h : h;
+    /* the last source row this band reads, and the band it arrives in */
+    int last = y1 - 1 + below;
+    last = last < above ? above : last;         /* reflected top rows */
+    last = bands == 1 || last >= h ? h - 1 : last;
+    const int need = last / band_h;
+    if (need > waited) {
+      SLOT_CHECK (slot, cudaStreamWaitEvent (compute, slot->uploaded[need],
+              0));
+      waited = need;
+    }
+    st = kconv_cuda_run_rows (cu, &dev_src, &dev_dst, y0, y1, compute);
+    if (st != KCONV_OK) {
+      snprintf (slot->error, sizeof slot->error, "%s", kconv_cuda_error (cu));
+      return st;
+    }
+    SLOT_CHECK (slot, cudaEventRecord (slot->convolved[b], compute));
+  }
+
+  uint8_t *to = stage_out ? stage_out : dst->data;
+  const size_t to_stride = stage_out ? row : (size_t) dst->stride;
+  for (int b = 0; b < bands; b++) {
+    const int y0 = b * band_h, y1 = y0 + band_h < h ? y0 + band_h : h;
+    SLOT_CHECK (slot, cudaStreamWaitEvent (slot->down, slot->convolved[b], 0));
+    SLOT_CHECK (slot, cudaMemcpy2DAsync (to + y0 * to_stride, to_stride,
+            d_dst + y0 * pitch, pitch, row, y1 - y0, cudaMemcpyDeviceToHost,
+            slot->down));
+  }
+  if (stage_out)
+    slot->unstage[slot->n_unstage++] = (Unstage) {
+    dst->data, dst->stride, stage_out, row, h};
+  return KCONV_OK;
+}
+
+extern "C" KConvStatus
+kconv_cuda_submit (KConvCuda * cu, KConvCudaSlot ** slotp,
+    const KConvImage * src, const KConvImage * dst, int n_threads,
+    const char **detail)
+{
+  KConvCudaSlot *slot = *slotp;
+  if (!slot) {
+    slot = (KConvCudaSlot *) calloc (1, sizeof *slot);
+    if (!slot) {
+      *detail = "out of memory";
+      return KCONV_ERROR_OUT_OF_MEMORY;
+    }
+    *slotp = slot;
+  }
+  KConvStatus st = KCONV_OK;
+  if (slot->up && slot->device != kconv_cuda_device_of (cu)) {
+    slot_finish (slot);         /* moving to another device */
+    slot_release (slot);
+  }
+  if (!slot->up) {
+    st = slot_init (slot, kconv_cuda_device_of (cu));
+    if (st != KCONV_OK) {
+      static thread_local char why[256];
+      snprintf (why, sizeof why, "%s", slot->error);
+      slot_release (slot);
+      *detail = why;
+      return st;
+    }
+  }
+  slot->n_threads = n_threads;
+  st = slot_submit (cu, slot, src, dst);
+  if (st != KCONV_OK)
+    *detail = slot->error;
+  return st;
+}
+
+extern "C" KConvStatus
+kconv_cuda_slot_wait (KConvCudaSlot * slot, const char **detail)
+{
+  if (!slot)
+    return KCONV_OK;
+  KConvStatus st = slot_finish (slot);
+  if (st != KCONV_OK)
+    *detail = slot->error;
+  return st;
+}
+
+extern "C" void
+kconv_cuda_slot_free (KConvCudaSlot * slot)
+{
+  if (!slot)
+    return;
+  slot_finish (slot);
+  slot_release (slot);
+  free (slot);
+}
