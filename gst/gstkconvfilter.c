@@ -19,6 +19,24 @@
  * Alpha and padding bytes pass through untouched.  For YUV the chroma
  * planes are filtered too, at their own resolution, unless planes=luma.
  *
+ * ## Frames in flight
+ *
+ * The element keeps up to #GstKConvFilter:frames-in-flight frames in
+ * flight: on CUDA, the upload of one frame, the convolution of the next
+ * and the download of another run at the same time, so a stream of
+ * system-memory video moves at the speed of the bus rather than of
+ * upload + compute + download.  Output keeps the input's order,
+ * timestamps, flags and metas; EOS, serialized events and caps changes
+ * push the frames in flight first, a flush drops them.  The element adds
+ * (frames-in-flight - 1) frame durations to the latency it reports; set
+ * frames-in-flight=1 for the lowest latency (and on the cpu backend, which
+ * gains nothing from more).
+ *
+ * With CUDA the element offers upstream a buffer pool of page-locked
+ * memory, and takes its output buffers from one when downstream offers no
+ * pool, so frames cross the bus by DMA without a copy; frames in other
+ * memory are staged through page-locked buffers.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! kconvfilter kernel=edge ! videoconvert ! autovideosink
@@ -41,6 +59,8 @@
 
 #include "gstkconvfilter.h"
 #include "kconv-backend-enum.h"
+#include "kconv-inflight.h"
+#include "kconv-pinned-allocator.h"
 #include "kconv.h"
 #include "kconv-matrix.h"
 
@@ -89,6 +109,7 @@ enum
   PROP_BACKEND,
   PROP_DEVICE_ID,
   PROP_N_THREADS,
+  PROP_FRAMES_IN_FLIGHT,
   N_PROPERTIES
 };
 
@@ -103,9 +124,11 @@ enum
 #define DEFAULT_BACKEND KCONV_BACKEND_AUTO
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_N_THREADS 0
+#define DEFAULT_FRAMES_IN_FLIGHT 3
 
 #define MAX_SIGMA 1000.0
 #define MAX_N_THREADS 1024
+#define MAX_FRAMES_IN_FLIGHT 16
 
 static GParamSpec *properties[N_PROPERTIES];
 
@@ -133,11 +156,17 @@ struct _GstKConvFilter
 
   Settings settings;
   guint settings_cookie;        /* bumped by every change */
+  guint frames_in_flight;       /* under the object lock too */
 
   /* streaming thread only */
   KConvFilter *core;
   guint core_cookie;
   gboolean luma_only;
+  KConvInflight inflight;
+  gboolean drain_all;           /* a passthrough frame waits: let all out */
+  GstFlowReturn drain_flow;     /* what pushing frames out before an event
+                                 * returned, for the next buffer */
+  GstClockTime last_duration;
 };
 
 #define FORMATS "{ GRAY8, RGB, BGR, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
@@ -402,6 +431,18 @@ gst_kconv_filter_set_property (GObject * object, guint prop_id,
       s->n_threads = g_value_get_uint (value);
       GST_OBJECT_UNLOCK (self);
       break;
+    case PROP_FRAMES_IN_FLIGHT:{
+      guint n = g_value_get_uint (value);
+      GST_OBJECT_LOCK (self);
+      gboolean changed = n != self->frames_in_flight;
+      self->frames_in_flight = n;
+      GST_OBJECT_UNLOCK (self);
+      /* the latency we add changes with it */
+      if (changed)
+        gst_element_post_message (GST_ELEMENT (self),
+            gst_message_new_latency (GST_OBJECT (self)));
+      return;
+    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       return;
@@ -461,6 +502,9 @@ gst_kconv_filter_get_property (GObject * object, guint prop_id,
       break;
     case PROP_N_THREADS:
       g_value_set_uint (value, s->n_threads);
+      break;
+    case PROP_FRAMES_IN_FLIGHT:
+      g_value_set_uint (value, self->frames_in_flight);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -526,6 +570,10 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
         kconv_filter_backend (core) == KCONV_BACKEND_CUDA ?
         "using CUDA" : "no usable CUDA device, using the CPU");
 
+  /* frames in flight were submitted to the old filter */
+  if (kconv_inflight_wait_all (&self->inflight) != KCONV_OK)
+    GST_WARNING_OBJECT (self, "a frame in flight failed: %s",
+        kconv_last_error ());
   kconv_filter_free (self->core);
   self->core = core;
   self->core_cookie = cookie;
@@ -564,33 +612,6 @@ plane_image (GstVideoFrame * frame, guint plane, gboolean luma_only,
   return im->n_channels > 0;
 }
 
-static GstFlowReturn
-gst_kconv_filter_transform_frame (GstVideoFilter * vfilter,
-    GstVideoFrame * in, GstVideoFrame * out)
-{
-  GstKConvFilter *self = GST_KCONV_FILTER (vfilter);
-
-  if (!gst_kconv_filter_ensure_core (self))
-    return GST_FLOW_ERROR;
-
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
-    KConvImage src, dst;
-    if (!plane_image (in, p, self->luma_only, &src)) {
-      gst_video_frame_copy_plane (out, in, p);
-      continue;
-    }
-    plane_image (out, p, self->luma_only, &dst);
-    KConvStatus st = kconv_filter_run (self->core, &src, &dst);
-    if (st != KCONV_OK) {
-      GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-          ("Convolution failed on plane %u", p), ("%s: %s",
-              kconv_status_string (st), kconv_last_error ()));
-      return GST_FLOW_ERROR;
-    }
-  }
-  return GST_FLOW_OK;
-}
-
 static void
 gst_kconv_filter_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer)
@@ -599,6 +620,325 @@ gst_kconv_filter_before_transform (GstBaseTransform * trans,
       GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buffer));
   if (GST_CLOCK_TIME_IS_VALID (ts))
     gst_object_sync_values (GST_OBJECT (trans), ts);
+}
+
+/* Frames in flight.  submit_input_buffer starts a frame and queues it;
+ * generate_output lets the oldest out once frames-in-flight are queued. */
+
+static guint
+gst_kconv_filter_frames_in_flight (GstKConvFilter * self)
+{
+  GST_OBJECT_LOCK (self);
+  guint n = self->frames_in_flight;
+  GST_OBJECT_UNLOCK (self);
+  return n;
+}
+
+/* Starts the convolution of every plane of inbuf into a new output buffer
+ * and queues the frame.  Takes inbuf. */
+static GstFlowReturn
+gst_kconv_filter_start_frame (GstKConvFilter * self, GstBuffer * inbuf)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
+  GstBuffer *outbuf = NULL;
+
+  if (!gst_kconv_filter_ensure_core (self)) {
+    gst_buffer_unref (inbuf);
+    return GST_FLOW_ERROR;
+  }
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->
+      prepare_output_buffer (trans, inbuf, &outbuf);
+  if (ret != GST_FLOW_OK || !outbuf) {
+    gst_buffer_unref (inbuf);
+    return ret != GST_FLOW_OK ? ret : GST_FLOW_ERROR;
+  }
+
+  if (outbuf == inbuf) {
+    /* became passthrough since the caller looked: outbuf is inbuf's ref */
+    kconv_inflight_push (&self->inflight,
+        kconv_inflight_frame_new_passthrough (outbuf));
+    self->drain_all = TRUE;
+    return GST_FLOW_OK;
+  }
+  KConvInflightFrame *f = kconv_inflight_frame_new (&self->inflight, inbuf,
+      &vfilter->in_info, outbuf, &vfilter->out_info);
+  if (!f) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a video frame"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f->in); p++) {
+    KConvImage src, dst;
+    if (!plane_image (&f->in, p, self->luma_only, &src)) {
+      gst_video_frame_copy_plane (&f->out, &f->in, p);
+      continue;
+    }
+    plane_image (&f->out, p, self->luma_only, &dst);
+    KConvStatus st = kconv_filter_submit (self->core, f->slot, &src, &dst);
+    if (st != KCONV_OK) {
+      GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+          ("Convolution failed on plane %u", p), ("%s: %s",
+              kconv_status_string (st), kconv_last_error ()));
+      kconv_inflight_frame_discard (&self->inflight, f);
+      return GST_FLOW_ERROR;
+    }
+  }
+  kconv_inflight_push (&self->inflight, f);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_kconv_filter_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (trans);
+
+  /* the default keeps renegotiation and QoS; it leaves the buffer to us in
+   * queued_buf (or drops it, late) */
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->
+      submit_input_buffer (trans, is_discont, input);
+  GstBuffer *inbuf = trans->queued_buf;
+  trans->queued_buf = NULL;
+  if (ret != GST_FLOW_OK || !inbuf) {
+    gst_clear_buffer (&inbuf);
+    return ret;
+  }
+  if (self->drain_flow != GST_FLOW_OK) {
+    ret = self->drain_flow;
+    self->drain_flow = GST_FLOW_OK;
+    gst_buffer_unref (inbuf);
+    return ret;
+  }
+
+  if (GST_BUFFER_DURATION_IS_VALID (inbuf))
+    self->last_duration = GST_BUFFER_DURATION (inbuf);
+  gst_kconv_filter_before_transform (trans, inbuf);
+
+  if (gst_base_transform_is_passthrough (trans)) {
+    /* in order behind the frames in flight, which all go out with it */
+    kconv_inflight_push (&self->inflight,
+        kconv_inflight_frame_new_passthrough (inbuf));
+    self->drain_all = TRUE;
+    return GST_FLOW_OK;
+  }
+  return gst_kconv_filter_start_frame (self, inbuf);
+}
+
+/* Finishes the oldest frame in flight. */
+static GstFlowReturn
+gst_kconv_filter_finish_oldest (GstKConvFilter * self, GstBuffer ** outbuf)
+{
+  KConvStatus st = kconv_inflight_pop (&self->inflight, outbuf);
+  if (kconv_inflight_length (&self->inflight) == 0)
+    self->drain_all = FALSE;
+  if (st != KCONV_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Convolution failed while the frame was in flight"), ("%s: %s",
+            kconv_status_string (st), kconv_last_error ()));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_kconv_filter_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (trans);
+  guint queued = kconv_inflight_length (&self->inflight);
+
+  *outbuf = NULL;
+  if (queued == 0 || (queued < gst_kconv_filter_frames_in_flight (self)
+          && !self->drain_all))
+    return GST_FLOW_OK;
+  return gst_kconv_filter_finish_oldest (self, outbuf);
+}
+
+/* Pushes every frame in flight downstream, in order.  After a failed push
+ * the rest are dropped: downstream is flushing or gone. */
+static GstFlowReturn
+gst_kconv_filter_drain (GstKConvFilter * self)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  GST_DEBUG_OBJECT (self, "pushing %u frames in flight",
+      kconv_inflight_length (&self->inflight));
+  while (kconv_inflight_length (&self->inflight) > 0) {
+    GstBuffer *outbuf = NULL;
+    GstFlowReturn fr = gst_kconv_filter_finish_oldest (self, &outbuf);
+    if (ret == GST_FLOW_OK)
+      ret = fr;
+    if (outbuf && ret == GST_FLOW_OK)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), outbuf);
+    else
+      gst_clear_buffer (&outbuf);
+  }
+  return ret;
+}
+
+static gboolean
+gst_kconv_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (trans);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    kconv_inflight_drop_all (&self->inflight);
+    self->drain_all = FALSE;
+    self->drain_flow = GST_FLOW_OK;
+  } else if (GST_EVENT_IS_SERIALIZED (event)
+      && kconv_inflight_length (&self->inflight) > 0) {
+    /* EOS, caps, segments... keep their place after the frames before */
+    GstFlowReturn ret = gst_kconv_filter_drain (self);
+    if (ret != GST_FLOW_OK) {
+      GST_DEBUG_OBJECT (self, "pushing frames before %s: %s",
+          GST_EVENT_TYPE_NAME (event), gst_flow_get_name (ret));
+      self->drain_flow = ret;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* The frames held back: (frames-in-flight - 1) frame durations. */
+static GstClockTime
+gst_kconv_filter_held_latency (GstKConvFilter * self)
+{
+  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  GstClockTime frame = GST_CLOCK_TIME_NONE;
+  guint n = gst_kconv_filter_frames_in_flight (self);
+
+  if (GST_VIDEO_INFO_FPS_N (info) > 0)
+    frame = gst_util_uint64_scale_int (GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (info), GST_VIDEO_INFO_FPS_N (info));
+  else
+    frame = self->last_duration;        /* variable rate: the last we saw */
+  return GST_CLOCK_TIME_IS_VALID (frame) ? (n - 1) * frame : 0;
+}
+
+static gboolean
+gst_kconv_filter_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (trans);
+  gboolean res = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans,
+      direction, query);
+
+  if (res && direction == GST_PAD_SRC
+      && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    gboolean live;
+    GstClockTime min, max;
+    GstClockTime ours = gst_kconv_filter_held_latency (self);
+    gst_query_parse_latency (query, &live, &min, &max);
+    GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of frames in flight",
+        GST_TIME_ARGS (ours));
+    min += ours;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += ours;
+    gst_query_set_latency (query, live, min, max);
+  }
+  return res;
+}
+
+/* Pinned pools pay off only where frames cross to a GPU. */
+static gboolean
+gst_kconv_filter_wants_pinned (GstKConvFilter * self)
+{
+  GST_OBJECT_LOCK (self);
+  KConvBackend backend = self->settings.backend;
+  GST_OBJECT_UNLOCK (self);
+  if (backend == KCONV_BACKEND_AUTO)
+    backend = kconv_backend_available (KCONV_BACKEND_CUDA) ?
+        KCONV_BACKEND_CUDA : KCONV_BACKEND_CPU;
+  return backend == KCONV_BACKEND_CUDA;
+}
+
+/* A video pool of pinned memory for caps, min_buffers up front. */
+static GstBufferPool *
+gst_kconv_filter_pinned_pool (GstCaps * caps, guint size, guint min_buffers,
+    GstAllocator * allocator, GstAllocationParams * params)
+{
+  GstBufferPool *pool = gst_video_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min_buffers, 0);
+  gst_buffer_pool_config_set_allocator (config, allocator, params);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+static gboolean
+gst_kconv_filter_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (trans);
+  GstCaps *caps;
+  gboolean need_pool;
+  GstVideoInfo info;
+
+  if (gst_base_transform_is_passthrough (trans)
+      || !gst_kconv_filter_wants_pinned (self))
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+        decide_query, query);
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  GstAllocator *allocator = kconv_pinned_allocator_get ();
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  /* we hold this many of upstream's buffers while they are in flight */
+  guint held = gst_kconv_filter_frames_in_flight (self);
+  if (need_pool) {
+    GstBufferPool *pool = gst_kconv_filter_pinned_pool (caps, info.size, 0,
+        allocator, &params);
+    if (pool) {
+      gst_query_add_allocation_pool (query, pool, info.size, held, 0);
+      gst_object_unref (pool);
+    }
+  }
+  gst_query_add_allocation_param (query, allocator, &params);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_object_unref (allocator);
+  GST_DEBUG_OBJECT (self, "offered a pool of pinned memory");
+  return TRUE;
+}
+
+static gboolean
+gst_kconv_filter_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (trans);
+  GstCaps *caps;
+  GstVideoInfo info;
+
+  /* downstream's own pool wins (a sink may need its memory); else ours */
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (gst_kconv_filter_wants_pinned (self)
+      && gst_query_get_n_allocation_pools (query) == 0 && caps
+      && gst_video_info_from_caps (&info, caps)) {
+    GstAllocator *allocator = kconv_pinned_allocator_get ();
+    GstAllocationParams params;
+    gst_allocation_params_init (&params);
+    guint min = gst_kconv_filter_frames_in_flight (self) + 1;
+    GstBufferPool *pool = gst_kconv_filter_pinned_pool (caps, info.size, min,
+        allocator, &params);
+    if (pool) {
+      gst_query_add_allocation_pool (query, pool, info.size, min, 0);
+      gst_object_unref (pool);
+      if (gst_query_get_n_allocation_params (query) > 0)
+        gst_query_set_nth_allocation_param (query, 0, allocator, &params);
+      else
+        gst_query_add_allocation_param (query, allocator, &params);
+      GST_DEBUG_OBJECT (self, "output buffers from a pool of pinned memory");
+    }
+    gst_object_unref (allocator);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
 }
 
 static gboolean
@@ -625,6 +965,9 @@ gst_kconv_filter_stop (GstBaseTransform * trans)
 {
   GstKConvFilter *self = GST_KCONV_FILTER (trans);
 
+  kconv_inflight_clear (&self->inflight);
+  self->drain_all = FALSE;
+  self->drain_flow = GST_FLOW_OK;
   kconv_filter_free (self->core);
   self->core = NULL;
   return TRUE;
@@ -635,6 +978,7 @@ gst_kconv_filter_finalize (GObject * object)
 {
   GstKConvFilter *self = GST_KCONV_FILTER (object);
 
+  kconv_inflight_clear (&self->inflight);
   kconv_filter_free (self->core);
   g_free (self->settings.custom);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -646,7 +990,6 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstVideoFilterClass *vfilter_class = GST_VIDEO_FILTER_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
@@ -697,6 +1040,11 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
   properties[PROP_N_THREADS] = g_param_spec_uint ("n-threads", "Threads",
       "CPU threads for the cpu backend (0 = one per core)", 0, MAX_N_THREADS,
       DEFAULT_N_THREADS, flags);
+  properties[PROP_FRAMES_IN_FLIGHT] = g_param_spec_uint ("frames-in-flight",
+      "Frames in flight", "Frames processed at once: on CUDA the upload, "
+      "convolution and download of different frames overlap.  Adds "
+      "(frames-in-flight - 1) frames of latency; 1 = one frame at a time",
+      1, MAX_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT, flags);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   gst_element_class_set_static_metadata (element_class,
@@ -710,8 +1058,16 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_kconv_filter_stop);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_kconv_filter_before_transform);
-  vfilter_class->transform_frame =
-      GST_DEBUG_FUNCPTR (gst_kconv_filter_transform_frame);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_kconv_filter_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_kconv_filter_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_kconv_filter_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_kconv_filter_query);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_kconv_filter_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_kconv_filter_decide_allocation);
 
   gst_type_mark_as_plugin_api (GST_TYPE_KCONV_KERNEL, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_KCONV_ABSOLUTE, 0);
@@ -739,5 +1095,9 @@ gst_kconv_filter_init (GstKConvFilter * self)
   s->backend = DEFAULT_BACKEND;
   s->device_id = DEFAULT_DEVICE_ID;
   s->n_threads = DEFAULT_N_THREADS;
+  self->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
+  kconv_inflight_init (&self->inflight);
+  self->drain_flow = GST_FLOW_OK;
+  self->last_duration = GST_CLOCK_TIME_NONE;
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }

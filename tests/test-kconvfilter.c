@@ -23,6 +23,10 @@ harness_new (const gchar * format, gint width, gint height, ...)
   va_list args;
   const gchar *name;
 
+  /* one frame out per frame in: these tests check what becomes of each
+   * frame; test-kconvfilter-streaming.c checks frames in flight */
+  g_object_set (h->element, "frames-in-flight", 1, NULL);
+
   va_start (args, height);
   while ((name = va_arg (args, const gchar *)))
     gst_util_set_object_arg (G_OBJECT (h->element), name, va_arg (args,

@@ -1,0 +1,137 @@
+/* GStreamer kconv plugin: the frames an element has in flight
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "kconv-inflight.h"
+
+void
+kconv_inflight_init (KConvInflight * q)
+{
+  g_queue_init (&q->frames);
+  g_queue_init (&q->idle_slots);
+}
+
+KConvInflightFrame *
+kconv_inflight_frame_new (KConvInflight * q, GstBuffer * inbuf,
+    const GstVideoInfo * in_info, GstBuffer * outbuf,
+    const GstVideoInfo * out_info)
+{
+  KConvInflightFrame *f = g_new0 (KConvInflightFrame, 1);
+  f->inbuf = inbuf;
+  f->outbuf = outbuf;
+  if (!gst_video_frame_map (&f->in, (GstVideoInfo *) in_info, inbuf,
+          GST_MAP_READ)) {
+    kconv_inflight_frame_discard (q, f);
+    return NULL;
+  }
+  if (!gst_video_frame_map (&f->out, (GstVideoInfo *) out_info, outbuf,
+          GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&f->in);
+    kconv_inflight_frame_discard (q, f);
+    return NULL;
+  }
+  f->mapped = TRUE;
+  f->slot = g_queue_pop_head (&q->idle_slots);
+  if (!f->slot)
+    f->slot = kconv_slot_new ();
+  return f;
+}
+
+KConvInflightFrame *
+kconv_inflight_frame_new_passthrough (GstBuffer * buf)
+{
+  KConvInflightFrame *f = g_new0 (KConvInflightFrame, 1);
+  f->outbuf = buf;
+  return f;
+}
+
+/* Waits, unmaps and releases everything but the output buffer. */
+static KConvStatus
+frame_finish (KConvInflight * q, KConvInflightFrame * f)
+{
+  KConvStatus st = f->status;
+  if (f->slot) {
+    KConvStatus waited = kconv_slot_wait (f->slot);
+    st = st != KCONV_OK ? st : waited;
+    g_queue_push_tail (&q->idle_slots, f->slot);
+    f->slot = NULL;
+  }
+  if (f->mapped) {
+    gst_video_frame_unmap (&f->out);
+    gst_video_frame_unmap (&f->in);
+    f->mapped = FALSE;
+  }
+  gst_clear_buffer (&f->inbuf);
+  return st;
+}
+
+void
+kconv_inflight_frame_discard (KConvInflight * q, KConvInflightFrame * f)
+{
+  frame_finish (q, f);
+  gst_clear_buffer (&f->outbuf);
+  g_free (f);
+}
+
+void
+kconv_inflight_push (KConvInflight * q, KConvInflightFrame * f)
+{
+  g_queue_push_tail (&q->frames, f);
+}
+
+guint
+kconv_inflight_length (const KConvInflight * q)
+{
+  return q->frames.length;
+}
+
+KConvStatus
+kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf)
+{
+  *outbuf = NULL;
+  KConvInflightFrame *f = g_queue_pop_head (&q->frames);
+  if (!f)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+  KConvStatus st = frame_finish (q, f);
+  if (st == KCONV_OK)
+    *outbuf = f->outbuf;
+  else
+    gst_buffer_unref (f->outbuf);
+  g_free (f);
+  return st;
+}
+
+KConvStatus
+kconv_inflight_wait_all (KConvInflight * q)
+{
+  KConvStatus first = KCONV_OK;
+  for (GList * l = q->frames.head; l; l = l->next) {
+    KConvInflightFrame *f = l->data;
+    if (f->slot && f->status == KCONV_OK)
+      f->status = kconv_slot_wait (f->slot);
+    if (first == KCONV_OK)
+      first = f->status;
+  }
+  return first;
+}
+
+void
+kconv_inflight_drop_all (KConvInflight * q)
+{
+  KConvInflightFrame *f;
+  while ((f = g_queue_pop_head (&q->frames)))
+    kconv_inflight_frame_discard (q, f);
+}
+
+void
+kconv_inflight_clear (KConvInflight * q)
+{
+  KConvSlot *slot;
+  kconv_inflight_drop_all (q);
+  while ((slot = g_queue_pop_head (&q->idle_slots)))
+    kconv_slot_free (slot);
+}

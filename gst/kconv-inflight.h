@@ -1,0 +1,68 @@
+/* GStreamer kconv plugin: the frames an element has in flight
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef KCONV_INFLIGHT_H
+#define KCONV_INFLIGHT_H
+
+#include <gst/video/video.h>
+#include "kconv.h"
+
+G_BEGIN_DECLS
+
+/* One frame between submission and output.  The input stays referenced and
+ * mapped until the frame is finished: the GPU may still be reading it. */
+typedef struct
+{
+  GstBuffer *inbuf;             /* NULL for a passthrough frame */
+  GstBuffer *outbuf;
+  GstVideoFrame in, out;
+  gboolean mapped;
+  KConvSlot *slot;              /* NULL when there is nothing to wait for */
+  KConvStatus status;           /* of an earlier wait */
+} KConvInflightFrame;
+
+/* Frames oldest first, and slots ready for reuse.  Streaming thread only
+ * (and state changes, once streaming has stopped). */
+typedef struct
+{
+  GQueue frames;
+  GQueue idle_slots;
+} KConvInflight;
+
+void kconv_inflight_init (KConvInflight * q);
+
+/* A frame to fill, with a slot when with_slot: maps inbuf for reading and
+ * outbuf for writing with the infos given.  Takes both references, also on
+ * failure (NULL: a buffer could not be mapped). */
+KConvInflightFrame *kconv_inflight_frame_new (KConvInflight * q,
+    GstBuffer * inbuf, const GstVideoInfo * in_info, GstBuffer * outbuf,
+    const GstVideoInfo * out_info);
+
+/* A frame whose output is its input (passthrough): nothing to wait for, it
+ * only keeps its place in the queue.  Takes the reference. */
+KConvInflightFrame *kconv_inflight_frame_new_passthrough (GstBuffer * buf);
+
+/* Abandons a frame that was never queued (waits for its slot first). */
+void kconv_inflight_frame_discard (KConvInflight * q, KConvInflightFrame * f);
+
+void kconv_inflight_push (KConvInflight * q, KConvInflightFrame * f);
+guint kconv_inflight_length (const KConvInflight * q);
+
+/* Finishes the oldest frame: waits for it, unmaps and releases the input,
+ * and gives its output.  On a failed wait, returns the core's status and
+ * *outbuf is NULL (the frame is released all the same). */
+KConvStatus kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf);
+
+/* Waits for every frame without releasing any (before the filter they were
+ * submitted to goes away).  Returns the first failure. */
+KConvStatus kconv_inflight_wait_all (KConvInflight * q);
+
+/* Waits for and drops every frame (flush). */
+void kconv_inflight_drop_all (KConvInflight * q);
+
+/* Drops every frame and frees the slots. */
+void kconv_inflight_clear (KConvInflight * q);
+
+G_END_DECLS
+#endif /* KCONV_INFLIGHT_H */

@@ -1,0 +1,144 @@
+/* GStreamer kconv plugin: an allocator of page-locked host memory
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The GPU copies page-locked memory by DMA, asynchronously and at the full
+ * speed of the bus; pageable memory it must first stage.  Pools built on
+ * this allocator pin each buffer once, when the pool creates it, and reuse
+ * it for frame after frame.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include "kconv-pinned-allocator.h"
+#include "kconv.h"
+
+#define ALLOCATOR_NAME "KConvPinned"
+/* At least cache-line alignment, whatever the caller asks. */
+#define MIN_ALIGN_MASK 63
+
+typedef struct
+{
+  GstMemory mem;
+  guint8 *base;                 /* start of the allocation (shared: parent's) */
+  gboolean pinned;
+} KConvPinnedMemory;
+
+typedef struct
+{
+  GstAllocator parent;
+} KConvPinnedAllocator;
+
+typedef struct
+{
+  GstAllocatorClass parent_class;
+} KConvPinnedAllocatorClass;
+
+GType kconv_pinned_allocator_get_type (void);
+G_DEFINE_TYPE (KConvPinnedAllocator, kconv_pinned_allocator,
+    GST_TYPE_ALLOCATOR);
+
+static GstMemory *
+pinned_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  const gsize align = params->align | MIN_ALIGN_MASK;
+  const gsize maxsize = size + params->prefix + params->padding + align;
+  int pinned = 0;
+  guint8 *base = kconv_host_alloc (maxsize, &pinned);
+  if (!base)
+    return NULL;
+
+  /* the data (after the prefix) starts on the alignment asked for */
+  const gsize misalign = ((guintptr) base + params->prefix) & align;
+  const gsize offset = params->prefix + (misalign ? align + 1 - misalign : 0);
+  KConvPinnedMemory *mem = g_new0 (KConvPinnedMemory, 1);
+  gst_memory_init (GST_MEMORY_CAST (mem), params->flags, allocator, NULL,
+      maxsize, align, offset, size);
+  mem->base = base;
+  mem->pinned = pinned;
+  if (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED)
+    memset (base, 0, offset);
+  if (params->flags & GST_MEMORY_FLAG_ZERO_PADDED)
+    memset (base + offset + size, 0, maxsize - offset - size);
+  return GST_MEMORY_CAST (mem);
+}
+
+static void
+pinned_free (GstAllocator * allocator, GstMemory * memory)
+{
+  KConvPinnedMemory *mem = (KConvPinnedMemory *) memory;
+  if (!memory->parent)
+    kconv_host_free (mem->base, mem->pinned);
+  g_free (mem);
+}
+
+static gpointer
+pinned_map (GstMemory * memory, gsize maxsize, GstMapFlags flags)
+{
+  return ((KConvPinnedMemory *) memory)->base;
+}
+
+static void
+pinned_unmap (GstMemory * memory)
+{
+}
+
+static GstMemory *
+pinned_share (GstMemory * memory, gssize offset, gssize size)
+{
+  KConvPinnedMemory *mem = (KConvPinnedMemory *) memory;
+  GstMemory *parent = memory->parent ? memory->parent : memory;
+  if (size == -1)
+    size = memory->size - offset;
+  KConvPinnedMemory *sub = g_new0 (KConvPinnedMemory, 1);
+  gst_memory_init (GST_MEMORY_CAST (sub),
+      GST_MINI_OBJECT_FLAGS (parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
+      memory->allocator, parent, memory->maxsize, memory->align,
+      memory->offset + offset, size);
+  sub->base = mem->base;
+  sub->pinned = mem->pinned;
+  return GST_MEMORY_CAST (sub);
+}
+
+static void
+kconv_pinned_allocator_class_init (KConvPinnedAllocatorClass * klass)
+{
+  GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
+  allocator_class->alloc = pinned_alloc;
+  allocator_class->free = pinned_free;
+}
+
+static void
+kconv_pinned_allocator_init (KConvPinnedAllocator * self)
+{
+  GstAllocator *alloc = GST_ALLOCATOR_CAST (self);
+  alloc->mem_type = KCONV_PINNED_MEMORY_TYPE;
+  alloc->mem_map = pinned_map;
+  alloc->mem_unmap = pinned_unmap;
+  alloc->mem_share = pinned_share;
+}
+
+GstAllocator *
+kconv_pinned_allocator_get (void)
+{
+  static gsize registered = 0;
+  if (g_once_init_enter (&registered)) {
+    GstAllocator *alloc = g_object_new (kconv_pinned_allocator_get_type (),
+        NULL);
+    gst_object_ref_sink (alloc);
+    /* the registry keeps it, and frees it at gst_deinit */
+    gst_allocator_register (ALLOCATOR_NAME, alloc);
+    g_once_init_leave (&registered, 1);
+  }
+  return gst_allocator_find (ALLOCATOR_NAME);
+}
+
+gboolean
+kconv_memory_is_pinned (GstMemory * mem)
+{
+  return gst_memory_is_type (mem, KCONV_PINNED_MEMORY_TYPE)
+      && ((KConvPinnedMemory *) mem)->pinned;
+}
