@@ -622,6 +622,19 @@ gst_kconv_filter_before_transform (GstBaseTransform * trans,
     gst_object_sync_values (GST_OBJECT (trans), ts);
 }
 
+/* GstVideoFilter makes a filter without transform_frame work in place;
+ * ours never does: every frame goes to a new output buffer. */
+static gboolean
+gst_kconv_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps,
+          outcaps))
+    return FALSE;
+  gst_base_transform_set_in_place (trans, FALSE);
+  return TRUE;
+}
+
 /* Frames in flight.  submit_input_buffer starts a frame and queues it;
  * generate_output lets the oldest out once frames-in-flight are queued. */
 
@@ -749,6 +762,8 @@ gst_kconv_filter_generate_output (GstBaseTransform * trans,
   guint queued = kconv_inflight_length (&self->inflight);
 
   *outbuf = NULL;
+  GST_LOG_OBJECT (self, "%u queued, %u in flight allowed, drain %d", queued,
+      gst_kconv_filter_frames_in_flight (self), self->drain_all);
   if (queued == 0 || (queued < gst_kconv_filter_frames_in_flight (self)
           && !self->drain_all))
     return GST_FLOW_OK;
@@ -1058,6 +1073,7 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_kconv_filter_stop);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_kconv_filter_before_transform);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_kconv_filter_set_caps);
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_kconv_filter_submit_input_buffer);
   trans_class->generate_output =
