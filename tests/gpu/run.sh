@@ -5,6 +5,7 @@
 #   tests/gpu/run.sh [OUTDIR]     results and the plot go to OUTDIR
 # BUILD names the build folder (default build); a GPU-only one keeps what
 # travels small:  meson setup build-gpu -Dgpu_archs=90
+# KERNEL_BENCH=0 skips the kernel benchmarks (device-resident timings).
 set -uo pipefail
 b=${BUILD:-build}
 out=${1:-gpu-results}
@@ -29,6 +30,12 @@ if [ -f .devgst/gst-env.sh ]; then
   export GST_PLUGIN_PATH=$PWD/$b/gst GST_PRESET_PATH=$PWD/presets
   step "element: GstHarness tests, backend=cuda against backend=cpu"
   $b/tests/test-kconvfilter 2>&1 | tail -n 5 || status=1
+  step "element: frames in flight, every output frame against the CPU"
+  $b/tests/test-kconvfilter-streaming 2>&1 | tail -n 5 || status=1
+  step "element: frames in flight under compute-sanitizer memcheck"
+  GST_CHECKS=test_order_timestamps_and_eos,test_flush_drops_frames_in_flight \
+    compute-sanitizer --tool memcheck --error-exitcode 9 \
+    $b/tests/test-kconvfilter-streaming 2>&1 | tail -n 4 || status=1
   step "element: kpatternmatch tests (auto picks CUDA here)"
   $b/tests/test-kpatternmatch 2>&1 | tail -n 5 || status=1
   step "element: 300 frames of 4K RGBA through backend=cuda"
@@ -37,6 +44,13 @@ if [ -f .devgst/gst-env.sh ]; then
     ! kconvfilter kernel=edge backend=cuda ! fakesink sync=false 2>&1 \
     | grep -m2 -E 'kernel .* on|ERROR' || true
 fi
+
+if [ -f .devgst/gst-env.sh ]; then
+  step "streaming benchmark: appsrc ! kconvfilter ! fakesink"
+  $b/tests/kconv-stream-bench --csv "$out/stream.csv" | tee "$out/stream.txt" \
+    || status=1
+fi
+[ "${KERNEL_BENCH:-1}" = 0 ] && exit $status
 
 step "benchmark (NPP built in with this machine's nvcc)"
 bench=$b/tests/kconv-cuda-bench

@@ -1,0 +1,345 @@
+/* kconv-stream-bench: kconvfilter in a real pipeline, frames in flight
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   appsrc ! kconvfilter backend=cuda frames-in-flight=N ! fakesink
+ *
+ * The source does not touch the frames: a few buffers are filled once and
+ * pushed again and again (shallow copies with fresh offsets), from the
+ * pinned pool kconvfilter proposes, or from ordinary (pageable) memory for
+ * the case where upstream ignores that pool.  Frames are timed where they
+ * enter kconvfilter and where they reach the sink; the throughput is taken
+ * over the frames reaching the sink.  Beside it: the bus's limit for a
+ * frame each way at once, and the naive path (pageable upload, kernel,
+ * pageable download, one after another), measured in the same run.
+ *
+ *   kconv-stream-bench [--frames N] [--csv FILE]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/video/video.h>
+
+#include "kconv.h"
+#include "kconv-matrix.h"
+#include "bench-bus.h"
+#include "bench-util.h"
+
+#define WARMUP 8
+#define SOURCE_BUFFERS 6
+#define MAX_FRAMES 4096
+
+typedef struct
+{
+  const char *name;
+  int width, height;
+  const char *kernel;           /* kconvfilter properties */
+  int taps;                     /* for the naive path: a named kernel */
+  KConvNamedKernel named;
+} Case;
+
+static const Case cases[] = {
+  {"3840x2160 RGBA, 3x3", 3840, 2160, "kernel=edge", 3, KCONV_NAMED_EDGE},
+  {"3840x2160 RGBA, 7x7", 3840, 2160, "kernel=gaussian kernel-size=7", 7,
+      KCONV_NAMED_GAUSSIAN},
+  {"1920x1080 RGBA, 3x3", 1920, 1080, "kernel=edge", 3, KCONV_NAMED_EDGE},
+};
+
+/* One pipeline's timings: when each frame (by offset) entered the filter
+ * and reached the sink. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  guint64 received;
+  double in_ms[MAX_FRAMES + WARMUP];
+  double out_ms[MAX_FRAMES + WARMUP];
+} Timings;
+
+static GstPadProbeReturn
+on_filter_input (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Timings *t = data;
+  guint64 i = GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info));
+  if (i < MAX_FRAMES + WARMUP)
+    t->in_ms[i] = bench_now_ms ();
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+on_sink_input (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Timings *t = data;
+  guint64 i = GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info));
+  double now = bench_now_ms ();
+  g_mutex_lock (&t->lock);
+  if (i < MAX_FRAMES + WARMUP)
+    t->out_ms[i] = now;
+  t->received++;
+  g_cond_signal (&t->cond);
+  g_mutex_unlock (&t->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+wait_received (Timings * t, guint64 n)
+{
+  g_mutex_lock (&t->lock);
+  while (t->received < n)
+    g_cond_wait (&t->cond, &t->lock);
+  g_mutex_unlock (&t->lock);
+}
+
+static void
+fill_random (GstBuffer * buf, guint32 seed)
+{
+  GstMapInfo map;
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  guint32 x = seed * 2654435761u + 1;
+  for (gsize i = 0; i + 4 <= map.size; i += 4) {
+    x = x * 1664525u + 1013904223u;
+    memcpy (map.data + i, &x, 4);
+  }
+  gst_buffer_unmap (buf, &map);
+}
+
+typedef struct
+{
+  double fps;
+  double latency_ms;            /* median, filter input to sink */
+  int pinned_input;
+} RunResult;
+
+static GstFlowReturn
+push_frame (GstElement * src, GstBuffer * from, guint64 index)
+{
+  GstBuffer *buf = gst_buffer_copy (from);      /* shares the memory */
+  GST_BUFFER_OFFSET (buf) = index;
+  GST_BUFFER_PTS (buf) = index * (GST_SECOND / 1000);
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 1000;
+  return gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+}
+
+/* frames: how many to time.  one_at_a_time: wait for each frame before
+ * pushing the next (latency of a lone frame). */
+static int
+run_pipeline (const Case * c, int in_flight, int pinned, int frames,
+    int one_at_a_time, RunResult * res)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
+      "max-buffers=4 max-bytes=0 caps=video/x-raw,format=RGBA,width=%d,"
+      "height=%d,framerate=1000/1 ! kconvfilter name=f backend=cuda %s "
+      "frames-in-flight=%d ! fakesink name=sink sync=false", c->width,
+      c->height, c->kernel, in_flight);
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  g_free (desc);
+  if (!pipe) {
+    fprintf (stderr, "pipeline: %s\n", err->message);
+    return -1;
+  }
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement *filter = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  Timings *t = g_new0 (Timings, 1);
+  g_mutex_init (&t->lock);
+  g_cond_init (&t->cond);
+  GstPad *fpad = gst_element_get_static_pad (filter, "sink");
+  GstPad *spad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (fpad, GST_PAD_PROBE_TYPE_BUFFER, on_filter_input, t,
+      NULL);
+  gst_pad_add_probe (spad, GST_PAD_PROBE_TYPE_BUFFER, on_sink_input, t, NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+
+  /* warm up with pageable frames: negotiates, builds the filter, fills the
+   * output pool */
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, c->width,
+      c->height);
+  GstBuffer *pageable = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fill_random (pageable, 1);
+  for (int i = 0; i < WARMUP; i++)
+    push_frame (src, pageable, i);
+  wait_received (t, WARMUP - (in_flight - 1));
+
+  /* the source buffers: from the pool kconvfilter proposes, or pageable */
+  GstBuffer *bufs[SOURCE_BUFFERS];
+  GstBufferPool *pool = NULL;
+  if (pinned) {
+    GstCaps *caps = gst_video_info_to_caps (&info);
+    GstQuery *q = gst_query_new_allocation (caps, TRUE);
+    GstPad *srcpad = gst_element_get_static_pad (src, "src");
+    if (gst_pad_peer_query (srcpad, q)
+        && gst_query_get_n_allocation_pools (q) > 0)
+      gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, NULL);
+    gst_object_unref (srcpad);
+    gst_query_unref (q);
+    gst_caps_unref (caps);
+    if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
+      fprintf (stderr, "kconvfilter proposed no usable pool\n");
+      return -1;
+    }
+  }
+  res->pinned_input = 1;
+  for (int i = 0; i < SOURCE_BUFFERS; i++) {
+    if (pool)
+      gst_buffer_pool_acquire_buffer (pool, &bufs[i], NULL);
+    else
+      bufs[i] = gst_buffer_new_allocate (NULL, info.size, NULL);
+    fill_random (bufs[i], 2 + i);
+    GstMemory *mem = gst_buffer_peek_memory (bufs[i], 0);
+    res->pinned_input &= gst_memory_is_type (mem, "KConvPinnedMemory");
+  }
+
+  for (int i = 0; i < frames; i++) {
+    guint64 index = WARMUP + i;
+    if (push_frame (src, bufs[i % SOURCE_BUFFERS], index) != GST_FLOW_OK)
+      break;
+    if (one_at_a_time)
+      wait_received (t, index + 1);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  int ok = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS
+      && t->received == (guint64) WARMUP + frames;
+  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *e;
+    gst_message_parse_error (msg, &e, NULL);
+    fprintf (stderr, "error: %s\n", e->message);
+    g_error_free (e);
+  }
+  if (!ok)
+    fprintf (stderr, "%d of %d frames reached the sink\n",
+        (int) t->received, WARMUP + frames);
+
+  double *lat = g_new (double, frames);
+  for (int i = 0; i < frames; i++)
+    lat[i] = t->out_ms[WARMUP + i] - t->in_ms[WARMUP + i];
+  res->latency_ms = bench_median (lat, frames);
+  /* a few frames in, the pipeline is full: time the rest */
+  const int first = WARMUP + (frames > 40 ? 8 : 0), last = WARMUP + frames - 1;
+  res->fps = (last - first) / (t->out_ms[last] - t->out_ms[first]) * 1e3;
+  g_free (lat);
+
+  if (msg)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  for (int i = 0; i < SOURCE_BUFFERS; i++)
+    gst_buffer_unref (bufs[i]);
+  gst_buffer_unref (pageable);
+  if (pool) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
+  gst_object_unref (fpad);
+  gst_object_unref (spad);
+  gst_object_unref (src);
+  gst_object_unref (filter);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_mutex_clear (&t->lock);
+  g_cond_clear (&t->cond);
+  g_free (t);
+  return ok ? 0 : -1;
+}
+
+static double
+naive_ms (const Case * c)
+{
+  int rows, cols;
+  float *w = kconv_named_kernel (c->named, c->taps, 0, &rows, &cols);
+  KConvKernel kernel = { cols, rows, w, 0, 0,
+    kconv_named_kernel_is_signed (c->named)
+  };
+  KConvOptions options = { KCONV_BACKEND_CUDA, 0, -1 };
+  KConvFilter *f = NULL;
+  double ms = -1;
+  if (kconv_filter_new (&kernel, KCONV_BORDER_REFLECT, &options, &f) ==
+      KCONV_OK) {
+    size_t bytes = (size_t) c->width * 4 * c->height;
+    uint8_t *a = malloc (bytes), *b = malloc (bytes);
+    memset (a, 7, bytes);
+    KConvImage src = { a, c->width, c->height, c->width * 4, 4, 3, {0, 1, 2} };
+    KConvImage dst = src;
+    dst.data = b;
+    ms = bench_naive_ms (f, &src, &dst, 20);
+    free (a);
+    free (b);
+    kconv_filter_free (f);
+  }
+  free (w);
+  return ms;
+}
+
+int
+main (int argc, char **argv)
+{
+  int frames = 0;
+  const char *csv_path = NULL;
+  gst_init (&argc, &argv);
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--frames") && i + 1 < argc)
+      frames = atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--csv") && i + 1 < argc)
+      csv_path = argv[++i];
+  }
+  if (!kconv_backend_available (KCONV_BACKEND_CUDA)) {
+    fprintf (stderr, "no usable CUDA device\n");
+    return 77;
+  }
+  FILE *csv = csv_path ? fopen (csv_path, "w") : NULL;
+  if (csv)
+    fprintf (csv, "case,mode,frames_in_flight,fps,latency_ms,bus_fps,"
+        "naive_ms\n");
+
+  for (size_t ci = 0; ci < G_N_ELEMENTS (cases); ci++) {
+    const Case *c = &cases[ci];
+    const size_t bytes = (size_t) c->width * c->height * 4;
+    const int n = frames > 0 ? MIN (frames, MAX_FRAMES) :
+        bytes > 16u << 20 ? 400 : 1500;
+    BenchBus bus = { 0 };
+    bench_bus_measure (bytes, 20, &bus);
+    const double bus_fps = 1e3 / bus.both_ms;
+    const double naive = naive_ms (c);
+    printf ("\n## %s: %.1f MB a frame each way\n", c->name, bytes / 1e6);
+    printf ("bus, pinned: up %.3f ms (%.1f GB/s), down %.3f ms (%.1f GB/s), "
+        "both at once %.3f ms -> limit %.0f fps\n", bus.up_ms,
+        bytes / bus.up_ms / 1e6, bus.down_ms, bytes / bus.down_ms / 1e6,
+        bus.both_ms, bus_fps);
+    printf ("naive (pageable, one step at a time): %.3f ms/frame = %.0f fps\n",
+        naive, 1e3 / naive);
+    printf ("| input | frames-in-flight | fps | of bus limit | x naive | "
+        "latency ms (median) |\n|---|---|---|---|---|---|\n");
+    for (int pinned = 1; pinned >= 0; pinned--) {
+      for (int fif = 1; fif <= 4; fif++) {
+        RunResult r = { 0 };
+        if (run_pipeline (c, fif, pinned, n, 0, &r) != 0)
+          continue;
+        printf ("| %s | %d | %.0f | %.0f%% | %.1f | %.3f |\n",
+            r.pinned_input ? "pinned pool" : "pageable", fif, r.fps,
+            100 * r.fps / bus_fps, r.fps * naive / 1e3, r.latency_ms);
+        if (csv)
+          fprintf (csv, "%s,%s,%d,%.1f,%.4f,%.1f,%.4f\n", c->name,
+              r.pinned_input ? "pinned" : "pageable", fif, r.fps,
+              r.latency_ms, bus_fps, naive);
+        fflush (stdout);
+      }
+    }
+    RunResult lone = { 0 };
+    if (run_pipeline (c, 1, 1, 100, 1, &lone) == 0) {
+      printf ("lone frame, frames-in-flight=1, pinned: latency %.3f ms "
+          "(median of 100)\n", lone.latency_ms);
+      if (csv)
+        fprintf (csv, "%s,lone,1,,%.4f,%.1f,%.4f\n", c->name,
+            lone.latency_ms, bus_fps, naive);
+    }
+  }
+  if (csv)
+    fclose (csv);
+  return 0;
+}
