@@ -2,10 +2,10 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Each thread computes the SAD of GROUP neighbouring positions of one row,
- * four bytes at a time with the GPU's packed byte instruction (VABSDIFF4,
- * accumulating), against copies of the template pre-shifted to each
- * position's byte alignment.  The template sits in shared memory (every
+ * Each thread computes the SAD of GROUP neighbouring positions on each of
+ * ROWS rows, four bytes at a time with the GPU's packed byte instruction
+ * (VABSDIFF4, accumulating), against copies of the template pre-shifted to
+ * each position's byte alignment.  The template sits in shared memory (every
  * thread reads the same words: a broadcast).  The
  * minimum is reduced on the GPU as one 64-bit key, sad << 32 | y << 16 | x,
  * so an atomicMin also applies the tie rule (smallest y, then x): only that
@@ -17,7 +17,8 @@
 #include <cuda_runtime.h>
 #include "kmatch-cuda.h"
 
-#define GROUP 4                 /* positions per thread */
+#define GROUP 4                 /* neighbouring positions per thread */
+#define ROWS 4                  /* rows of them */
 
 /* acc + the sum of |a - b| over four byte pairs, in one instruction (the
  * accumulating form of what __vsadu4 returns) */
@@ -59,14 +60,54 @@ struct KMatchCuda
  * which is word-aligned (positions come in groups of GROUP = 4): word
  * q_k = CH * k / 4, byte r_k = CH * k % 4.  Rather than shifting the frame
  * for each position, the template is stored shifted by r_k (four copies,
- * interleaved so one 16-byte shared load fetches a word of each), so
- * interior words cost one frame load, one shared load and four VABSDIFF4
- * for sixteen differences; the first and last words are masked to the
- * template's bytes. */
+ * interleaved so one 16-byte load fetches a word of each), so a frame word
+ * needs no permute: only the first and last words of a row are masked to
+ * the template's bytes. */
 template < int CH > __device__ __forceinline__ int
 group_word (int k)
 {
   return CH * k / 4;
+}
+
+/* Column i of the template (word i of every row) against ROWS x GROUP
+ * positions.  The thread walks down the frame keeping the words of ROWS
+ * consecutive rows in registers, so each step loads one template word and
+ * one frame row's words and feeds 4 * ROWS packed differences. */
+template < int CH, bool MASKED > __device__ __forceinline__ void
+sad_column (const uint32_t * __restrict__ col, int pitch_words,
+    const uint4 * __restrict__ tcol, int wp, int th, uint4 mask,
+    uint32_t (&sad)[ROWS][GROUP])
+{
+  const uint32_t m[GROUP] = { mask.x, mask.y, mask.z, mask.w };
+  uint32_t win[ROWS][GROUP];    /* frame words of rows j .. j + ROWS - 1 */
+#pragma unroll
+  for (int r = 0; r < ROWS - 1; r++)
+#pragma unroll
+    for (int k = 0; k < GROUP; k++) {
+      const uint32_t f = __ldg (col + r * pitch_words + group_word < CH > (k));
+      win[r + 1][k] = MASKED ? f & m[k] : f;
+    }
+  const uint32_t *next = col + (ROWS - 1) * pitch_words;
+#pragma unroll 4                /* ROWS: the window rotates in place */
+  for (int j = 0; j < th; j++, next += pitch_words) {
+#pragma unroll
+    for (int r = 0; r < ROWS - 1; r++)
+#pragma unroll
+      for (int k = 0; k < GROUP; k++)
+        win[r][k] = win[r + 1][k];
+#pragma unroll
+    for (int k = 0; k < GROUP; k++) {
+      const uint32_t f = __ldg (next + group_word < CH > (k));
+      win[ROWS - 1][k] = MASKED ? f & m[k] : f;
+    }
+    const uint4 t4 = tcol[j * wp];
+    const uint32_t t[GROUP] = { t4.x, t4.y, t4.z, t4.w };
+#pragma unroll
+    for (int r = 0; r < ROWS; r++)
+#pragma unroll
+      for (int k = 0; k < GROUP; k++)
+        sad[r][k] = sad4_add (win[r][k], t[k], sad[r][k]);
+  }
 }
 
 /* SMEM: the template is staged in shared memory; templates too large for
@@ -93,49 +134,37 @@ sad_kernel (const uint8_t * __restrict__ frame, int pitch, int mw, int mh,
   }
 
   const int x0 = (blockIdx.x * THREADS + threadIdx.x) * GROUP;
-  const int y = blockIdx.y;
-  uint32_t sad[GROUP] = { 0 };
+  const int y0 = blockIdx.y * ROWS;
+  uint32_t sad[ROWS][GROUP] = { };
   if (x0 < mw) {
-    const uint32_t *row = (const uint32_t *) (frame + (size_t) y * pitch) +
+    const int pw = pitch / 4;
+    const uint32_t *col = (const uint32_t *) (frame + (size_t) y0 * pitch) +
         x0 * CH / 4;
-    for (int j = 0; j < th; j++, row += pitch / 4) {
-      const uint4 *t = tmpl + j * wp;
-      /* f[k]: the frame word position k compares with template word i */
-#define SAD_WORD(i, masked) do { \
-        const uint4 tw = t[i]; \
-        const uint4 mw4 = masked ? mask[i] : make_uint4 (~0u, ~0u, ~0u, ~0u); \
-        sad[0] = sad4_add (__ldg (row + (i) + group_word < CH > (0)) & mw4.x, \
-            tw.x, sad[0]); \
-        sad[1] = sad4_add (__ldg (row + (i) + group_word < CH > (1)) & mw4.y, \
-            tw.y, sad[1]); \
-        sad[2] = sad4_add (__ldg (row + (i) + group_word < CH > (2)) & mw4.z, \
-            tw.z, sad[2]); \
-        sad[3] = sad4_add (__ldg (row + (i) + group_word < CH > (3)) & mw4.w, \
-            tw.w, sad[3]); \
-      } while (0)
-      /* words 0, words - 1 and words can hold bytes outside the template
-       * for some copy; the ones between are whole for every copy */
-      SAD_WORD (0, true);
-      for (int i = 1; i < words - 1; i++)
-        SAD_WORD (i, false);
-      if (words >= 2)
-        SAD_WORD (words - 1, true);
-      SAD_WORD (words, true);
-#undef SAD_WORD
-    }
+    /* words 0, words - 1 and words can hold bytes outside the template
+     * for some copy; the ones between are whole for every copy */
+    sad_column < CH, true > (col, pw, tmpl, wp, th, mask[0], sad);
+    for (int i = 1; i < words - 1; i++)
+      sad_column < CH, false > (col + i, pw, tmpl + i, wp, th, mask[i], sad);
+    if (words >= 2)
+      sad_column < CH, true > (col + words - 1, pw, tmpl + words - 1, wp, th,
+          mask[words - 1], sad);
+    sad_column < CH, true > (col + words, pw, tmpl + words, wp, th,
+        mask[words], sad);
   }
 
   uint64_t key = ~0ull;
 #pragma unroll
-  for (int k = 0; k < GROUP; k++) {
-    const int x = x0 + k;
-    if (x < mw) {
-      uint64_t kk = (uint64_t) sad[k] << 32 | (uint64_t) y << 16 | x;
-      if (map)
-        map[(size_t) y * mw + x] = sad[k];
-      key = kk < key ? kk : key;
+  for (int r = 0; r < ROWS; r++)
+#pragma unroll
+    for (int k = 0; k < GROUP; k++) {
+      const int x = x0 + k, y = y0 + r;
+      if (x < mw && y < mh) {
+        uint64_t kk = (uint64_t) sad[r][k] << 32 | (uint64_t) y << 16 | x;
+        if (map)
+          map[(size_t) y * mw + x] = sad[r][k];
+        key = kk < key ? kk : key;
+      }
     }
-  }
   for (int o = 16; o > 0; o /= 2) {
     uint64_t other = __shfl_down_sync (0xffffffffu, key, o);
     key = other < key ? other : key;
@@ -226,9 +255,10 @@ kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
     return KCONV_ERROR_INVALID_ARGUMENT;
   CHECK_CUDA (g, cudaSetDevice (g->device));
   const int rw = (mw + g->tw - 1) * g->ch, rh = mh + g->th - 1;
-  /* rows padded so the word window may read past the last position */
+  /* rows padded so the word window may read past the last position, and
+   * ROWS - 1 rows more for a thread's rows beyond the last */
   const int pitch = (rw + 64 + 127) / 128 * 128;
-  const size_t need = (size_t) pitch * rh;
+  const size_t need = (size_t) pitch * (rh + ROWS - 1);
   if (need > g->frame_size) {
     cudaFree (g->d_frame);
     g->d_frame = NULL;
@@ -248,7 +278,8 @@ kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
           cudaMemcpyHostToDevice, g->stream));
   CHECK_CUDA (g, cudaMemsetAsync (g->d_best, 0xff, sizeof (uint64_t),
           g->stream));
-  dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP), mh);
+  dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP),
+      (mh + ROWS - 1) / ROWS);
   size_t smem = ((size_t) g->th + 1) * (g->words + 1) * 16;
   uint64_t *map = sad_map ? g->d_map : NULL;
   int optin = 0;
