@@ -867,57 +867,19 @@ gst_kconv_filter_wants_pinned (GstKConvFilter * self)
   return backend == KCONV_BACKEND_CUDA;
 }
 
-/* A video pool of pinned memory for caps, min_buffers up front. */
-static GstBufferPool *
-gst_kconv_filter_pinned_pool (GstCaps * caps, guint size, guint min_buffers,
-    GstAllocator * allocator, GstAllocationParams * params)
-{
-  GstBufferPool *pool = gst_video_buffer_pool_new ();
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, min_buffers, 0);
-  gst_buffer_pool_config_set_allocator (config, allocator, params);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    gst_object_unref (pool);
-    return NULL;
-  }
-  return pool;
-}
-
 static gboolean
 gst_kconv_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
   GstKConvFilter *self = GST_KCONV_FILTER (trans);
-  GstCaps *caps;
-  gboolean need_pool;
-  GstVideoInfo info;
 
   if (gst_base_transform_is_passthrough (trans)
       || !gst_kconv_filter_wants_pinned (self))
     return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
         decide_query, query);
-
-  gst_query_parse_allocation (query, &caps, &need_pool);
-  if (!caps || !gst_video_info_from_caps (&info, caps))
-    return FALSE;
-
-  GstAllocator *allocator = kconv_pinned_allocator_get ();
-  GstAllocationParams params;
-  gst_allocation_params_init (&params);
   /* we hold this many of upstream's buffers while they are in flight */
-  guint held = gst_kconv_filter_frames_in_flight (self);
-  if (need_pool) {
-    GstBufferPool *pool = gst_kconv_filter_pinned_pool (caps, info.size, 0,
-        allocator, &params);
-    if (pool) {
-      gst_query_add_allocation_pool (query, pool, info.size, held, 0);
-      gst_object_unref (pool);
-    }
-  }
-  gst_query_add_allocation_param (query, allocator, &params);
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  gst_object_unref (allocator);
+  if (!kconv_pinned_propose (query, gst_kconv_filter_frames_in_flight (self)))
+    return FALSE;
   GST_DEBUG_OBJECT (self, "offered a pool of pinned memory");
   return TRUE;
 }
@@ -927,31 +889,13 @@ gst_kconv_filter_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
   GstKConvFilter *self = GST_KCONV_FILTER (trans);
-  GstCaps *caps;
-  GstVideoInfo info;
 
   /* downstream's own pool wins (a sink may need its memory); else ours */
-  gst_query_parse_allocation (query, &caps, NULL);
   if (gst_kconv_filter_wants_pinned (self)
-      && gst_query_get_n_allocation_pools (query) == 0 && caps
-      && gst_video_info_from_caps (&info, caps)) {
-    GstAllocator *allocator = kconv_pinned_allocator_get ();
-    GstAllocationParams params;
-    gst_allocation_params_init (&params);
-    guint min = gst_kconv_filter_frames_in_flight (self) + 1;
-    GstBufferPool *pool = gst_kconv_filter_pinned_pool (caps, info.size, min,
-        allocator, &params);
-    if (pool) {
-      gst_query_add_allocation_pool (query, pool, info.size, min, 0);
-      gst_object_unref (pool);
-      if (gst_query_get_n_allocation_params (query) > 0)
-        gst_query_set_nth_allocation_param (query, 0, allocator, &params);
-      else
-        gst_query_add_allocation_param (query, allocator, &params);
-      GST_DEBUG_OBJECT (self, "output buffers from a pool of pinned memory");
-    }
-    gst_object_unref (allocator);
-  }
+      && gst_query_get_n_allocation_pools (query) == 0
+      && kconv_pinned_offer (query, gst_kconv_filter_frames_in_flight (self) +
+          1))
+    GST_DEBUG_OBJECT (self, "output buffers from a pool of pinned memory");
   return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
       query);
 }

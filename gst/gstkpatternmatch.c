@@ -36,6 +36,7 @@
 
 #include "gstkpatternmatch.h"
 #include "kconv-backend-enum.h"
+#include "kconv-pinned-allocator.h"
 #include "kmatch-template.h"
 #include "kmatch.h"
 
@@ -772,6 +773,27 @@ gst_kpattern_match_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* Where frames go to a GPU, offer upstream a pool of pinned memory: the
+ * upload is then a DMA transfer with no staging. */
+static gboolean
+gst_kpattern_match_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
+
+  GST_OBJECT_LOCK (self);
+  KConvBackend backend = self->settings.backend;
+  GST_OBJECT_UNLOCK (self);
+  if (backend == KCONV_BACKEND_AUTO)
+    backend = kconv_backend_available (KCONV_BACKEND_CUDA) ?
+        KCONV_BACKEND_CUDA : KCONV_BACKEND_CPU;
+  if (backend != KCONV_BACKEND_CUDA)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+        decide_query, query);
+  GST_DEBUG_OBJECT (self, "offering a pool of pinned memory");
+  return kconv_pinned_propose (query, 1);
+}
+
 static void
 gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
 {
@@ -847,6 +869,8 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_kpattern_match_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_kpattern_match_stop);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_kpattern_match_propose_allocation);
   vfilter_class->transform_frame_ip =
       GST_DEBUG_FUNCPTR (gst_kpattern_match_transform_frame_ip);
 

@@ -12,6 +12,7 @@
 #endif
 
 #include <string.h>
+#include <gst/video/video.h>
 #include "kconv-pinned-allocator.h"
 #include "kconv.h"
 
@@ -141,4 +142,74 @@ kconv_memory_is_pinned (GstMemory * mem)
 {
   return gst_memory_is_type (mem, KCONV_PINNED_MEMORY_TYPE)
       && ((KConvPinnedMemory *) mem)->pinned;
+}
+
+/* A video pool of pinned memory for caps. */
+static GstBufferPool *
+pinned_pool_new (GstCaps * caps, guint size, guint min_buffers,
+    GstAllocator * allocator, GstAllocationParams * params)
+{
+  GstBufferPool *pool = gst_video_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min_buffers, 0);
+  gst_buffer_pool_config_set_allocator (config, allocator, params);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+gboolean
+kconv_pinned_propose (GstQuery * query, guint held)
+{
+  GstCaps *caps;
+  gboolean need_pool;
+  GstVideoInfo info;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  GstAllocator *allocator = kconv_pinned_allocator_get ();
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  if (need_pool) {
+    GstBufferPool *pool = pinned_pool_new (caps, info.size, 0, allocator,
+        &params);
+    if (pool) {
+      gst_query_add_allocation_pool (query, pool, info.size, held, 0);
+      gst_object_unref (pool);
+    }
+  }
+  gst_query_add_allocation_param (query, allocator, &params);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_object_unref (allocator);
+  return TRUE;
+}
+
+gboolean
+kconv_pinned_offer (GstQuery * query, guint min)
+{
+  GstCaps *caps;
+  GstVideoInfo info;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  GstAllocator *allocator = kconv_pinned_allocator_get ();
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  GstBufferPool *pool = pinned_pool_new (caps, info.size, min, allocator,
+      &params);
+  if (pool) {
+    gst_query_add_allocation_pool (query, pool, info.size, min, 0);
+    gst_object_unref (pool);
+    if (gst_query_get_n_allocation_params (query) > 0)
+      gst_query_set_nth_allocation_param (query, 0, allocator, &params);
+    else
+      gst_query_add_allocation_param (query, allocator, &params);
+  }
+  gst_object_unref (allocator);
+  return pool != NULL;
 }

@@ -34,17 +34,24 @@
 typedef struct
 {
   const char *name;
+  const char *format;
   int width, height;
-  const char *kernel;           /* kconvfilter properties */
-  int taps;                     /* for the naive path: a named kernel */
-  KConvNamedKernel named;
+  const char *element;          /* the element under test, with properties */
+  int taps;                     /* kconvfilter: the named kernel, for the */
+  KConvNamedKernel named;       /* naive path; 0 for kpatternmatch */
 } Case;
 
 static const Case cases[] = {
-  {"3840x2160 RGBA, 3x3", 3840, 2160, "kernel=edge", 3, KCONV_NAMED_EDGE},
-  {"3840x2160 RGBA, 7x7", 3840, 2160, "kernel=gaussian kernel-size=7", 7,
+  {"3840x2160 RGBA, 3x3", "RGBA", 3840, 2160,
+      "kconvfilter backend=cuda kernel=edge", 3, KCONV_NAMED_EDGE},
+  {"3840x2160 RGBA, 7x7", "RGBA", 3840, 2160,
+      "kconvfilter backend=cuda kernel=gaussian kernel-size=7", 7,
       KCONV_NAMED_GAUSSIAN},
-  {"1920x1080 RGBA, 3x3", 1920, 1080, "kernel=edge", 3, KCONV_NAMED_EDGE},
+  {"1920x1080 RGBA, 3x3", "RGBA", 1920, 1080,
+      "kconvfilter backend=cuda kernel=edge", 3, KCONV_NAMED_EDGE},
+  /* the template is cut from the first frame; every frame is searched */
+  {"kpatternmatch 1920x1080 GRAY8, 64x64", "GRAY8", 1920, 1080,
+      "kpatternmatch backend=cuda template-region=700,500,64,64", 0, 0},
 };
 
 /* One pipeline's timings: when each frame (by offset) entered the filter
@@ -112,6 +119,13 @@ typedef struct
   int pinned_input;
 } RunResult;
 
+static GstBusSyncReply
+drop_element_messages (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  return GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT ? GST_BUS_DROP :
+      GST_BUS_PASS;
+}
+
 static GstFlowReturn
 push_frame (GstElement * src, GstBuffer * from, guint64 index)
 {
@@ -128,11 +142,13 @@ static int
 run_pipeline (const Case * c, int in_flight, int pinned, int frames,
     int one_at_a_time, RunResult * res)
 {
+  gchar *fif = c->taps ? g_strdup_printf ("frames-in-flight=%d", in_flight) :
+      g_strdup ("");
   gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
-      "max-buffers=4 max-bytes=0 caps=video/x-raw,format=RGBA,width=%d,"
-      "height=%d,framerate=1000/1 ! kconvfilter name=f backend=cuda %s "
-      "frames-in-flight=%d ! fakesink name=sink sync=false", c->width,
-      c->height, c->kernel, in_flight);
+      "max-buffers=4 max-bytes=0 caps=video/x-raw,format=%s,width=%d,"
+      "height=%d,framerate=1000/1 ! %s name=f %s ! fakesink name=sink "
+      "sync=false", c->format, c->width, c->height, c->element, fif);
+  g_free (fif);
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
   g_free (desc);
@@ -151,13 +167,16 @@ run_pipeline (const Case * c, int in_flight, int pinned, int frames,
   gst_pad_add_probe (fpad, GST_PAD_PROBE_TYPE_BUFFER, on_filter_input, t,
       NULL);
   gst_pad_add_probe (spad, GST_PAD_PROBE_TYPE_BUFFER, on_sink_input, t, NULL);
+  /* kpatternmatch posts a message a frame: nobody reads them here */
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_bus_set_sync_handler (bus, drop_element_messages, NULL, NULL);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
 
   /* warm up with pageable frames: negotiates, builds the filter, fills the
    * output pool */
   GstVideoInfo info;
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, c->width,
-      c->height);
+  gst_video_info_set_format (&info, gst_video_format_from_string (c->format),
+      c->width, c->height);
   GstBuffer *pageable = gst_buffer_new_allocate (NULL, info.size, NULL);
   fill_random (pageable, 1);
   for (int i = 0; i < WARMUP; i++)
@@ -201,7 +220,6 @@ run_pipeline (const Case * c, int in_flight, int pinned, int frames,
       wait_received (t, index + 1);
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
-  GstBus *bus = gst_element_get_bus (pipe);
   GstMessage *msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   int ok = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS
@@ -299,24 +317,28 @@ main (int argc, char **argv)
 
   for (size_t ci = 0; ci < G_N_ELEMENTS (cases); ci++) {
     const Case *c = &cases[ci];
-    const size_t bytes = (size_t) c->width * c->height * 4;
+    const int kconvfilter = c->taps > 0;
+    const size_t bytes = (size_t) c->width * c->height *
+        (strcmp (c->format, "GRAY8") ? 4 : 1);
     const int n = frames > 0 ? MIN (frames, MAX_FRAMES) :
         bytes > 16u << 20 ? 400 : 1500;
     BenchBus bus = { 0 };
     bench_bus_measure (bytes, 20, &bus);
-    const double bus_fps = 1e3 / bus.both_ms;
-    const double naive = naive_ms (c);
+    /* kconvfilter moves a frame each way, kpatternmatch uploads only */
+    const double bus_fps = 1e3 / (kconvfilter ? bus.both_ms : bus.up_ms);
+    const double naive = kconvfilter ? naive_ms (c) : 0;
     printf ("\n## %s: %.1f MB a frame each way\n", c->name, bytes / 1e6);
     printf ("bus, pinned: up %.3f ms (%.1f GB/s), down %.3f ms (%.1f GB/s), "
         "both at once %.3f ms -> limit %.0f fps\n", bus.up_ms,
         bytes / bus.up_ms / 1e6, bus.down_ms, bytes / bus.down_ms / 1e6,
         bus.both_ms, bus_fps);
-    printf ("naive (pageable, one step at a time): %.3f ms/frame = %.0f fps\n",
-        naive, 1e3 / naive);
+    if (kconvfilter)
+      printf ("naive (pageable, one step at a time): %.3f ms/frame = %.0f "
+          "fps\n", naive, 1e3 / naive);
     printf ("| input | frames-in-flight | fps | of bus limit | x naive | "
         "latency ms (median) |\n|---|---|---|---|---|---|\n");
     for (int pinned = 1; pinned >= 0; pinned--) {
-      for (int fif = 1; fif <= 4; fif++) {
+      for (int fif = 1; fif <= (kconvfilter ? 4 : 1); fif++) {
         RunResult r = { 0 };
         if (run_pipeline (c, fif, pinned, n, 0, &r) != 0)
           continue;
@@ -331,7 +353,7 @@ main (int argc, char **argv)
       }
     }
     RunResult lone = { 0 };
-    if (run_pipeline (c, 1, 1, 100, 1, &lone) == 0) {
+    if (kconvfilter && run_pipeline (c, 1, 1, 100, 1, &lone) == 0) {
       printf ("lone frame, frames-in-flight=1, pinned: latency %.3f ms "
           "(median of 100)\n", lone.latency_ms);
       if (csv)
