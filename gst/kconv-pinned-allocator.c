@@ -120,6 +120,9 @@ kconv_pinned_allocator_init (KConvPinnedAllocator * self)
   alloc->mem_map = pinned_map;
   alloc->mem_unmap = pinned_unmap;
   alloc->mem_share = pinned_share;
+  /* copies (a write map of shared memory, say) go to ordinary memory: the
+   * default copy would pin a new block for every one */
+  GST_OBJECT_FLAG_SET (alloc, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
 }
 
 GstAllocator *

@@ -4,16 +4,18 @@
  *
  *   appsrc ! kconvfilter backend=cuda frames-in-flight=N ! fakesink
  *
- * The source does not touch the frames: a few buffers are filled once and
- * pushed again and again (shallow copies with fresh offsets), from the
- * pinned pool kconvfilter proposes, or from ordinary (pageable) memory for
- * the case where upstream ignores that pool.  Frames are timed where they
+ * The source does not touch the frames: the buffers of a pool are filled
+ * once and pushed again and again as the pool recycles them, as a source
+ * writing into its pool would (minus the writing).  The pool is the pinned
+ * one the element proposes, or an ordinary (pageable) video pool for the
+ * case where upstream ignores it.  Frames are timed where they
  * enter kconvfilter and where they reach the sink; the throughput is taken
  * over the frames reaching the sink.  Beside it: the bus's limit for a
  * frame each way at once, and the naive path (pageable upload, kernel,
  * pageable download, one after another), measured in the same run.
  *
- *   kconv-stream-bench [--frames N] [--csv FILE]
+ *   kconv-stream-bench [--frames N] [--csv FILE] [--only TEXT]
+ * (--only: the cases whose name contains TEXT)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +30,7 @@
 #include "bench-util.h"
 
 #define WARMUP 8
-#define SOURCE_BUFFERS 6
+#define SOURCE_BUFFERS 12
 #define MAX_FRAMES 4096
 
 typedef struct
@@ -127,9 +129,8 @@ drop_element_messages (GstBus * bus, GstMessage * msg, gpointer data)
 }
 
 static GstFlowReturn
-push_frame (GstElement * src, GstBuffer * from, guint64 index)
+push_frame (GstElement * src, GstBuffer * buf, guint64 index)
 {
-  GstBuffer *buf = gst_buffer_copy (from);      /* shares the memory */
   GST_BUFFER_OFFSET (buf) = index;
   GST_BUFFER_PTS (buf) = index * (GST_SECOND / 1000);
   GST_BUFFER_DURATION (buf) = GST_SECOND / 1000;
@@ -180,14 +181,13 @@ run_pipeline (const Case * c, int in_flight, int pinned, int frames,
   GstBuffer *pageable = gst_buffer_new_allocate (NULL, info.size, NULL);
   fill_random (pageable, 1);
   for (int i = 0; i < WARMUP; i++)
-    push_frame (src, pageable, i);
+    push_frame (src, gst_buffer_copy_deep (pageable), i);
   wait_received (t, WARMUP - (in_flight - 1));
 
-  /* the source buffers: from the pool kconvfilter proposes, or pageable */
-  GstBuffer *bufs[SOURCE_BUFFERS];
+  /* the source's pool: the one the element proposes, or a plain one */
   GstBufferPool *pool = NULL;
+  GstCaps *caps = gst_video_info_to_caps (&info);
   if (pinned) {
-    GstCaps *caps = gst_video_info_to_caps (&info);
     GstQuery *q = gst_query_new_allocation (caps, TRUE);
     GstPad *srcpad = gst_element_get_static_pad (src, "src");
     if (gst_pad_peer_query (srcpad, q)
@@ -195,26 +195,34 @@ run_pipeline (const Case * c, int in_flight, int pinned, int frames,
       gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, NULL);
     gst_object_unref (srcpad);
     gst_query_unref (q);
-    gst_caps_unref (caps);
-    if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
-      fprintf (stderr, "kconvfilter proposed no usable pool\n");
-      return -1;
-    }
+  } else {
+    pool = gst_video_buffer_pool_new ();
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+    gst_buffer_pool_set_config (pool, config);
   }
+  gst_caps_unref (caps);
+  if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
+    fprintf (stderr, "no usable pool\n");
+    return -1;
+  }
+  /* fill a few; the pool keeps them when they come back */
+  GstBuffer *bufs[SOURCE_BUFFERS];
   res->pinned_input = 1;
   for (int i = 0; i < SOURCE_BUFFERS; i++) {
-    if (pool)
-      gst_buffer_pool_acquire_buffer (pool, &bufs[i], NULL);
-    else
-      bufs[i] = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gst_buffer_pool_acquire_buffer (pool, &bufs[i], NULL);
     fill_random (bufs[i], 2 + i);
     GstMemory *mem = gst_buffer_peek_memory (bufs[i], 0);
     res->pinned_input &= gst_memory_is_type (mem, "KConvPinnedMemory");
   }
+  for (int i = 0; i < SOURCE_BUFFERS; i++)
+    gst_buffer_unref (bufs[i]);
 
   for (int i = 0; i < frames; i++) {
     guint64 index = WARMUP + i;
-    if (push_frame (src, bufs[i % SOURCE_BUFFERS], index) != GST_FLOW_OK)
+    GstBuffer *buf = NULL;
+    if (gst_buffer_pool_acquire_buffer (pool, &buf, NULL) != GST_FLOW_OK
+        || push_frame (src, buf, index) != GST_FLOW_OK)
       break;
     if (one_at_a_time)
       wait_received (t, index + 1);
@@ -247,8 +255,6 @@ run_pipeline (const Case * c, int in_flight, int pinned, int frames,
     gst_message_unref (msg);
   gst_object_unref (bus);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  for (int i = 0; i < SOURCE_BUFFERS; i++)
-    gst_buffer_unref (bufs[i]);
   gst_buffer_unref (pageable);
   if (pool) {
     gst_buffer_pool_set_active (pool, FALSE);
@@ -298,13 +304,15 @@ int
 main (int argc, char **argv)
 {
   int frames = 0;
-  const char *csv_path = NULL;
+  const char *csv_path = NULL, *only = NULL;
   gst_init (&argc, &argv);
   for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--frames") && i + 1 < argc)
       frames = atoi (argv[++i]);
     else if (!strcmp (argv[i], "--csv") && i + 1 < argc)
       csv_path = argv[++i];
+    else if (!strcmp (argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
   }
   if (!kconv_backend_available (KCONV_BACKEND_CUDA)) {
     fprintf (stderr, "no usable CUDA device\n");
@@ -317,6 +325,8 @@ main (int argc, char **argv)
 
   for (size_t ci = 0; ci < G_N_ELEMENTS (cases); ci++) {
     const Case *c = &cases[ci];
+    if (only && !strstr (c->name, only))
+      continue;
     const int kconvfilter = c->taps > 0;
     const size_t bytes = (size_t) c->width * c->height *
         (strcmp (c->format, "GRAY8") ? 4 : 1);
