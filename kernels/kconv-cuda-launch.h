@@ -23,3 +23,10 @@ cudaError_t kconv_cuda_launch_small (const KConvCudaJob * job,
 /* pw holds h (cols) then v (rows). */
 cudaError_t kconv_cuda_launch_separable (const KConvCudaJob * job,
     const KConvCudaWeights * pw, cudaStream_t stream);
+
+/* Square 3x3, 5x5 and 7x7 exact kernels of small integers on 4-byte
+ * pixels: two channels an integer instruction.  weights: the float
+ * weights, to check. */
+int kconv_cuda_packed_fits (const KConvCudaJob * job, const float *weights);
+cudaError_t kconv_cuda_launch_packed (const KConvCudaJob * job,
+    const KConvCudaIntWeights * iw, cudaStream_t stream);

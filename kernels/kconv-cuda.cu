@@ -34,6 +34,8 @@ struct KConvCuda
   KConvCudaFft *fft;
   KConvCudaJob arith;           /* the kernel and arithmetic fields */
   KConvCudaWeights pw;          /* direct: weights; separable: h then v */
+  KConvCudaIntWeights iw;       /* small exact kernels, for the packed path */
+  int packed;                   /* 0: never the packed path (to compare) */
   float *d_weights;             /* direct kernels too large for pw */
   int max_smem;                 /* opt-in limit per block */
   cudaStream_t stream;          /* every convolution runs here, in order */
@@ -99,6 +101,9 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
     if (!cu->fft)
       cu->strategy = STRATEGY_DIRECT;   /* no cuFFT here: direct it is */
   }
+  if (n <= 49)
+    for (int i = 0; i < n; i++)
+      cu->iw.w[i] = (int32_t) plan->weights[i];
   if (cu->strategy == STRATEGY_SEPARABLE) {
     memcpy (cu->pw.w, plan->h, plan->cols * sizeof (float));
     memcpy (cu->pw.w + plan->cols, plan->v, plan->rows * sizeof (float));
@@ -133,6 +138,9 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
   cu->device = device_id < 0 ? 0 : device_id;
   /* KCONV_CUDA_STRATEGY=direct|fft forces a path, for measuring crossovers */
   const char *force = getenv ("KCONV_CUDA_STRATEGY");
+  /* KCONV_CUDA_PACKED=0 keeps small integer kernels on the float path */
+  const char *packed = getenv ("KCONV_CUDA_PACKED");
+  cu->packed = !packed || strcmp (packed, "0");
   const int taps = plan->rows * plan->cols;
   if (kconv_cuda_small_fits (plan->cols, plan->rows, 1) && !force)
     cu->strategy = STRATEGY_SMALL;      /* beats two passes at these sizes */
@@ -156,8 +164,9 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
         "precision, kernel spectrum cached) %dx%d", plan->cols, plan->rows);
   else if (cu->strategy == STRATEGY_SMALL)
     snprintf (cu->description, sizeof cu->description, "direct %dx%d, size "
-        "fixed at compile time, weights in constant memory", plan->cols,
-        plan->rows);
+        "fixed at compile time, weights in constant memory%s", plan->cols,
+        plan->rows, cu->packed && plan->exact ? "; on 4-byte pixels, two "
+        "channels an integer instruction when the sums fit 16 bits" : "");
   else
     snprintf (cu->description, sizeof cu->description, "%s %dx%d, weights in "
         "%s%s", cu->strategy == STRATEGY_SEPARABLE ?
@@ -230,7 +239,10 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
     for (int c = 0; c < total; c++)
       job.channel_offset[c] = src->channel_offset[c];
     job.copy_other_bytes = 1;
-    CHECK_CUDA (cu, kconv_cuda_launch_small (&job, &cu->pw, stream));
+    if (cu->packed && kconv_cuda_packed_fits (&job, cu->pw.w))
+      CHECK_CUDA (cu, kconv_cuda_launch_packed (&job, &cu->iw, stream));
+    else
+      CHECK_CUDA (cu, kconv_cuda_launch_small (&job, &cu->pw, stream));
     return KCONV_OK;
   }
   for (int c0 = 0; c0 < total; c0 += per) {

@@ -156,21 +156,24 @@ done:
   free (out);
 }
 
-/* Integer weights whose absolute sum is 65792, the most the exact path
- * takes: bright frames then give sums near 2^24 where a float estimate of
- * the quotient is at its least precise. */
+/* Integer weights whose absolute sum is `total`.  65792, the most the
+ * exact path takes: bright frames then give sums near 2^24 where a float
+ * estimate of the quotient is at its least precise.  128 and 129: either
+ * side of what CUDA's packed path (sums in 16-bit lanes) takes, on frames
+ * of 0 and 255 that drive the sums to both ends. */
 static void
-run_case_near_limit (KConvBackend backend, const Layout * lay, int width,
-    int height, int n, KConvBorder border)
+run_case_weight_sum (KConvBackend backend, const Layout * lay, int width,
+    int height, int n, KConvBorder border, int total)
 {
   int ps = lay->pixel_stride;
   ptrdiff_t stride = (ptrdiff_t) width * ps;
   size_t size = (size_t) stride * height;
   uint8_t *src = malloc (size), *ref = malloc (size), *out = malloc (size);
   for (size_t i = 0; i < size; i++)
-    src[i] = (uint8_t) (200 + rnd () % 56);
+    src[i] = total > 129 ? (uint8_t) (200 + rnd () % 56) :
+        rnd () % 2 ? 255 : 0;
   float *w = malloc (sizeof (float) * n * n);
-  int left = 65792;
+  int left = total;
   for (int i = 0; i < n * n; i++) {
     int share = i == n * n - 1 ? left : left / (n * n - i);
     w[i] = (float) (rnd () % 8 ? share : -share);
@@ -193,11 +196,11 @@ run_case_near_limit (KConvBackend backend, const Layout * lay, int width,
       && kconv_filter_is_exact (f)
       && kconv_filter_run (fref, &s, &dr) == KCONV_OK
       && kconv_filter_run (f, &s, &dout) == KCONV_OK;
-  CHECK (ok, "near-limit %dx%d kernel: setup", n, n);
+  CHECK (ok, "sum |w| %d, %dx%d kernel: setup", total, n, n);
   if (ok)
-    CHECK (memcmp (ref, out, size) == 0, "near-limit %s %dx%d, %dx%d kernel, "
-        "divisor %g: differs from the reference", lay->name, width, height, n,
-        n, k.divisor);
+    CHECK (memcmp (ref, out, size) == 0, "sum |w| %d, %s %dx%d, %dx%d kernel, "
+        "divisor %g: differs from the reference", total, lay->name, width,
+        height, n, n, k.divisor);
   kconv_filter_free (fref);
   kconv_filter_free (f);
   free (w);
@@ -263,6 +266,11 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
 
   /* sums near the exact path's limit (255 * sum |w| just under 2^24) */
   for (int i = 0; i < 12; i++)
-    run_case_near_limit (backend, &layouts[i % n_layouts], rnd_range (1, 40),
-        rnd_range (1, 30), 1 + 2 * rnd_range (0, 3), rnd () % 4);
+    run_case_weight_sum (backend, &layouts[i % n_layouts], rnd_range (1, 40),
+        rnd_range (1, 30), 1 + 2 * rnd_range (0, 3), rnd () % 4, 65792);
+
+  /* either side of the 16-bit lane limit, on 4-byte pixels, 3x3 to 7x7 */
+  for (int i = 0; i < 24; i++)
+    run_case_weight_sum (backend, &layouts[3 + i % 4], rnd_range (1, 90),
+        rnd_range (1, 80), 3 + 2 * (i / 4 % 3), i % 4, i % 2 ? 128 : 129);
 }
