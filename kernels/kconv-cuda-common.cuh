@@ -165,11 +165,11 @@ struct KConvPlainLayout
   }
 };
 
-/* Fills float planes [channel][...] with a tile_w x tile_h window of source
- * samples whose top-left is (x0, y0), border rule applied. */
-/* WORDS: 1 when pixels are 4 aligned bytes, 0 when not, -1 to look. */
-template < class Layout, int WORDS = -1 > __device__ __forceinline__ void
-kconv_cuda_load_tile (const KConvCudaJob & job, float *tile, int nch,
+/* The loop of kconv_cuda_load_tile; INTERIOR: the window lies inside the
+ * image, so no border rule is needed. */
+template < class Layout, int WORDS, bool INTERIOR > __device__
+    __forceinline__ void
+kconv_cuda_load_tile_as (const KConvCudaJob & job, float *tile, int nch,
     int x0, int y0, int tile_w, int tile_h, int plane, Layout at)
 {
   const bool words = WORDS < 0 ? job.pixel_stride == 4 && job.aligned4 :
@@ -178,12 +178,14 @@ kconv_cuda_load_tile (const KConvCudaJob & job, float *tile, int nch,
    * unrolled so that several rows' loads are in flight at once */
 #pragma unroll 4
   for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y) {
-    const int sy = kconv_border_index (job.border, y0 + ty, job.height);
+    const int sy = INTERIOR ? y0 + ty :
+        kconv_border_index (job.border, y0 + ty, job.height);
     const uint8_t *row = job.src + (size_t) (sy < 0 ? 0 : sy) * job.src_stride;
     for (int tx = threadIdx.x; tx < tile_w; tx += blockDim.x) {
-      const int sx = kconv_border_index (job.border, x0 + tx, job.width);
+      const int sx = INTERIOR ? x0 + tx :
+          kconv_border_index (job.border, x0 + tx, job.width);
       const uint8_t *p = row + (size_t) (sx < 0 ? 0 : sx) * job.pixel_stride;
-      const bool inside = sy >= 0 && sx >= 0;
+      const bool inside = INTERIOR || (sy >= 0 && sx >= 0);
       const int o = at (ty, tx);
       if (words) {
         const uint32_t word = inside ? __ldg ((const uint32_t *) p) : 0u;
@@ -197,6 +199,23 @@ kconv_cuda_load_tile (const KConvCudaJob & job, float *tile, int nch,
       }
     }
   }
+}
+
+/* Fills float planes [channel][...] with a tile_w x tile_h window of source
+ * samples whose top-left is (x0, y0), border rule applied (most tiles lie
+ * inside the image and skip it). */
+/* WORDS: 1 when pixels are 4 aligned bytes, 0 when not, -1 to look. */
+template < class Layout, int WORDS = -1 > __device__ __forceinline__ void
+kconv_cuda_load_tile (const KConvCudaJob & job, float *tile, int nch,
+    int x0, int y0, int tile_w, int tile_h, int plane, Layout at)
+{
+  if (x0 >= 0 && y0 >= 0 && x0 + tile_w <= job.width
+      && y0 + tile_h <= job.height)
+    kconv_cuda_load_tile_as < Layout, WORDS, true > (job, tile, nch, x0, y0,
+        tile_w, tile_h, plane, at);
+  else
+    kconv_cuda_load_tile_as < Layout, WORDS, false > (job, tile, nch, x0, y0,
+        tile_w, tile_h, plane, at);
 }
 
 /* Writes one output pixel's convolved channels, and the bytes no channel

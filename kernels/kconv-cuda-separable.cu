@@ -51,22 +51,28 @@ kconv_cuda_separable_smem (int nch, int cols, int rows)
   return (raw + mid) * sizeof (float);
 }
 
-/* a[r] = sum_k w[k] * s[at (r + k)] for r < SEP_RUN */
-template < class At > __device__ __forceinline__ void
-slide (float a[SEP_RUN], const float *w, int taps, At at)
+/* a[r] = sum_k w[k] * s[r + k] for r < SEP_RUN, where sample i = SEP_RUN b
+ * + e (e < SEP_RUN) lives at base[b * block + e * STEP]: the reads are a
+ * pointer bumped once per SEP_RUN taps plus constant offsets. */
+template < int STEP > __device__ __forceinline__ void
+slide (float a[SEP_RUN], const float *w, int taps, const float *base,
+    int block)
 {
   float win[SEP_RUN];
 #pragma unroll
   for (int r = 0; r < SEP_RUN; r++) {
     a[r] = 0.f;
-    win[r] = at (r);
+    win[r] = base[r * STEP];
   }
+  const float *next = base + block;
   int k = 0;
-  for (; k + SEP_RUN <= taps; k += SEP_RUN) {
+  /* two blocks an iteration: the window swaps names instead of moving */
+#pragma unroll 2
+  for (; k + SEP_RUN <= taps; k += SEP_RUN, next += block) {
     float nxt[SEP_RUN];
 #pragma unroll
     for (int r = 0; r < SEP_RUN; r++)
-      nxt[r] = at (k + SEP_RUN + r);
+      nxt[r] = next[r * STEP];
 #pragma unroll
     for (int j = 0; j < SEP_RUN; j++) {
       const float wj = w[k + j];
@@ -85,7 +91,7 @@ slide (float a[SEP_RUN], const float *w, int taps, At at)
     float nxt[SEP_RUN];
 #pragma unroll
     for (int r = 0; r < SEP_RUN - 1; r++)
-      nxt[r] = r + 1 < rem ? at (k + SEP_RUN + r) : 0.f;
+      nxt[r] = r + 1 < rem ? next[r * STEP] : 0.f;
 #pragma unroll
     for (int j = 0; j < SEP_RUN - 1; j++) {
       if (j < rem) {
@@ -132,8 +138,8 @@ separable_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
     /* horizontal: 4 threads a row, SEP_RUN neighbouring outputs each */
     for (int row = tid / lanes; row < tile_h; row += SEP_THREADS / lanes) {
       float a[SEP_RUN];
-      slide (a, h, job.cols,[&](int i) {
-            return raw[raw_at (row, hx + i)];});
+      /* hx is a multiple of SEP_RUN: SEP_RUN samples, then a spare word */
+      slide < 1 > (a, h, job.cols, raw + raw_at (row, hx), SEP_RUN + 1);
 #pragma unroll
       for (int r = 0; r < SEP_RUN; r++)
         mid[row * SEP_MID_PITCH + hx + r] = a[r];
@@ -142,8 +148,8 @@ separable_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
 
     /* vertical: SEP_RUN outputs of a column a thread */
     const float *col = mid + ty0 * SEP_MID_PITCH + tx;
-    slide (acc[c], v, job.rows,[&](int i) {
-          return col[i * SEP_MID_PITCH];});
+    slide < SEP_MID_PITCH > (acc[c], v, job.rows, col,
+        SEP_RUN * SEP_MID_PITCH);
   }
 
   kconv_cuda_store_column < NCH, SEP_RUN > (job, x, y0 + ty0, acc);
