@@ -2,10 +2,13 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A slot uploads on its own stream, convolves on the filter's compute
- * stream and downloads on a second stream of its own, tied together by
- * events.  With several slots, the upload of frame i+1, the kernel of
- * frame i and the download of frame i-1 overlap.  A large plane is also
+ * A filter uploads on one stream, convolves on a second and downloads on a
+ * third; a slot holds one frame's buffers and the events that tie its
+ * steps across the three.  With several slots, the upload of frame i+1,
+ * the kernel of frame i and the download of frame i-1 overlap.  (Three
+ * streams however many frames are in flight: more streams than the
+ * device's hardware queues would make unrelated copies wait on each
+ * other.)  A large plane is also
  * cut into bands of rows, so that within one frame the kernel of a band
  * starts as soon as the rows it reads have arrived and its download
  * starts as soon as it is done: a single frame takes little more than
@@ -41,8 +44,10 @@ typedef struct
 struct KConvCudaSlot
 {
   int device;
-  cudaStream_t up, down;
+  int ready;                    /* events made */
+  int broken;                   /* a submission failed half way */
   cudaEvent_t uploaded[MAX_BANDS], convolved[MAX_BANDS];
+  cudaEvent_t done;             /* after the last download queued */
   uint8_t *d_mem;               /* source and result planes, pitched */
   size_t d_size, d_used;
   uint8_t *h_stage;             /* pinned staging for pageable frames */
@@ -50,6 +55,7 @@ struct KConvCudaSlot
   Unstage unstage[MAX_UNSTAGE]; /* staged results still to hand over */
   int n_unstage;
   int n_threads;
+  int max_bands;                /* KCONV_CUDA_BANDS, for measuring */
   char error[256];
 };
 
@@ -103,10 +109,8 @@ slot_release (KConvCudaSlot * slot)
     if (slot->convolved[i])
       cudaEventDestroy (slot->convolved[i]);
   }
-  if (slot->up)
-    cudaStreamDestroy (slot->up);
-  if (slot->down)
-    cudaStreamDestroy (slot->down);
+  if (slot->done)
+    cudaEventDestroy (slot->done);
   cudaFree (slot->d_mem);
   if (slot->h_stage)
     cudaFreeHost (slot->h_stage);
@@ -117,17 +121,20 @@ static KConvStatus
 slot_init (KConvCudaSlot * slot, int device)
 {
   slot->device = device;
+  const char *bands = getenv ("KCONV_CUDA_BANDS");
+  slot->max_bands = bands ? atoi (bands) : MAX_BANDS;
+  slot->max_bands = slot->max_bands < 1 ? 1 :
+      slot->max_bands > MAX_BANDS ? MAX_BANDS : slot->max_bands;
   SLOT_CHECK (slot, cudaSetDevice (device));
-  SLOT_CHECK (slot, cudaStreamCreateWithFlags (&slot->up,
-          cudaStreamNonBlocking));
-  SLOT_CHECK (slot, cudaStreamCreateWithFlags (&slot->down,
-          cudaStreamNonBlocking));
+  SLOT_CHECK (slot, cudaEventCreateWithFlags (&slot->done,
+          cudaEventDisableTiming));
   for (int i = 0; i < MAX_BANDS; i++) {
     SLOT_CHECK (slot, cudaEventCreateWithFlags (&slot->uploaded[i],
             cudaEventDisableTiming));
     SLOT_CHECK (slot, cudaEventCreateWithFlags (&slot->convolved[i],
             cudaEventDisableTiming));
   }
+  slot->ready = 1;
   return KCONV_OK;
 }
 
@@ -137,14 +144,13 @@ slot_finish (KConvCudaSlot * slot)
 {
   KConvStatus st = KCONV_OK;
   cudaError_t err = cudaSuccess;
-  if (slot->up) {
+  if (slot->ready) {
     cudaSetDevice (slot->device);
-    /* the download stream waits for the kernels, which wait for the
-     * uploads; the upload stream too, in case a submission broke off */
-    err = cudaStreamSynchronize (slot->up);
-    cudaError_t err2 = cudaStreamSynchronize (slot->down);
-    if (err == cudaSuccess)
-      err = err2;
+    /* the downloads wait for the kernels, which wait for the uploads; a
+     * submission that broke off may have left any of them queued */
+    err = slot->broken ? cudaDeviceSynchronize () :
+        cudaEventSynchronize (slot->done);
+    slot->broken = 0;
   }
   if (err != cudaSuccess) {
     snprintf (slot->error, sizeof slot->error, "while frames were in flight: "
@@ -208,6 +214,9 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
   const size_t plane = pitch * h;
 
   SLOT_CHECK (slot, cudaSetDevice (slot->device));
+  void *up_ptr, *down_ptr;
+  kconv_cuda_copy_streams (cu, &up_ptr, &down_ptr);
+  cudaStream_t up = (cudaStream_t) up_ptr, down = (cudaStream_t) down_ptr;
   KConvStatus st = slot_reserve (slot, 2 * plane,
       (src_pinned ? 0 : row * h) + (dst_pinned ? 0 : row * h));
   if (st != KCONV_OK)
@@ -229,7 +238,7 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
   int above, below;
   const int split = kconv_cuda_row_reach (cu, &above, &below);
   int bands = split ? (int) (row * h / BAND_MIN_BYTES) : 1;
-  bands = bands < 1 ? 1 : bands > MAX_BANDS ? MAX_BANDS : bands;
+  bands = bands < 1 ? 1 : bands > slot->max_bands ? slot->max_bands : bands;
   const int band_h = (h + bands - 1) / bands;
   bands = (h + band_h - 1) / band_h;
 
@@ -244,8 +253,8 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
       from_stride = row;
     }
     SLOT_CHECK (slot, cudaMemcpy2DAsync (d_src + y0 * pitch, pitch, from,
-            from_stride, row, y1 - y0, cudaMemcpyHostToDevice, slot->up));
-    SLOT_CHECK (slot, cudaEventRecord (slot->uploaded[b], slot->up));
+            from_stride, row, y1 - y0, cudaMemcpyHostToDevice, up));
+    SLOT_CHECK (slot, cudaEventRecord (slot->uploaded[b], up));
   }
 
   cudaStream_t compute = (cudaStream_t) kconv_cuda_compute_stream (cu);
@@ -279,11 +288,12 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
   const size_t to_stride = stage_out ? row : (size_t) dst->stride;
   for (int b = 0; b < bands; b++) {
     const int y0 = b * band_h, y1 = y0 + band_h < h ? y0 + band_h : h;
-    SLOT_CHECK (slot, cudaStreamWaitEvent (slot->down, slot->convolved[b], 0));
+    SLOT_CHECK (slot, cudaStreamWaitEvent (down, slot->convolved[b], 0));
     SLOT_CHECK (slot, cudaMemcpy2DAsync (to + y0 * to_stride, to_stride,
             d_dst + y0 * pitch, pitch, row, y1 - y0, cudaMemcpyDeviceToHost,
-            slot->down));
+            down));
   }
+  SLOT_CHECK (slot, cudaEventRecord (slot->done, down));
   if (stage_out)
     slot->unstage[slot->n_unstage++] = (Unstage) {
     dst->data, dst->stride, stage_out, row, h};
@@ -305,11 +315,11 @@ kconv_cuda_submit (KConvCuda * cu, KConvCudaSlot ** slotp,
     *slotp = slot;
   }
   KConvStatus st = KCONV_OK;
-  if (slot->up && slot->device != kconv_cuda_device_of (cu)) {
+  if (slot->ready && slot->device != kconv_cuda_device_of (cu)) {
     slot_finish (slot);         /* moving to another device */
     slot_release (slot);
   }
-  if (!slot->up) {
+  if (!slot->ready) {
     st = slot_init (slot, kconv_cuda_device_of (cu));
     if (st != KCONV_OK) {
       static thread_local char why[256];
@@ -321,8 +331,10 @@ kconv_cuda_submit (KConvCuda * cu, KConvCudaSlot ** slotp,
   }
   slot->n_threads = n_threads;
   st = slot_submit (cu, slot, src, dst);
-  if (st != KCONV_OK)
+  if (st != KCONV_OK) {
+    slot->broken = 1;
     *detail = slot->error;
+  }
   return st;
 }
 

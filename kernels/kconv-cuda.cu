@@ -39,6 +39,7 @@ struct KConvCuda
   float *d_weights;             /* direct kernels too large for pw */
   int max_smem;                 /* opt-in limit per block */
   cudaStream_t stream;          /* every convolution runs here, in order */
+  cudaStream_t up, down;        /* frames' uploads and downloads, in order */
   KConvCudaSlot *own_slot;      /* for kconv_cuda_run */
   char error[256];
   char description[160];
@@ -71,6 +72,9 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
   CHECK_CUDA (cu, cudaDeviceGetAttribute (&cu->max_smem,
           cudaDevAttrMaxSharedMemoryPerBlockOptin, cu->device));
   CHECK_CUDA (cu, cudaStreamCreateWithFlags (&cu->stream,
+          cudaStreamNonBlocking));
+  CHECK_CUDA (cu, cudaStreamCreateWithFlags (&cu->up, cudaStreamNonBlocking));
+  CHECK_CUDA (cu, cudaStreamCreateWithFlags (&cu->down,
           cudaStreamNonBlocking));
 
   KConvCudaJob *a = &cu->arith;
@@ -300,6 +304,13 @@ kconv_cuda_compute_stream (const KConvCuda * cu)
   return (void *) cu->stream;
 }
 
+extern "C" void
+kconv_cuda_copy_streams (const KConvCuda * cu, void **up, void **down)
+{
+  *up = (void *) cu->up;
+  *down = (void *) cu->down;
+}
+
 extern "C" const char *
 kconv_cuda_error (const KConvCuda * cu)
 {
@@ -323,5 +334,9 @@ kconv_cuda_free (KConvCuda * cu)
   cudaFree (cu->d_weights);
   if (cu->stream)
     cudaStreamDestroy (cu->stream);
+  if (cu->up)
+    cudaStreamDestroy (cu->up);
+  if (cu->down)
+    cudaStreamDestroy (cu->down);
   free (cu);
 }

@@ -51,11 +51,15 @@ int kconv_cuda_device_of (const KConvCuda * cu);
  * (they share work buffers), as a cudaStream_t. */
 void *kconv_cuda_compute_stream (const KConvCuda * cu);
 
-/* Frames in flight (kconv-cuda-slot.cu): a slot owns an upload and a
- * download stream, device buffers and pinned staging.  Submitting queues
- * the upload, the convolution (on the filter's compute stream) and the
- * download, band by band so that they overlap within a frame too, and
- * returns; waiting finishes it.  *slot is created on first use.  On failure
+/* The streams frames are uploaded and downloaded on, one after another
+ * (frames go through a filter in order), as cudaStream_t. */
+void kconv_cuda_copy_streams (const KConvCuda * cu, void **up, void **down);
+
+/* Frames in flight (kconv-cuda-slot.cu): a slot owns a frame's device
+ * buffers, pinned staging and the events that tie its steps together.
+ * Submitting queues the upload, the convolution and the download on the
+ * filter's three streams, band by band so that they overlap within a frame
+ * too, and returns; waiting finishes it.  *slot is created on first use.  On failure
  * *detail says why (valid until the next call on the slot). */
 typedef struct KConvCudaSlot KConvCudaSlot;
 KConvStatus kconv_cuda_submit (KConvCuda * cu, KConvCudaSlot ** slot,

@@ -9,10 +9,12 @@
 #include "kconv.h"
 
 /* Median milliseconds to copy `bytes` of pinned memory to the device, back,
- * and both at once on two streams (what a stream of frames needs). */
+ * and both at once on two streams; and sustained: the time per frame of
+ * `repeats` frames each way streamed back to back (what a stream of frames
+ * gets over a second or so). */
 typedef struct
 {
-  double up_ms, down_ms, both_ms;
+  double up_ms, down_ms, both_ms, sustained_ms;
 } BenchBus;
 
 int bench_bus_measure (size_t bytes, int repeats, BenchBus * bus);
