@@ -861,10 +861,7 @@ gst_kconv_filter_wants_pinned (GstKConvFilter * self)
   GST_OBJECT_LOCK (self);
   KConvBackend backend = self->settings.backend;
   GST_OBJECT_UNLOCK (self);
-  if (backend == KCONV_BACKEND_AUTO)
-    backend = kconv_backend_available (KCONV_BACKEND_CUDA) ?
-        KCONV_BACKEND_CUDA : KCONV_BACKEND_CPU;
-  return backend == KCONV_BACKEND_CUDA;
+  return kconv_backend_resolve (backend) == KCONV_BACKEND_CUDA;
 }
 
 static gboolean

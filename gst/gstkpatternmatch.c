@@ -784,10 +784,7 @@ gst_kpattern_match_propose_allocation (GstBaseTransform * trans,
   GST_OBJECT_LOCK (self);
   KConvBackend backend = self->settings.backend;
   GST_OBJECT_UNLOCK (self);
-  if (backend == KCONV_BACKEND_AUTO)
-    backend = kconv_backend_available (KCONV_BACKEND_CUDA) ?
-        KCONV_BACKEND_CUDA : KCONV_BACKEND_CPU;
-  if (backend != KCONV_BACKEND_CUDA)
+  if (kconv_backend_resolve (backend) != KCONV_BACKEND_CUDA)
     return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
         decide_query, query);
   GST_DEBUG_OBJECT (self, "offering a pool of pinned memory");

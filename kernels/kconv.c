@@ -108,6 +108,15 @@ kconv_backend_available (KConvBackend backend)
   return 0;
 }
 
+KConvBackend
+kconv_backend_resolve (KConvBackend backend)
+{
+  if (backend != KCONV_BACKEND_AUTO)
+    return backend;
+  return kconv_backend_available (KCONV_BACKEND_CUDA) ? KCONV_BACKEND_CUDA :
+      KCONV_BACKEND_CPU;
+}
+
 /* Two 1D passes cost about rows + cols taps plus a second trip through
  * memory; only worth it once the 2D kernel is clearly larger. */
 static int
@@ -151,10 +160,7 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
       || options->backend > KCONV_BACKEND_REFERENCE)
     return KCONV_ERROR_INVALID_ARGUMENT;
 
-  KConvBackend backend = options->backend;
-  if (backend == KCONV_BACKEND_AUTO)
-    backend = kconv_backend_available (KCONV_BACKEND_CUDA) ?
-        KCONV_BACKEND_CUDA : KCONV_BACKEND_CPU;
+  KConvBackend backend = kconv_backend_resolve (options->backend);
   if (!kconv_backend_available (backend)) {
     set_last_error (backend == KCONV_BACKEND_CUDA ?
 #ifdef KCONV_HAVE_CUDA

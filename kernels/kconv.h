@@ -100,6 +100,10 @@ const char *kconv_path_name (KConvPath path);
 /* 1 when this build can run the backend here (for CUDA: a device exists). */
 int kconv_backend_available (KConvBackend backend);
 
+/* The backend AUTO stands for here (CUDA when a device is usable, else the
+ * CPU); any other backend unchanged. */
+KConvBackend kconv_backend_resolve (KConvBackend backend);
+
 /* Checks the kernel and options and prepares everything that does not
  * depend on the image.  AUTO resolves to a concrete backend here. */
 KConvStatus kconv_filter_new (const KConvKernel * kernel, KConvBorder border,

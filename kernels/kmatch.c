@@ -37,10 +37,7 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
     options = &defaults;
   if (options->n_threads < 0)
     return KCONV_ERROR_INVALID_ARGUMENT;
-  KConvBackend backend = options->backend;
-  if (backend == KCONV_BACKEND_AUTO)
-    backend = kconv_backend_available (KCONV_BACKEND_CUDA) ?
-        KCONV_BACKEND_CUDA : KCONV_BACKEND_CPU;
+  KConvBackend backend = kconv_backend_resolve (options->backend);
   if (backend == KCONV_BACKEND_CUDA
       && !kconv_backend_available (KCONV_BACKEND_CUDA))
     return KCONV_ERROR_BACKEND_UNAVAILABLE;
