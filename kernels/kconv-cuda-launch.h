@@ -30,3 +30,9 @@ cudaError_t kconv_cuda_launch_separable (const KConvCudaJob * job,
 int kconv_cuda_packed_fits (const KConvCudaJob * job, const float *weights);
 cudaError_t kconv_cuda_launch_packed (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream);
+
+/* The same sizes with weights in -128..127 whose sums need more than 16
+ * bits: four taps of a channel an instruction (DP4A). */
+int kconv_cuda_dp4a_fits (const KConvCudaJob * job, const float *weights);
+cudaError_t kconv_cuda_launch_dp4a (const KConvCudaJob * job,
+    const KConvCudaIntWeights * iw, cudaStream_t stream);

@@ -142,7 +142,8 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
   cu->device = device_id < 0 ? 0 : device_id;
   /* KCONV_CUDA_STRATEGY=direct|fft forces a path, for measuring crossovers */
   const char *force = getenv ("KCONV_CUDA_STRATEGY");
-  /* KCONV_CUDA_PACKED=0 keeps small integer kernels on the float path */
+  /* KCONV_CUDA_PACKED=0 keeps small integer kernels on the float path
+   * (neither packed lanes nor DP4A) */
   const char *packed = getenv ("KCONV_CUDA_PACKED");
   cu->packed = !packed || strcmp (packed, "0");
   const int taps = plan->rows * plan->cols;
@@ -170,7 +171,8 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
     snprintf (cu->description, sizeof cu->description, "direct %dx%d, size "
         "fixed at compile time, weights in constant memory%s", plan->cols,
         plan->rows, cu->packed && plan->exact ? "; on 4-byte pixels, two "
-        "channels an integer instruction when the sums fit 16 bits" : "");
+        "channels an integer instruction when the sums fit 16 bits, else "
+        "four taps one (DP4A) when the weights fit a byte" : "");
   else
     snprintf (cu->description, sizeof cu->description, "%s %dx%d, weights in "
         "%s%s", cu->strategy == STRATEGY_SEPARABLE ?
@@ -245,6 +247,8 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
     job.copy_other_bytes = 1;
     if (cu->packed && kconv_cuda_packed_fits (&job, cu->pw.w))
       CHECK_CUDA (cu, kconv_cuda_launch_packed (&job, &cu->iw, stream));
+    else if (cu->packed && kconv_cuda_dp4a_fits (&job, cu->pw.w))
+      CHECK_CUDA (cu, kconv_cuda_launch_dp4a (&job, &cu->iw, stream));
     else
       CHECK_CUDA (cu, kconv_cuda_launch_small (&job, &cu->pw, stream));
     return KCONV_OK;

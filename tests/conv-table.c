@@ -159,8 +159,9 @@ done:
 /* Integer weights whose absolute sum is `total`.  65792, the most the
  * exact path takes: bright frames then give sums near 2^24 where a float
  * estimate of the quotient is at its least precise.  128 and 129: either
- * side of what CUDA's packed path (sums in 16-bit lanes) takes, on frames
- * of 0 and 255 that drive the sums to both ends. */
+ * side of what CUDA's packed path (sums in 16-bit lanes) takes, and
+ * 127 n^2 (every weight +-127), on frames of 0 and 255 that drive the sums
+ * to both ends. */
 static void
 run_case_weight_sum (KConvBackend backend, const Layout * lay, int width,
     int height, int n, KConvBorder border, int total)
@@ -170,7 +171,7 @@ run_case_weight_sum (KConvBackend backend, const Layout * lay, int width,
   size_t size = (size_t) stride * height;
   uint8_t *src = malloc (size), *ref = malloc (size), *out = malloc (size);
   for (size_t i = 0; i < size; i++)
-    src[i] = total > 129 ? (uint8_t) (200 + rnd () % 56) :
+    src[i] = total >= 65792 ? (uint8_t) (200 + rnd () % 56) :
         rnd () % 2 ? 255 : 0;
   float *w = malloc (sizeof (float) * n * n);
   int left = total;
@@ -273,4 +274,17 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
   for (int i = 0; i < 24; i++)
     run_case_weight_sum (backend, &layouts[3 + i % 4], rnd_range (1, 90),
         rnd_range (1, 80), 3 + 2 * (i / 4 % 3), i % 4, i % 2 ? 128 : 129);
+
+  /* every weight +-127, the most a signed byte (CUDA's DP4A path) holds */
+  for (int i = 0; i < 12; i++) {
+    int n = 3 + 2 * (i % 3);
+    run_case_weight_sum (backend, &layouts[3 + i % 4], rnd_range (1, 150),
+        rnd_range (1, 80), n, i % 4, 127 * n * n);
+  }
+  /* frames large enough for tiles clear of the border */
+  for (int i = 0; i < 8; i++) {
+    int n = 5 + 2 * (i % 2);
+    run_case_weight_sum (backend, &layouts[3 + i % 4], 300, 200, n, i % 4,
+        i < 4 ? 127 * n * n : 400);
+  }
 }

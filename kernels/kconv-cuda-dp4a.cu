@@ -1,0 +1,218 @@
+/* kconv: small integer kernels on 4-byte pixels, four taps an instruction
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * For exact kernels up to 7x7 whose weights fit in a signed byte but whose
+ * sums are too large for the packed path's 16-bit lanes.  The tile is
+ * stored planar (a byte plane per convolved channel), so four horizontal
+ * neighbours of a channel sit in one word; a funnel shift aligns the window
+ * of each output and DP4A multiplies four bytes by four signed weights and
+ * adds them to an exact 32-bit sum.  A thread makes four neighbouring
+ * outputs on each of DP4A_ROWS rows.
+ */
+#include "kconv-cuda-common.cuh"
+#include "kconv-cuda-launch.h"
+
+#define DP4A_ROWS 4                  /* output rows a thread */
+#define DP4A_X 4                     /* output columns a thread */
+#define DP4A_TILE_W (KCONV_CUDA_TILE_W * DP4A_X)        /* 128 */
+#define DP4A_TILE_H (KCONV_CUDA_BLOCK_ROWS * DP4A_ROWS) /* 32 */
+#define DP4A_PITCH 36                /* words: (128 + 6) / 4 rounded up, + 1 */
+
+/* acc + the dot product of four unsigned bytes with four signed ones */
+__device__ __forceinline__ int
+dp4a_us (uint32_t a, uint32_t b, int acc)
+{
+  int r;
+  asm ("dp4a.u32.s32 %0, %1, %2, %3;":"=r" (r):"r" (a), "r" (b), "r" (acc));
+  return r;
+}
+
+/* WA, WB: the weights of each kernel row, bytes 0-3 and 4-7 (0 past K) */
+struct KConvCudaDp4aWeights
+{
+  uint32_t a[7], b[7];
+};
+
+template < int K, int MODE, int BYTES > __global__ void
+__launch_bounds__ (KCONV_CUDA_TILE_W * KCONV_CUDA_BLOCK_ROWS)
+dp4a_kernel (const KConvCudaJob job, const KConvCudaDp4aWeights wt)
+{
+  __shared__ uint32_t plane[4][DP4A_TILE_H + K - 1][DP4A_PITCH];
+  const int tile_w = DP4A_TILE_W + K - 1, tile_h = DP4A_TILE_H + K - 1;
+  const int x0 = blockIdx.x * DP4A_TILE_W;
+  const int y0 = job.row_begin + blockIdx.y * DP4A_TILE_H;
+  const bool interior = x0 >= K / 2 && y0 >= K / 2
+      && x0 + DP4A_TILE_W + K / 2 <= job.width
+      && y0 + DP4A_TILE_H + K / 2 <= job.height;
+
+  /* the tile and its halo, each convolved byte to its own plane */
+  for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y) {
+    const int sy = interior ? y0 - K / 2 + ty :
+        kconv_border_index (job.border, y0 - K / 2 + ty, job.height);
+    const uint32_t *row = (const uint32_t *) (job.src +
+        (size_t) (sy < 0 ? 0 : sy) * job.src_stride);
+    for (int tx = threadIdx.x; tx < tile_w; tx += blockDim.x) {
+      const int sx = interior ? x0 - K / 2 + tx :
+          kconv_border_index (job.border, x0 - K / 2 + tx, job.width);
+      const uint32_t w = sy >= 0 && sx >= 0 ? __ldg (row + sx) : 0u;
+#pragma unroll
+      for (int b = 0; b < 4; b++)
+        if (BYTES >> b & 1)
+          ((uint8_t *) plane[b][ty])[tx] = (uint8_t) (w >> (8 * b));
+    }
+  }
+  __syncthreads ();
+
+  const int tx = threadIdx.x, ty0 = threadIdx.y * DP4A_ROWS;
+  int acc[4][DP4A_ROWS][DP4A_X];
+#pragma unroll
+  for (int b = 0; b < 4; b++)
+#pragma unroll
+    for (int r = 0; r < DP4A_ROWS; r++)
+#pragma unroll
+      for (int j = 0; j < DP4A_X; j++)
+        acc[b][r][j] = 0;
+
+#pragma unroll
+  for (int b = 0; b < 4; b++) {
+    if (!(BYTES >> b & 1))
+      continue;
+#pragma unroll
+    for (int s = 0; s < DP4A_ROWS + K - 1; s++) {
+      /* bytes 4 tx .. 4 tx + 11 of source row ty0 + s: the windows of the
+       * thread's four outputs */
+      const uint32_t *p = &plane[b][ty0 + s][tx];
+      const uint32_t w0 = p[0], w1 = p[1], w2 = p[2];
+      uint32_t lo[DP4A_X], hi[DP4A_X];
+#pragma unroll
+      for (int j = 0; j < DP4A_X; j++) {
+        lo[j] = j ? __funnelshift_r (w0, w1, 8 * j) : w0;
+        hi[j] = j ? __funnelshift_r (w1, w2, 8 * j) : w1;
+      }
+#pragma unroll
+      for (int r = 0; r < DP4A_ROWS; r++) {
+        const int ky = s - r;
+        if (ky < 0 || ky >= K)
+          continue;
+#pragma unroll
+        for (int j = 0; j < DP4A_X; j++) {
+          acc[b][r][j] = dp4a_us (lo[j], wt.a[ky], acc[b][r][j]);
+          if (K > 4)
+            acc[b][r][j] = dp4a_us (hi[j], wt.b[ky], acc[b][r][j]);
+        }
+      }
+    }
+  }
+
+  const int xs = x0 + DP4A_X * tx;
+  const int rows = job.row_end - (y0 + ty0);
+#pragma unroll
+  for (int r = 0; r < DP4A_ROWS; r++) {
+    if (r >= rows)
+      break;
+    const int y = y0 + ty0 + r;
+#pragma unroll
+    for (int j = 0; j < DP4A_X; j++) {
+      const int x = xs + j;
+      if (x >= job.width)
+        break;
+      /* bytes no channel covers keep the source's (alpha, padding) */
+      uint32_t word = BYTES == 0xf ? 0u : __ldg ((const uint32_t *) (job.src
+              + (size_t) y * job.src_stride) + x);
+#pragma unroll
+      for (int b = 0; b < 4; b++)
+        if (BYTES >> b & 1) {
+          const uint32_t v = kconv_cuda_finish_as < MODE > (job,
+              (float) acc[b][r][j]);
+          word = (word & ~(0xffu << (8 * b))) | v << (8 * b);
+        }
+      *(uint32_t *) (job.dst + (size_t) y * job.dst_stride + (size_t) x * 4) =
+          word;
+    }
+  }
+}
+
+/* The bytes of a pixel the job convolves, as a mask. */
+static int
+convolved_bytes (const KConvCudaJob & job)
+{
+  int mask = 0;
+  for (int c = 0; c < job.n_channels; c++)
+    mask |= 1 << job.channel_offset[c];
+  return mask;
+}
+
+int
+kconv_cuda_dp4a_fits (const KConvCudaJob * job, const float *weights)
+{
+  if (!job->exact || job->cols != job->rows
+      || (job->cols != 3 && job->cols != 5 && job->cols != 7)
+      || job->pixel_stride != 4 || !job->aligned4 || !job->copy_other_bytes)
+    return 0;
+  const int bytes = convolved_bytes (*job);
+  if (bytes != 0x7 && bytes != 0xe && bytes != 0xf)
+    return 0;
+  for (int i = 0; i < job->cols * job->rows; i++)
+    if (weights[i] != (float) (int) weights[i] || weights[i] < -128.f
+        || weights[i] > 127.f)
+      return 0;
+  return 1;
+}
+
+template < int K, int MODE > static cudaError_t
+launch_dp4a (const KConvCudaJob & job, const KConvCudaDp4aWeights & wt,
+    cudaStream_t stream)
+{
+  dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
+  dim3 grid (kconv_div_up (job.width, DP4A_TILE_W),
+      kconv_cuda_grid_rows (job, DP4A_TILE_H));
+  switch (convolved_bytes (job)) {
+    case 0x7:
+      dp4a_kernel < K, MODE, 0x7 > <<< grid, block, 0, stream >>> (job, wt);
+      break;
+    case 0xe:
+      dp4a_kernel < K, MODE, 0xe > <<< grid, block, 0, stream >>> (job, wt);
+      break;
+    case 0xf:
+      dp4a_kernel < K, MODE, 0xf > <<< grid, block, 0, stream >>> (job, wt);
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError ();
+}
+
+template < int K > static cudaError_t
+launch_dp4a_mode (const KConvCudaJob & job, const KConvCudaDp4aWeights & wt,
+    cudaStream_t stream)
+{
+  return kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT_UNIT ?
+      launch_dp4a < K, KCONV_FINISH_EXACT_UNIT > (job, wt, stream) :
+      launch_dp4a < K, KCONV_FINISH_EXACT > (job, wt, stream);
+}
+
+cudaError_t
+kconv_cuda_launch_dp4a (const KConvCudaJob * job,
+    const KConvCudaIntWeights * iw, cudaStream_t stream)
+{
+  /* each kernel row's weights as signed bytes, four to a word */
+  KConvCudaDp4aWeights wt = { };
+  const int k = job->cols;
+  for (int ky = 0; ky < k; ky++)
+    for (int kx = 0; kx < k; kx++) {
+      const uint32_t byte = (uint8_t) (int8_t) iw->w[ky * k + kx];
+      if (kx < 4)
+        wt.a[ky] |= byte << (8 * kx);
+      else
+        wt.b[ky] |= byte << (8 * (kx - 4));
+    }
+  switch (k) {
+    case 3:
+      return launch_dp4a_mode < 3 > (*job, wt, stream);
+    case 5:
+      return launch_dp4a_mode < 5 > (*job, wt, stream);
+    default:
+      return launch_dp4a_mode < 7 > (*job, wt, stream);
+  }
+}
