@@ -13,11 +13,14 @@
 #include "kconv-cuda-common.cuh"
 #include "kconv-cuda-launch.h"
 
-#define DP4A_ROWS 4                  /* output rows a thread */
+#ifndef DP4A_ROWS
+#define DP4A_ROWS 2                  /* output rows a thread (1 and 2 measured
+                                      * alike, 3 and 4 slower: registers) */
+#endif
 #define DP4A_X 4                     /* output columns a thread */
 #define DP4A_TILE_W (KCONV_CUDA_TILE_W * DP4A_X)        /* 128 */
 #define DP4A_TILE_H (KCONV_CUDA_BLOCK_ROWS * DP4A_ROWS) /* 32 */
-#define DP4A_PITCH 36                /* words: (128 + 6) / 4 rounded up, + 1 */
+#define DP4A_PITCH 36                /* words: (128 + 6) / 4 rounded up, + 2 */
 
 /* acc + the dot product of four unsigned bytes with four signed ones */
 __device__ __forceinline__ int
