@@ -760,12 +760,12 @@ gst_kconv_filter_generate_output (GstBaseTransform * trans,
 {
   GstKConvFilter *self = GST_KCONV_FILTER (trans);
   guint queued = kconv_inflight_length (&self->inflight);
+  guint allowed = gst_kconv_filter_frames_in_flight (self);
 
   *outbuf = NULL;
   GST_LOG_OBJECT (self, "%u queued, %u in flight allowed, drain %d", queued,
-      gst_kconv_filter_frames_in_flight (self), self->drain_all);
-  if (queued == 0 || (queued < gst_kconv_filter_frames_in_flight (self)
-          && !self->drain_all))
+      allowed, self->drain_all);
+  if (queued == 0 || (queued < allowed && !self->drain_all))
     return GST_FLOW_OK;
   return gst_kconv_filter_finish_oldest (self, outbuf);
 }

@@ -23,12 +23,6 @@ struct KConvCudaWeights
   float w[KCONV_CUDA_PARAM_WEIGHTS];
 };
 
-/* Small integer kernels (up to 7x7) for the packed path. */
-struct KConvCudaIntWeights
-{
-  int32_t w[49];
-};
-
 /* What the kernels need to know about the image and the arithmetic. */
 struct KConvCudaJob
 {

@@ -10,7 +10,7 @@
  * adds them to an exact 32-bit sum.  A thread makes four neighbouring
  * outputs on each of DP4A_ROWS rows.
  */
-#include "kconv-cuda-common.cuh"
+#include "kconv-cuda-int.cuh"
 #include "kconv-cuda-launch.h"
 
 #ifndef DP4A_ROWS
@@ -31,15 +31,9 @@ dp4a_us (uint32_t a, uint32_t b, int acc)
   return r;
 }
 
-/* WA, WB: the weights of each kernel row, bytes 0-3 and 4-7 (0 past K) */
-struct KConvCudaDp4aWeights
-{
-  uint32_t a[7], b[7];
-};
-
 template < int K, int MODE, int BYTES > __global__ void
 __launch_bounds__ (KCONV_CUDA_TILE_W * KCONV_CUDA_BLOCK_ROWS)
-dp4a_kernel (const KConvCudaJob job, const KConvCudaDp4aWeights wt)
+dp4a_kernel (const KConvCudaJob job, const KConvCudaIntWeights iw)
 {
   __shared__ uint32_t plane[4][DP4A_TILE_H + K - 1][DP4A_PITCH];
   const int tile_w = DP4A_TILE_W + K - 1, tile_h = DP4A_TILE_H + K - 1;
@@ -100,9 +94,9 @@ dp4a_kernel (const KConvCudaJob job, const KConvCudaDp4aWeights wt)
           continue;
 #pragma unroll
         for (int j = 0; j < DP4A_X; j++) {
-          acc[b][r][j] = dp4a_us (lo[j], wt.a[ky], acc[b][r][j]);
+          acc[b][r][j] = dp4a_us (lo[j], iw.row_lo[ky], acc[b][r][j]);
           if (K > 4)
-            acc[b][r][j] = dp4a_us (hi[j], wt.b[ky], acc[b][r][j]);
+            acc[b][r][j] = dp4a_us (hi[j], iw.row_hi[ky], acc[b][r][j]);
         }
       }
     }
@@ -121,101 +115,51 @@ dp4a_kernel (const KConvCudaJob job, const KConvCudaDp4aWeights wt)
       if (x >= job.width)
         break;
       /* bytes no channel covers keep the source's (alpha, padding) */
-      uint32_t word = BYTES == 0xf ? 0u : __ldg ((const uint32_t *) (job.src
-              + (size_t) y * job.src_stride) + x);
-#pragma unroll
-      for (int b = 0; b < 4; b++)
-        if (BYTES >> b & 1) {
-          const uint32_t v = kconv_cuda_finish_as < MODE > (job,
-              (float) acc[b][r][j]);
-          word = (word & ~(0xffu << (8 * b))) | v << (8 * b);
-        }
+      const uint32_t src = BYTES == 0xf ? 0u : __ldg ((const uint32_t *)
+          (job.src + (size_t) y * job.src_stride) + x);
+      const int sum[4] = { acc[0][r][j], acc[1][r][j], acc[2][r][j],
+        acc[3][r][j]
+      };
+      const uint32_t word = kconv_cuda_finish_word < MODE, BYTES > (job, src,
+          sum);
       *(uint32_t *) (job.dst + (size_t) y * job.dst_stride + (size_t) x * 4) =
           word;
     }
   }
 }
 
-/* The bytes of a pixel the job convolves, as a mask. */
-static int
-convolved_bytes (const KConvCudaJob & job)
-{
-  int mask = 0;
-  for (int c = 0; c < job.n_channels; c++)
-    mask |= 1 << job.channel_offset[c];
-  return mask;
-}
-
-int
-kconv_cuda_dp4a_fits (const KConvCudaJob * job, const float *weights)
-{
-  if (!job->exact || job->cols != job->rows
-      || (job->cols != 3 && job->cols != 5 && job->cols != 7)
-      || job->pixel_stride != 4 || !job->aligned4 || !job->copy_other_bytes)
-    return 0;
-  const int bytes = convolved_bytes (*job);
-  if (bytes != 0x7 && bytes != 0xe && bytes != 0xf)
-    return 0;
-  for (int i = 0; i < job->cols * job->rows; i++)
-    if (weights[i] != (float) (int) weights[i] || weights[i] < -128.f
-        || weights[i] > 127.f)
-      return 0;
-  return 1;
-}
-
 template < int K, int MODE > static cudaError_t
-launch_dp4a (const KConvCudaJob & job, const KConvCudaDp4aWeights & wt,
+launch_dp4a (const KConvCudaJob & job, const KConvCudaIntWeights * iw,
     cudaStream_t stream)
 {
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, DP4A_TILE_W),
       kconv_cuda_grid_rows (job, DP4A_TILE_H));
-  switch (convolved_bytes (job)) {
-    case 0x7:
-      dp4a_kernel < K, MODE, 0x7 > <<< grid, block, 0, stream >>> (job, wt);
-      break;
-    case 0xe:
-      dp4a_kernel < K, MODE, 0xe > <<< grid, block, 0, stream >>> (job, wt);
-      break;
-    case 0xf:
-      dp4a_kernel < K, MODE, 0xf > <<< grid, block, 0, stream >>> (job, wt);
-      break;
-    default:
-      return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError ();
+  return kconv_cuda_by_bytes (job,[&](auto bytes) {
+        dp4a_kernel < K, MODE, decltype (bytes)::value >
+            <<< grid, block, 0, stream >>> (job, *iw);
+        return cudaGetLastError ();});
 }
 
 template < int K > static cudaError_t
-launch_dp4a_mode (const KConvCudaJob & job, const KConvCudaDp4aWeights & wt,
+launch_dp4a_mode (const KConvCudaJob & job, const KConvCudaIntWeights * iw,
     cudaStream_t stream)
 {
   return kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT_UNIT ?
-      launch_dp4a < K, KCONV_FINISH_EXACT_UNIT > (job, wt, stream) :
-      launch_dp4a < K, KCONV_FINISH_EXACT > (job, wt, stream);
+      launch_dp4a < K, KCONV_FINISH_EXACT_UNIT > (job, iw, stream) :
+      launch_dp4a < K, KCONV_FINISH_EXACT > (job, iw, stream);
 }
 
 cudaError_t
 kconv_cuda_launch_dp4a (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream)
 {
-  /* each kernel row's weights as signed bytes, four to a word */
-  KConvCudaDp4aWeights wt = { };
-  const int k = job->cols;
-  for (int ky = 0; ky < k; ky++)
-    for (int kx = 0; kx < k; kx++) {
-      const uint32_t byte = (uint8_t) (int8_t) iw->w[ky * k + kx];
-      if (kx < 4)
-        wt.a[ky] |= byte << (8 * kx);
-      else
-        wt.b[ky] |= byte << (8 * (kx - 4));
-    }
-  switch (k) {
+  switch (job->cols) {
     case 3:
-      return launch_dp4a_mode < 3 > (*job, wt, stream);
+      return launch_dp4a_mode < 3 > (*job, iw, stream);
     case 5:
-      return launch_dp4a_mode < 5 > (*job, wt, stream);
+      return launch_dp4a_mode < 5 > (*job, iw, stream);
     default:
-      return launch_dp4a_mode < 7 > (*job, wt, stream);
+      return launch_dp4a_mode < 7 > (*job, iw, stream);
   }
 }

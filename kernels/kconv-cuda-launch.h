@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 #include "kconv-cuda-common.cuh"
+#include "kconv-cuda-int.cuh"
 
 /* Shared memory one block of each kernel needs. */
 size_t kconv_cuda_direct_smem (int nch, int cols, int rows);
@@ -24,15 +25,10 @@ cudaError_t kconv_cuda_launch_small (const KConvCudaJob * job,
 cudaError_t kconv_cuda_launch_separable (const KConvCudaJob * job,
     const KConvCudaWeights * pw, cudaStream_t stream);
 
-/* Square 3x3, 5x5 and 7x7 exact kernels of small integers on 4-byte
- * pixels: two channels an integer instruction.  weights: the float
- * weights, to check. */
-int kconv_cuda_packed_fits (const KConvCudaJob * job, const float *weights);
+/* The integer paths (kconv-cuda-int.cuh says which kernel takes which):
+ * two channels an instruction in 16-bit lanes, and four taps an
+ * instruction (DP4A). */
 cudaError_t kconv_cuda_launch_packed (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream);
-
-/* The same sizes with weights in -128..127 whose sums need more than 16
- * bits: four taps of a channel an instruction (DP4A). */
-int kconv_cuda_dp4a_fits (const KConvCudaJob * job, const float *weights);
 cudaError_t kconv_cuda_launch_dp4a (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream);

@@ -12,7 +12,7 @@
  * read back sign-extended and the high lane as the rest, exact whenever
  * every channel's sum fits in 16 bits (255 * sum |w| < 2^15).
  */
-#include "kconv-cuda-common.cuh"
+#include "kconv-cuda-int.cuh"
 #include "kconv-cuda-launch.h"
 
 #define PACKED_ROWS 8               /* outputs a thread, down a column */
@@ -121,49 +121,11 @@ packed_kernel (const KConvCudaJob job, const KConvCudaIntWeights iw)
     unpack_lanes (even[r], sum[0], sum[2]);
     unpack_lanes (odd[r], sum[1], sum[3]);
     /* bytes no channel covers keep the source's (alpha, padding) */
-    uint32_t word = centre[r];
-#pragma unroll
-    for (int b = 0; b < 4; b++)
-      if (BYTES >> b & 1) {
-        const uint32_t v = kconv_cuda_finish_as < MODE > (job,
-            (float) sum[b]);
-        word = (word & ~(0xffu << (8 * b))) | v << (8 * b);
-      }
+    const uint32_t word = kconv_cuda_finish_word < MODE, BYTES > (job,
+        centre[r], sum);
     if (r < rows)
       *(uint32_t *) out = word;
   }
-}
-
-/* The bytes of a pixel the job convolves, as a mask. */
-static int
-convolved_bytes (const KConvCudaJob & job)
-{
-  int mask = 0;
-  for (int c = 0; c < job.n_channels; c++)
-    mask |= 1 << job.channel_offset[c];
-  return mask;
-}
-
-int
-kconv_cuda_packed_fits (const KConvCudaJob * job, const float *weights)
-{
-  if (!job->exact || job->cols != job->rows
-      || (job->cols != 3 && job->cols != 5 && job->cols != 7)
-      || job->pixel_stride != 4 || !job->aligned4 || !job->copy_other_bytes)
-    return 0;
-  const int bytes = convolved_bytes (*job);
-  if (bytes != 0x7 && bytes != 0xe && bytes != 0xf)
-    return 0;
-  int sum = 0;
-  for (int i = 0; i < job->cols * job->rows; i++) {
-    const float w = weights[i];
-    if (w != (float) (int) w || w > 32767.f || w < -32767.f)
-      return 0;
-    sum += w < 0 ? (int) -w : (int) w;
-    if (255 * sum > 32767)
-      return 0;
-  }
-  return 1;
 }
 
 template < int K, int MODE > static cudaError_t
@@ -174,20 +136,10 @@ launch_packed (const KConvCudaJob & job, const KConvCudaIntWeights * iw,
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
       kconv_cuda_grid_rows (job, KCONV_CUDA_BLOCK_ROWS * PACKED_ROWS));
   /* RGBA/BGRA/RGBx/BGRx, ARGB/ABGR/xRGB/xBGR, all four */
-  switch (convolved_bytes (job)) {
-    case 0x7:
-      packed_kernel < K, MODE, 0x7 > <<< grid, block, 0, stream >>> (job, *iw);
-      break;
-    case 0xe:
-      packed_kernel < K, MODE, 0xe > <<< grid, block, 0, stream >>> (job, *iw);
-      break;
-    case 0xf:
-      packed_kernel < K, MODE, 0xf > <<< grid, block, 0, stream >>> (job, *iw);
-      break;
-    default:
-      return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError ();
+  return kconv_cuda_by_bytes (job,[&](auto bytes) {
+        packed_kernel < K, MODE, decltype (bytes)::value >
+            <<< grid, block, 0, stream >>> (job, *iw);
+        return cudaGetLastError ();});
 }
 
 template < int K > static cudaError_t

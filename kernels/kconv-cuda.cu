@@ -34,8 +34,8 @@ struct KConvCuda
   KConvCudaFft *fft;
   KConvCudaJob arith;           /* the kernel and arithmetic fields */
   KConvCudaWeights pw;          /* direct: weights; separable: h then v */
-  KConvCudaIntWeights iw;       /* small exact kernels, for the packed path */
-  int packed;                   /* 0: never the packed path (to compare) */
+  KConvCudaIntPath int_path;    /* small exact kernels in integers */
+  KConvCudaIntWeights iw;
   float *d_weights;             /* direct kernels too large for pw */
   int max_smem;                 /* opt-in limit per block */
   cudaStream_t stream;          /* every convolution runs here, in order */
@@ -105,9 +105,6 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
     if (!cu->fft)
       cu->strategy = STRATEGY_DIRECT;   /* no cuFFT here: direct it is */
   }
-  if (n <= 49)
-    for (int i = 0; i < n; i++)
-      cu->iw.w[i] = (int32_t) plan->weights[i];
   if (cu->strategy == STRATEGY_SEPARABLE) {
     memcpy (cu->pw.w, plan->h, plan->cols * sizeof (float));
     memcpy (cu->pw.w + plan->cols, plan->v, plan->rows * sizeof (float));
@@ -145,7 +142,6 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
   /* KCONV_CUDA_PACKED=0 keeps small integer kernels on the float path
    * (neither packed lanes nor DP4A) */
   const char *packed = getenv ("KCONV_CUDA_PACKED");
-  cu->packed = !packed || strcmp (packed, "0");
   const int taps = plan->rows * plan->cols;
   if (kconv_cuda_small_fits (plan->cols, plan->rows, 1) && !force)
     cu->strategy = STRATEGY_SMALL;      /* beats two passes at these sizes */
@@ -157,6 +153,9 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
     cu->strategy = STRATEGY_DIRECT;
   else
     cu->strategy = taps >= FFT_MIN_TAPS ? STRATEGY_FFT : STRATEGY_DIRECT;
+  if (cu->strategy == STRATEGY_SMALL && plan->exact
+      && (!packed || strcmp (packed, "0")))
+    cu->int_path = kconv_cuda_int_setup (plan->weights, plan->cols, &cu->iw);
   KConvStatus st = cuda_setup (cu, plan);
   if (st != KCONV_OK) {
     snprintf (why, sizeof why, "%s", cu->error);
@@ -170,9 +169,10 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
   else if (cu->strategy == STRATEGY_SMALL)
     snprintf (cu->description, sizeof cu->description, "direct %dx%d, size "
         "fixed at compile time, weights in constant memory%s", plan->cols,
-        plan->rows, cu->packed && plan->exact ? "; on 4-byte pixels, two "
-        "channels an integer instruction when the sums fit 16 bits, else "
-        "four taps one (DP4A) when the weights fit a byte" : "");
+        plan->rows, cu->int_path == KCONV_CUDA_INT_PACKED ? "; on 4-byte "
+        "pixels two channels an integer instruction (16-bit lanes)" :
+        cu->int_path == KCONV_CUDA_INT_DP4A ? "; on 4-byte pixels four taps "
+        "an instruction (DP4A)" : "");
   else
     snprintf (cu->description, sizeof cu->description, "%s %dx%d, weights in "
         "%s%s", cu->strategy == STRATEGY_SEPARABLE ?
@@ -245,10 +245,11 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
     for (int c = 0; c < total; c++)
       job.channel_offset[c] = src->channel_offset[c];
     job.copy_other_bytes = 1;
-    if (cu->packed && kconv_cuda_packed_fits (&job, cu->pw.w))
-      CHECK_CUDA (cu, kconv_cuda_launch_packed (&job, &cu->iw, stream));
-    else if (cu->packed && kconv_cuda_dp4a_fits (&job, cu->pw.w))
-      CHECK_CUDA (cu, kconv_cuda_launch_dp4a (&job, &cu->iw, stream));
+    if (cu->int_path != KCONV_CUDA_INT_NONE
+        && kconv_cuda_int_layout_fits (job))
+      CHECK_CUDA (cu, cu->int_path == KCONV_CUDA_INT_PACKED ?
+          kconv_cuda_launch_packed (&job, &cu->iw, stream) :
+          kconv_cuda_launch_dp4a (&job, &cu->iw, stream));
     else
       CHECK_CUDA (cu, kconv_cuda_launch_small (&job, &cu->pw, stream));
     return KCONV_OK;

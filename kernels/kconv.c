@@ -253,13 +253,10 @@ images_match (const KConvImage * src, const KConvImage * dst)
       sizeof src->channel_offset) == 0 && !images_overlap (src, dst);
 }
 
-KConvStatus
-kconv_filter_run (KConvFilter * f, const KConvImage * src,
-    const KConvImage * dst)
+/* kconv_filter_run on images already checked */
+static KConvStatus
+filter_run (KConvFilter * f, const KConvImage * src, const KConvImage * dst)
 {
-  if (!f || !images_match (src, dst))
-    return KCONV_ERROR_INVALID_ARGUMENT;
-
   switch (f->backend) {
     case KCONV_BACKEND_REFERENCE:
       return kconv_reference_run (&f->plan, src, dst);
@@ -281,6 +278,15 @@ kconv_filter_run (KConvFilter * f, const KConvImage * src,
     default:
       return KCONV_ERROR_BACKEND_UNAVAILABLE;
   }
+}
+
+KConvStatus
+kconv_filter_run (KConvFilter * f, const KConvImage * src,
+    const KConvImage * dst)
+{
+  if (!f || !images_match (src, dst))
+    return KCONV_ERROR_INVALID_ARGUMENT;
+  return filter_run (f, src, dst);
 }
 
 KConvStatus
@@ -332,7 +338,7 @@ kconv_filter_submit (KConvFilter * f, KConvSlot * slot,
     return st;
   }
 #endif
-  return kconv_filter_run (f, src, dst);
+  return filter_run (f, src, dst);
 }
 
 KConvStatus

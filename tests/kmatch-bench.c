@@ -29,17 +29,9 @@
 int
 main (int argc, char **argv)
 {
-  int threads = 0, quick = 0;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--threads") && i + 1 < argc)
-      threads = atoi (argv[++i]);
-    else if (!strcmp (argv[i], "--quick"))
-      quick = 1;
-    else {
-      fprintf (stderr, "usage: %s [--threads N] [--quick]\n", argv[0]);
-      return 2;
-    }
-  }
+  int threads, quick;
+  if (bench_parse_args (argc, argv, &threads, &quick))
+    return 2;
 #ifdef KCONV_BENCH_OPENCV
   peer_opencv_set_threads (threads > 0 ? threads : -1);
   printf ("peer: OpenCV %s cv::matchTemplate TM_SQDIFF, same threads\n",
