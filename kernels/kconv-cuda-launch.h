@@ -32,3 +32,15 @@ cudaError_t kconv_cuda_launch_packed (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream);
 cudaError_t kconv_cuda_launch_dp4a (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream);
+
+/* Exact kernels whose weights fit a signed byte, on tensor cores (compute
+ * capability 8.0 and up), any size, 1 to 4 channels of any layout.  The
+ * weight table is built once per kernel (kconv_cuda_mma_table) and lives
+ * on the device. */
+int kconv_cuda_mma_chunks (int cols);
+size_t kconv_cuda_mma_table_bytes (int rows, int cols);
+void kconv_cuda_mma_table (const int8_t * w, int rows, int cols,
+    uint32_t * table);
+size_t kconv_cuda_mma_smem (int nch, int cols, int rows);
+cudaError_t kconv_cuda_launch_mma (const KConvCudaJob * job,
+    const uint32_t * table, cudaStream_t stream);

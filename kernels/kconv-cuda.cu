@@ -19,12 +19,19 @@
  * (measured: see kernels/PERFORMANCE.md). */
 #define FFT_MIN_TAPS (33 * 33)
 
+/* From this many weights on, an exact kernel whose weights fit a signed
+ * byte goes to the tensor cores, except square 3x3 to 7x7, where the
+ * integer paths of the small kernel are faster (7x7 on 4K RGBA: DP4A 0.081
+ * ms, tensor cores 0.112; see kernels/PERFORMANCE.md). */
+#define MMA_MIN_TAPS 25
+
 typedef enum
 {
   STRATEGY_SMALL,               /* direct, sizes fixed at compile time */
   STRATEGY_DIRECT,
   STRATEGY_SEPARABLE,
   STRATEGY_FFT,
+  STRATEGY_MMA,                 /* exact, signed-byte weights, tensor cores */
 } Strategy;
 
 struct KConvCuda
@@ -37,6 +44,7 @@ struct KConvCuda
   KConvCudaIntPath int_path;    /* small exact kernels in integers */
   KConvCudaIntWeights iw;
   float *d_weights;             /* direct kernels too large for pw */
+  uint32_t *d_mma_table;        /* the tensor-core path's weight table */
   int max_smem;                 /* opt-in limit per block */
   cudaStream_t stream;          /* every convolution runs here, in order */
   cudaStream_t up, down;        /* frames' uploads and downloads, in order */
@@ -105,6 +113,24 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
     if (!cu->fft)
       cu->strategy = STRATEGY_DIRECT;   /* no cuFFT here: direct it is */
   }
+  if (cu->strategy == STRATEGY_MMA) {
+    const size_t bytes = kconv_cuda_mma_table_bytes (plan->rows, plan->cols);
+    int8_t *w = (int8_t *) malloc (n);
+    uint32_t *table = (uint32_t *) malloc (bytes);
+    cudaError_t err = w && table ? cudaSuccess : cudaErrorMemoryAllocation;
+    if (err == cudaSuccess) {
+      for (int i = 0; i < n; i++)
+        w[i] = (int8_t) plan->weights[i];
+      kconv_cuda_mma_table (w, plan->rows, plan->cols, table);
+      err = cudaMalloc (&cu->d_mma_table, bytes);
+    }
+    if (err == cudaSuccess)
+      err = cudaMemcpy (cu->d_mma_table, table, bytes, cudaMemcpyHostToDevice);
+    free (w);
+    free (table);
+    CHECK_CUDA (cu, err);
+    return KCONV_OK;
+  }
   if (cu->strategy == STRATEGY_SEPARABLE) {
     memcpy (cu->pw.w, plan->h, plan->cols * sizeof (float));
     memcpy (cu->pw.w + plan->cols, plan->v, plan->rows * sizeof (float));
@@ -127,6 +153,23 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
   return KCONV_OK;
 }
 
+/* Whether the tensor-core path can take the plan on this device: exact,
+ * every weight a signed byte, integer tensor cores (8.0 and up). */
+static int
+mma_fits (const KConvPlan * plan, int device)
+{
+  int major = 0;
+  if (!plan->exact || cudaDeviceGetAttribute (&major,
+          cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+    cudaGetLastError ();
+    return 0;
+  }
+  for (int i = 0; i < plan->rows * plan->cols; i++)
+    if (plan->weights[i] < -128.f || plan->weights[i] > 127.f)
+      return 0;
+  return major >= 8;
+}
+
 extern "C" KConvStatus
 kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
     KConvCuda ** out, const char **detail)
@@ -137,13 +180,22 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
   if (!cu)
     return KCONV_ERROR_OUT_OF_MEMORY;
   cu->device = device_id < 0 ? 0 : device_id;
-  /* KCONV_CUDA_STRATEGY=direct|fft forces a path, for measuring crossovers */
+  /* KCONV_CUDA_STRATEGY=small|direct|fft|mma forces a path (where it can
+   * take the kernel), for measuring crossovers */
   const char *force = getenv ("KCONV_CUDA_STRATEGY");
   /* KCONV_CUDA_PACKED=0 keeps small integer kernels on the float path
    * (neither packed lanes nor DP4A) */
   const char *packed = getenv ("KCONV_CUDA_PACKED");
   const int taps = plan->rows * plan->cols;
-  if (kconv_cuda_small_fits (plan->cols, plan->rows, 1) && !force)
+  const int mma = mma_fits (plan, cu->device);
+  const int small = kconv_cuda_small_fits (plan->cols, plan->rows, 1);
+  if (force && !strcmp (force, "mma") && mma)
+    cu->strategy = STRATEGY_MMA;
+  else if (force && !strcmp (force, "small") && small)
+    cu->strategy = STRATEGY_SMALL;
+  else if (!force && mma && !small && taps >= MMA_MIN_TAPS)
+    cu->strategy = STRATEGY_MMA;
+  else if (small && !force)
     cu->strategy = STRATEGY_SMALL;      /* beats two passes at these sizes */
   else if (use_separable && plan->separable)
     cu->strategy = STRATEGY_SEPARABLE;
@@ -163,7 +215,11 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
     kconv_cuda_free (cu);
     return st;
   }
-  if (cu->strategy == STRATEGY_FFT)
+  if (cu->strategy == STRATEGY_MMA)
+    snprintf (cu->description, sizeof cu->description, "tensor cores %dx%d "
+        "(exact: byte pixels times byte weights, 32-bit sums; weight table "
+        "on the device)", plan->cols, plan->rows);
+  else if (cu->strategy == STRATEGY_FFT)
     snprintf (cu->description, sizeof cu->description, "FFT (cuFFT, double "
         "precision, kernel spectrum cached) %dx%d", plan->cols, plan->rows);
   else if (cu->strategy == STRATEGY_SMALL)
@@ -225,6 +281,23 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
     job.copy_other_bytes = 1;
     return kconv_cuda_fft_run (cu->fft, &job, stream, cu->error,
         sizeof cu->error) == 0 ? KCONV_OK : KCONV_ERROR_DEVICE;
+  }
+
+  if (cu->strategy == STRATEGY_MMA) {
+    if (kconv_cuda_mma_smem (src->n_channels, job.cols, job.rows) >
+        (size_t) cu->max_smem) {
+      snprintf (cu->error, sizeof cu->error, "a %dx%d kernel needs %zu bytes "
+          "of shared memory per block; the device allows %d", job.cols,
+          job.rows, kconv_cuda_mma_smem (src->n_channels, job.cols, job.rows),
+          cu->max_smem);
+      return KCONV_ERROR_DEVICE;
+    }
+    job.n_channels = src->n_channels;
+    for (int c = 0; c < src->n_channels; c++)
+      job.channel_offset[c] = src->channel_offset[c];
+    job.copy_other_bytes = 1;
+    CHECK_CUDA (cu, kconv_cuda_launch_mma (&job, cu->d_mma_table, stream));
+    return KCONV_OK;
   }
 
   /* channels per launch: all when the tile is comfortable, else as many as
@@ -337,6 +410,7 @@ kconv_cuda_free (KConvCuda * cu)
   cudaSetDevice (cu->device);
   kconv_cuda_fft_free (cu->fft);
   cudaFree (cu->d_weights);
+  cudaFree (cu->d_mma_table);
   if (cu->stream)
     cudaStreamDestroy (cu->stream);
   if (cu->up)

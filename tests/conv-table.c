@@ -287,4 +287,20 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
     run_case_weight_sum (backend, &layouts[3 + i % 4], 300, 200, n, i % 4,
         i < 4 ? 127 * n * n : 400);
   }
+  /* large kernels on frames with tiles clear of the border, every layout,
+   * weights as large as the exact limit lets them be (up to +-127) */
+  for (int i = 0; i < 8; i++) {
+    static const int big[] = { 9, 15, 31, 61 };
+    const int n = big[i % 4];
+    if (n > max_kernel)
+      continue;
+    run_case_weight_sum (backend, &layouts[i % n_layouts], 200 + i, 190 - i,
+        n, i % 4, 127 * n * n < 65792 ? 127 * n * n : 65792);
+  }
+  if (max_kernel >= 121)
+    run_case_weight_sum (backend, &layouts[0], 250, 200, 121,
+        KCONV_BORDER_REFLECT, 65792);
+  run_case (backend, &layouts[4], 200, 150, 9, 45, K_INT, KCONV_BORDER_ZERO, 2);
+  run_case (backend, &layouts[1], 150, 200, 45, 9, K_INT,
+      KCONV_BORDER_REPLICATE, 2);
 }

@@ -146,10 +146,11 @@ run_npp (void *p, Frames * f, int pair)
 #endif
 
 /* The same kernel forced onto one CUDA path (KCONV_CUDA_STRATEGY), to show
- * where the automatic choice should switch; -1 when not applicable. */
+ * where the automatic choice should switch; -1 when the path cannot take
+ * the kernel (its description lacks `says`). */
 static float
-time_forced (const char *strategy, const KConvKernel * k, Frames * f,
-    const KConvImage * im)
+time_forced (const char *strategy, const char *says, const KConvKernel * k,
+    Frames * f, const KConvImage * im)
 {
   KConvOptions opt = { KCONV_BACKEND_CUDA, 0, 0 };
   KconvCtx kc = { 0 };
@@ -159,6 +160,10 @@ time_forced (const char *strategy, const KConvKernel * k, Frames * f,
   unsetenv ("KCONV_CUDA_STRATEGY");
   if (st != KCONV_OK)
     return -1.f;
+  if (!strstr (kconv_filter_strategy (kc.filter), says)) {
+    kconv_filter_free (kc.filter);
+    return -1.f;
+  }
   kc.im = *im;
   float ms = time_gpu (run_kconv, &kc, f);
   kconv_filter_free (kc.filter);
@@ -251,7 +256,7 @@ main (int argc, char **argv)
   FILE *csv = csv_path ? fopen (csv_path, "w") : NULL;
   if (csv)
     fprintf (csv, "case,size,kconv_cuda_ms,npp_ms,kconv_cpu_ms,direct_ms,"
-        "fft_ms\n");
+        "fft_ms,small_ms,mma_ms\n");
 
   struct {
     const char *name;
@@ -266,9 +271,10 @@ main (int argc, char **argv)
     {"4K RGBA gaussian", 3840, 2160, 4, 31, 1},
     {"1000x1000 RGB", 1000, 1000, 3, 121, 0},
   };
-  printf ("\n%-22s %5s %6s %9s %8s %8s %6s %9s %8s %9s %9s %9s   %s\n",
-      "case", "size", "kind", "kconv ms", "Gpix/s", "GB/s", "%bw", "NPP ms",
-      "speedup", "CPU ms", "direct", "fft", "chosen");
+  printf ("\n%-22s %5s %6s %9s %8s %8s %6s %9s %8s %9s %9s %9s %9s %9s   "
+      "%s\n", "case", "size", "kind", "kconv ms", "Gpix/s", "GB/s", "%bw",
+      "NPP ms", "speedup", "CPU ms", "direct", "fft", "small", "mma",
+      "chosen");
   srand (7);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     if (only >= 0 && (int) c != only)
@@ -320,10 +326,14 @@ main (int argc, char **argv)
     }
 #endif
     float cpu_ms = only >= 0 ? -1.f : time_cpu (&k, &f, &im, cpu_threads);
-    float direct_ms = -1.f, fft_ms = -1.f;
+    float direct_ms = -1.f, fft_ms = -1.f, small_ms = -1.f, mma_ms = -1.f;
     if (!cases[c].gaussian && n >= 15) {
-      direct_ms = time_forced ("direct", &k, &f, &im);
-      fft_ms = time_forced ("fft", &k, &f, &im);
+      direct_ms = time_forced ("direct", "direct tiled", &k, &f, &im);
+      fft_ms = time_forced ("fft", "FFT", &k, &f, &im);
+    }
+    if (!cases[c].gaussian) {
+      small_ms = time_forced ("small", "fixed at compile time", &k, &f, &im);
+      mma_ms = time_forced ("mma", "tensor cores", &k, &f, &im);
     }
     printf ("%-22s %5d %6s %9.4f %8.2f %8.0f %5.0f%% ", cases[c].name, n,
         kconv_filter_is_exact (kc.filter) ? "exact" : "float", ms, gpix, gbs,
@@ -332,11 +342,12 @@ main (int argc, char **argv)
       printf ("%9.4f %7.1fx", npp_ms, npp_ms / ms);
     else
       printf ("%9s %8s", "-", "-");
-    printf (" %9.2f %9.4f %9.4f   %s\n", cpu_ms, direct_ms, fft_ms,
-        kconv_filter_strategy (kc.filter));
+    printf (" %9.2f %9.4f %9.4f %9.4f %9.4f   %s\n", cpu_ms, direct_ms, fft_ms,
+        small_ms, mma_ms, kconv_filter_strategy (kc.filter));
     if (csv)
-      fprintf (csv, "%s,%d,%.5f,%.5f,%.3f,%.5f,%.5f\n", cases[c].name, n, ms,
-          npp_ms, cpu_ms, direct_ms, fft_ms);
+      fprintf (csv, "%s,%d,%.5f,%.5f,%.3f,%.5f,%.5f,%.5f,%.5f\n",
+          cases[c].name, n, ms, npp_ms, cpu_ms, direct_ms, fft_ms, small_ms,
+          mma_ms);
     fflush (stdout);
     kconv_filter_free (kc.filter);
     free (w);

@@ -1,0 +1,324 @@
+/* kconv: exact integer kernels of any size on tensor cores
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * For exact kernels whose weights all fit a signed byte, on devices with
+ * integer tensor cores (compute capability 8.0 and up).  One kernel row dy
+ * applied to 16 image rows is a matrix product:
+ *
+ *   out[m][n] += sum_kk  in[dy + m][x + kk] * w[dy][x + kk - n]
+ *                        A (16 x 32, bytes)   B (32 x 8, Toeplitz)
+ *
+ * so one mma.m16n8k32 (unsigned pixels times signed weights, 32-bit sums)
+ * adds up to 32 taps of a kernel row into 16 x 8 outputs, exactly.  A warp
+ * makes 16 rows x 32 columns (four n-tiles) of every channel; A comes from
+ * a byte plane per channel in shared memory through ldmatrix, B from a table
+ * built once per kernel: for each kernel row and lane, the words that lane
+ * holds of every Toeplitz fragment the warp uses, so a kernel row costs a
+ * few 16-byte loads and the fragments are register picks.  Taps a fragment
+ * spends outside the kernel are multiplied by zero: 48% of the tensor work
+ * is useful at 31x31, 64% at 61x61, 76% at 121x121.
+ */
+#include <string.h>
+#include "kconv-cuda-launch.h"
+
+#define MMA_WARPS_X 2                /* warps across a block */
+#define MMA_WARPS_Y 4                /* warps down a block */
+#define MMA_THREADS (32 * MMA_WARPS_X * MMA_WARPS_Y)
+#define MMA_TILE_W (32 * MMA_WARPS_X)   /* output columns a block: 64 */
+#define MMA_TILE_H (16 * MMA_WARPS_Y)   /* output rows a block: 64 */
+#define MMA_NTILES 4                 /* 8-column n-tiles a warp */
+
+/* 32-column chunks of the input a warp's strip reads for a kernel cols
+ * wide: its 32 outputs span 32 + cols - 1 columns. */
+int
+kconv_cuda_mma_chunks (int cols)
+{
+  return (32 + cols - 1 + 31) / 32;
+}
+
+/* Table words a lane loads per kernel row: the fragments' words for
+ * offsets d = 32 j - 8 t from -24 up, step 8, and 16 further (the second
+ * word of each fragment), rounded up to whole 16-byte loads. */
+static int
+table_words (int chunks)
+{
+  return 4 * chunks + 4;
+}
+
+size_t
+kconv_cuda_mma_table_bytes (int rows, int cols)
+{
+  return (size_t) (rows + 1) * 32 * table_words (kconv_cuda_mma_chunks (cols))
+      * sizeof (uint32_t);
+}
+
+/* Weight table: for kernel row dy, lane l (g = l / 4, tig = l % 4) and
+ * q = 0 .., the word whose byte i is w[dy][d + 4 tig + i - g] for
+ * d = 8 q - 24 (0 outside the kernel).  Fragment (t, j) of row dy is then
+ * words q = 4 j - t + 3 and q + 2.  A last row of zeros lets the kernel
+ * load one row ahead without a test. */
+void
+kconv_cuda_mma_table (const int8_t * w, int rows, int cols, uint32_t * table)
+{
+  const int words = table_words (kconv_cuda_mma_chunks (cols));
+  memset (table, 0, kconv_cuda_mma_table_bytes (rows, cols));
+  for (int dy = 0; dy < rows; dy++)
+    for (int lane = 0; lane < 32; lane++)
+      for (int q = 0; q < words; q++) {
+        uint32_t word = 0;
+        for (int i = 0; i < 4; i++) {
+          const int dx = 8 * q - 24 + 4 * (lane % 4) + i - lane / 4;
+          if (dx >= 0 && dx < cols)
+            word |= (uint32_t) (uint8_t) w[dy * cols + dx] << (8 * i);
+        }
+        table[((size_t) dy * 32 + lane) * words + q] = word;
+      }
+}
+
+__device__ __forceinline__ void
+ldmatrix_x4 (uint32_t (&a)[4], uint32_t shared_addr)
+{
+  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+      :"=r" (a[0]), "=r" (a[1]), "=r" (a[2]), "=r" (a[3]):"r" (shared_addr));
+}
+
+/* c += a (16 x 32 unsigned bytes) * b (32 x 8 signed bytes) */
+__device__ __forceinline__ void
+mma_u8s8 (int (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
+{
+#if __CUDA_ARCH__ >= 800
+  asm ("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      :"+r" (c[0]), "+r" (c[1]), "+r" (c[2]), "+r" (c[3])
+      :"r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1));
+#endif
+}
+
+/* Byte planes, one per channel, of the tile_h x tile_w window whose
+ * top-left source sample is (sx0, sy0); a thread fills four columns of a
+ * row with one 4-byte store per plane. */
+template < int NCH, bool WORDS, bool INTERIOR > __device__ __forceinline__
+    void
+load_planes (const KConvCudaJob & job, uint8_t * planes, int plane_bytes,
+    int pitch, int sx0, int sy0, int tile_w, int tile_h)
+{
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int quads = pitch / 4;
+  for (int ty = warp; ty < tile_h; ty += MMA_THREADS / 32) {
+    const int sy = INTERIOR ? sy0 + ty :
+        kconv_border_index (job.border, sy0 + ty, job.height);
+    const uint8_t *row = job.src + (size_t) (sy < 0 ? 0 : sy) * job.src_stride;
+    for (int q = lane; q < quads; q += 32) {
+      uint32_t packed[NCH];
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+        packed[c] = 0;
+      if (4 * q < tile_w) {
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+          const int sx = INTERIOR ? sx0 + 4 * q + i :
+              kconv_border_index (job.border, sx0 + 4 * q + i, job.width);
+          const bool inside = INTERIOR || (sy >= 0 && sx >= 0);
+          const uint8_t *p = row + (size_t) (sx < 0 ? 0 : sx) *
+              job.pixel_stride;
+          if (WORDS) {
+            const uint32_t px = inside ? __ldg ((const uint32_t *) p) : 0u;
+#pragma unroll
+            for (int c = 0; c < NCH; c++)
+              packed[c] |= (px >> (8 * job.channel_offset[c]) & 0xffu) <<
+                  (8 * i);
+          } else {
+#pragma unroll
+            for (int c = 0; c < NCH; c++)
+              packed[c] |= (uint32_t) (inside ?
+                  __ldg (p + job.channel_offset[c]) : 0) << (8 * i);
+          }
+        }
+      }
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+        *(uint32_t *) (planes + c * plane_bytes + ty * pitch + 4 * q) =
+            packed[c];
+    }
+  }
+}
+
+template < int NCH, int CHUNKS, int MODE, bool WORDS > __global__ void
+__launch_bounds__ (MMA_THREADS)
+mma_kernel (const KConvCudaJob job, const uint4 * __restrict__ table)
+{
+  extern __shared__ __align__ (16) uint8_t planes[];
+  constexpr int QUADS = CHUNKS + 1;     /* 16-byte table loads per row */
+  const int kh = job.rows, kw = job.cols;
+  const int pitch = 32 * (MMA_WARPS_X - 1 + CHUNKS) + 16;
+  const int tile_h = MMA_TILE_H + kh - 1;
+  const int tile_w = MMA_TILE_W + kw - 1;       /* columns with weight */
+  const int plane_bytes = tile_h * pitch;
+  const int x0 = blockIdx.x * MMA_TILE_W;
+  const int y0 = job.row_begin + blockIdx.y * MMA_TILE_H;
+  const int sx0 = x0 - job.ax, sy0 = y0 - job.ay;
+
+  if (sx0 >= 0 && sy0 >= 0 && sx0 + tile_w <= job.width
+      && sy0 + tile_h <= job.height)
+    load_planes < NCH, WORDS, true > (job, planes, plane_bytes, pitch, sx0,
+        sy0, tile_w, tile_h);
+  else
+    load_planes < NCH, WORDS, false > (job, planes, plane_bytes, pitch, sx0,
+        sy0, tile_w, tile_h);
+  __syncthreads ();
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wy = warp / MMA_WARPS_X, wx = warp % MMA_WARPS_X;
+  /* ldmatrix: lanes 0-15 give rows 0-15 of the fragment's first 16
+   * columns, lanes 16-31 the same rows' next 16 */
+  const uint32_t a_base = (uint32_t) __cvta_generic_to_shared (planes) +
+      (16 * wy + lane % 16) * pitch + 32 * wx + lane / 16 * 16;
+
+  int acc[NCH][MMA_NTILES][4];
+#pragma unroll
+  for (int c = 0; c < NCH; c++)
+#pragma unroll
+    for (int t = 0; t < MMA_NTILES; t++)
+#pragma unroll
+      for (int e = 0; e < 4; e++)
+        acc[c][t][e] = 0;
+
+  const uint4 *tp = table + lane * QUADS;
+  uint4 next[QUADS];
+#pragma unroll
+  for (int i = 0; i < QUADS; i++)
+    next[i] = __ldg (tp + i);
+  for (int dy = 0; dy < kh; dy++) {
+    uint32_t L[4 * QUADS];
+#pragma unroll
+    for (int i = 0; i < QUADS; i++) {
+      L[4 * i] = next[i].x;
+      L[4 * i + 1] = next[i].y;
+      L[4 * i + 2] = next[i].z;
+      L[4 * i + 3] = next[i].w;
+    }
+    /* the next kernel row's words travel while this one computes (the
+     * table ends with a row of zeros) */
+    tp += 32 * QUADS;
+#pragma unroll
+    for (int i = 0; i < QUADS; i++)
+      next[i] = __ldg (tp + i);
+
+#pragma unroll
+    for (int j = 0; j < CHUNKS; j++) {
+      uint32_t a[NCH][4];
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+        ldmatrix_x4 (a[c], a_base + c * plane_bytes + dy * pitch + 32 * j);
+#pragma unroll
+      for (int t = 0; t < MMA_NTILES; t++) {
+        /* fragment (t, j) meets the kernel only if its first tap
+         * offset, 32 j - 8 t - 7, is inside */
+        if (32 * j - 8 * t - 7 >= kw)
+          continue;
+        const int q = 4 * j - t + 3;
+#pragma unroll
+        for (int c = 0; c < NCH; c++)
+          mma_u8s8 (acc[c][t], a[c], L[q], L[q + 2]);
+      }
+    }
+  }
+
+  /* accumulator e of n-tile t: row g + 8 (e / 2), column 2 tig + e % 2 */
+  const int g = lane / 4, tig = lane % 4;
+#pragma unroll
+  for (int t = 0; t < MMA_NTILES; t++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      const int y = y0 + 16 * wy + g + 8 * (e / 2);
+      const int x = x0 + 32 * wx + 8 * t + 2 * tig + e % 2;
+      if (y >= job.row_end || x >= job.width)
+        continue;
+      uint8_t out[NCH];
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+        out[c] = kconv_cuda_finish_as < MODE > (job, (float) acc[c][t][e]);
+      kconv_cuda_store_pixel < NCH, WORDS ? 1 : 0 > (job, x, y, out);
+    }
+}
+
+size_t
+kconv_cuda_mma_smem (int nch, int cols, int rows)
+{
+  const int pitch = 32 * (MMA_WARPS_X - 1 + kconv_cuda_mma_chunks (cols)) +
+      16;
+  return (size_t) nch * (MMA_TILE_H + rows - 1) * pitch;
+}
+
+template < int NCH, int CHUNKS, int MODE, bool WORDS > static cudaError_t
+launch_as (const KConvCudaJob & job, const uint32_t * table,
+    cudaStream_t stream)
+{
+  static int raised;
+  const size_t smem = kconv_cuda_mma_smem (NCH, job.cols, job.rows);
+  auto kernel = mma_kernel < NCH, CHUNKS, MODE, WORDS >;
+  cudaError_t err = kconv_cuda_allow_smem (kernel, smem, &raised);
+  if (err != cudaSuccess)
+    return err;
+  dim3 grid (kconv_div_up (job.width, MMA_TILE_W),
+      kconv_cuda_grid_rows (job, MMA_TILE_H));
+  kernel <<< grid, MMA_THREADS, smem, stream >>> (job,
+      (const uint4 *) table);
+  return cudaGetLastError ();
+}
+
+template < int NCH, int CHUNKS > static cudaError_t
+launch_chunks (const KConvCudaJob & job, const uint32_t * table,
+    cudaStream_t stream)
+{
+  const bool words = job.pixel_stride == 4 && job.aligned4;
+  if (kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT_UNIT)
+    return words ?
+        launch_as < NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, true > (job, table,
+        stream) :
+        launch_as < NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, false > (job, table,
+        stream);
+  return words ?
+      launch_as < NCH, CHUNKS, KCONV_FINISH_EXACT, true > (job, table, stream) :
+      launch_as < NCH, CHUNKS, KCONV_FINISH_EXACT, false > (job, table,
+      stream);
+}
+
+template < int NCH > static cudaError_t
+launch_nch (const KConvCudaJob & job, const uint32_t * table,
+    cudaStream_t stream)
+{
+  switch (kconv_cuda_mma_chunks (job.cols)) {
+    case 1:
+      return launch_chunks < NCH, 1 > (job, table, stream);
+    case 2:
+      return launch_chunks < NCH, 2 > (job, table, stream);
+    case 3:
+      return launch_chunks < NCH, 3 > (job, table, stream);
+    case 4:
+      return launch_chunks < NCH, 4 > (job, table, stream);
+    case 5:
+      return launch_chunks < NCH, 5 > (job, table, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t
+kconv_cuda_launch_mma (const KConvCudaJob * job, const uint32_t * table,
+    cudaStream_t stream)
+{
+  switch (job->n_channels) {
+    case 1:
+      return launch_nch < 1 > (*job, table, stream);
+    case 2:
+      return launch_nch < 2 > (*job, table, stream);
+    case 3:
+      return launch_nch < 3 > (*job, table, stream);
+    case 4:
+      return launch_nch < 4 > (*job, table, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
