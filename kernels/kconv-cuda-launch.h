@@ -44,3 +44,15 @@ void kconv_cuda_mma_table (const int8_t * w, int rows, int cols,
 size_t kconv_cuda_mma_smem (int nch, int cols, int rows);
 cudaError_t kconv_cuda_launch_mma (const KConvCudaJob * job,
     const uint32_t * table, cudaStream_t stream);
+
+/* Inexact separable kernels up to 33x33 on tensor cores in half
+ * precision (8.0 and up), 1 to 4 channels of any layout.  prepare rounds
+ * h and v into h16 and v16 (hv's layout: h then v) and returns a bound on
+ * the distance of an output from the float result; the path is for
+ * kernels whose bound keeps outputs within 1. */
+int kconv_cuda_separable_mma_fits (int cols, int rows);
+double kconv_cuda_separable_mma_prepare (const float *h, const float *v,
+    int cols, int rows, float *h16, float *v16);
+size_t kconv_cuda_separable_mma_smem (int nch, int cols, int rows);
+cudaError_t kconv_cuda_launch_separable_mma (const KConvCudaJob * job,
+    const KConvCudaWeights * hv, cudaStream_t stream);

@@ -97,19 +97,20 @@ mma_u8s8 (int (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 
 /* Byte planes, one per channel, of the tile_h x tile_w window whose
  * top-left source sample is (sx0, sy0); a thread fills four columns of a
- * row with one 4-byte store per plane. */
-template < int NCH, bool WORDS, bool INTERIOR > __device__ __forceinline__
-    void
+ * row (QUADS fours a row) with one 4-byte store per plane, several rows'
+ * loads in flight at once. */
+template < int NCH, int QUADS, bool WORDS, bool INTERIOR >
+    __device__ __forceinline__ void
 load_planes (const KConvCudaJob & job, uint8_t * planes, int plane_bytes,
     int pitch, int sx0, int sy0, int tile_w, int tile_h)
 {
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int quads = pitch / 4;
-  for (int ty = warp; ty < tile_h; ty += MMA_THREADS / 32) {
+#pragma unroll 4
+  for (int at = threadIdx.x; at < tile_h * QUADS; at += MMA_THREADS) {
+    const int ty = at / QUADS, q = at - ty * QUADS;
     const int sy = INTERIOR ? sy0 + ty :
         kconv_border_index (job.border, sy0 + ty, job.height);
     const uint8_t *row = job.src + (size_t) (sy < 0 ? 0 : sy) * job.src_stride;
-    for (int q = lane; q < quads; q += 32) {
+    {
       uint32_t packed[NCH];
 #pragma unroll
       for (int c = 0; c < NCH; c++)
@@ -159,13 +160,14 @@ mma_kernel (const KConvCudaJob job, const uint4 * __restrict__ table)
   const int y0 = job.row_begin + blockIdx.y * MMA_TILE_H;
   const int sx0 = x0 - job.ax, sy0 = y0 - job.ay;
 
+  constexpr int QUADS_A_ROW = 8 * (MMA_WARPS_X - 1 + CHUNKS) + 4;  /* pitch/4 */
   if (sx0 >= 0 && sy0 >= 0 && sx0 + tile_w <= job.width
       && sy0 + tile_h <= job.height)
-    load_planes < NCH, WORDS, true > (job, planes, plane_bytes, pitch, sx0,
-        sy0, tile_w, tile_h);
+    load_planes < NCH, QUADS_A_ROW, WORDS, true > (job, planes, plane_bytes,
+        pitch, sx0, sy0, tile_w, tile_h);
   else
-    load_planes < NCH, WORDS, false > (job, planes, plane_bytes, pitch, sx0,
-        sy0, tile_w, tile_h);
+    load_planes < NCH, QUADS_A_ROW, WORDS, false > (job, planes, plane_bytes,
+        pitch, sx0, sy0, tile_w, tile_h);
   __syncthreads ();
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <cuda_runtime.h>
 
 #include "kconv-cuda.h"
@@ -32,7 +33,12 @@ typedef enum
   STRATEGY_SEPARABLE,
   STRATEGY_FFT,
   STRATEGY_MMA,                 /* exact, signed-byte weights, tensor cores */
+  STRATEGY_SEPARABLE_MMA,       /* inexact separable, tensor cores, half */
 } Strategy;
+
+/* The most a half-precision separable kernel's bound may be: outputs then
+ * stay within 1 of the scalar reference. */
+#define SEPARABLE_MMA_MAX_ERROR 0.9
 
 struct KConvCuda
 {
@@ -49,8 +55,9 @@ struct KConvCuda
   cudaStream_t stream;          /* every convolution runs here, in order */
   cudaStream_t up, down;        /* frames' uploads and downloads, in order */
   KConvCudaSlot *own_slot;      /* for kconv_cuda_run */
+  double sepmma_bound;          /* STRATEGY_SEPARABLE_MMA's error bound */
   char error[256];
-  char description[160];
+  char description[200];
 };
 
 #define CHECK_CUDA(cu, call) do { \
@@ -131,6 +138,11 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
     CHECK_CUDA (cu, err);
     return KCONV_OK;
   }
+  if (cu->strategy == STRATEGY_SEPARABLE_MMA) {
+    kconv_cuda_separable_mma_prepare (plan->h, plan->v, plan->cols,
+        plan->rows, cu->pw.w, cu->pw.w + plan->cols);
+    return KCONV_OK;
+  }
   if (cu->strategy == STRATEGY_SEPARABLE) {
     memcpy (cu->pw.w, plan->h, plan->cols * sizeof (float));
     memcpy (cu->pw.w + plan->cols, plan->v, plan->rows * sizeof (float));
@@ -153,21 +165,44 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
   return KCONV_OK;
 }
 
-/* Whether the tensor-core path can take the plan on this device: exact,
- * every weight a signed byte, integer tensor cores (8.0 and up). */
+/* Whether the device has the tensor cores (8.0 and up) the mma paths use. */
 static int
-mma_fits (const KConvPlan * plan, int device)
+has_tensor_cores (int device)
 {
   int major = 0;
-  if (!plan->exact || cudaDeviceGetAttribute (&major,
-          cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+  if (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+          device) != cudaSuccess) {
     cudaGetLastError ();
     return 0;
   }
+  return major >= 8;
+}
+
+/* Whether the exact tensor-core path can take the plan: every weight a
+ * signed byte. */
+static int
+mma_fits (const KConvPlan * plan, int device)
+{
+  if (!plan->exact)
+    return 0;
   for (int i = 0; i < plan->rows * plan->cols; i++)
     if (plan->weights[i] < -128.f || plan->weights[i] > 127.f)
       return 0;
-  return major >= 8;
+  return has_tensor_cores (device);
+}
+
+/* The error bound of the half-precision separable path for the plan, or
+ * infinity where it cannot take it. */
+static double
+separable_mma_bound (const KConvPlan * plan, int device)
+{
+  float h16[KCONV_MAX_KERNEL_SIZE], v16[KCONV_MAX_KERNEL_SIZE];
+  if (plan->exact || !plan->separable
+      || !kconv_cuda_separable_mma_fits (plan->cols, plan->rows)
+      || !has_tensor_cores (device))
+    return INFINITY;
+  return kconv_cuda_separable_mma_prepare (plan->h, plan->v, plan->cols,
+      plan->rows, h16, v16);
 }
 
 extern "C" KConvStatus
@@ -180,7 +215,7 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
   if (!cu)
     return KCONV_ERROR_OUT_OF_MEMORY;
   cu->device = device_id < 0 ? 0 : device_id;
-  /* KCONV_CUDA_STRATEGY=small|direct|fft|mma forces a path (where it can
+  /* KCONV_CUDA_STRATEGY=small|direct|fft|mma|sepmma forces a path (where it can
    * take the kernel), for measuring crossovers */
   const char *force = getenv ("KCONV_CUDA_STRATEGY");
   /* KCONV_CUDA_PACKED=0 keeps small integer kernels on the float path
@@ -197,8 +232,12 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
     cu->strategy = STRATEGY_MMA;
   else if (small && !force)
     cu->strategy = STRATEGY_SMALL;      /* beats two passes at these sizes */
-  else if (use_separable && plan->separable)
-    cu->strategy = STRATEGY_SEPARABLE;
+  else if (use_separable && plan->separable) {
+    cu->sepmma_bound = separable_mma_bound (plan, cu->device);
+    cu->strategy = cu->sepmma_bound < SEPARABLE_MMA_MAX_ERROR && (!force
+        || !strcmp (force, "sepmma")) ? STRATEGY_SEPARABLE_MMA :
+        STRATEGY_SEPARABLE;
+  }
   else if (force && !strcmp (force, "fft"))
     cu->strategy = STRATEGY_FFT;
   else if (force && !strcmp (force, "direct"))
@@ -215,7 +254,11 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
     kconv_cuda_free (cu);
     return st;
   }
-  if (cu->strategy == STRATEGY_MMA)
+  if (cu->strategy == STRATEGY_SEPARABLE_MMA)
+    snprintf (cu->description, sizeof cu->description, "separable on tensor "
+        "cores %dx%d (half precision, float sums; outputs within %.2f of the "
+        "float result)", plan->cols, plan->rows, cu->sepmma_bound);
+  else if (cu->strategy == STRATEGY_MMA)
     snprintf (cu->description, sizeof cu->description, "tensor cores %dx%d "
         "(exact: byte pixels times byte weights, 32-bit sums; weight table "
         "on the device)", plan->cols, plan->rows);
@@ -283,20 +326,24 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
         sizeof cu->error) == 0 ? KCONV_OK : KCONV_ERROR_DEVICE;
   }
 
-  if (cu->strategy == STRATEGY_MMA) {
-    if (kconv_cuda_mma_smem (src->n_channels, job.cols, job.rows) >
-        (size_t) cu->max_smem) {
+  /* the tensor-core paths take every channel in one launch */
+  if (cu->strategy == STRATEGY_MMA || cu->strategy == STRATEGY_SEPARABLE_MMA) {
+    const size_t smem = cu->strategy == STRATEGY_MMA ?
+        kconv_cuda_mma_smem (src->n_channels, job.cols, job.rows) :
+        kconv_cuda_separable_mma_smem (src->n_channels, job.cols, job.rows);
+    if (smem > (size_t) cu->max_smem) {
       snprintf (cu->error, sizeof cu->error, "a %dx%d kernel needs %zu bytes "
           "of shared memory per block; the device allows %d", job.cols,
-          job.rows, kconv_cuda_mma_smem (src->n_channels, job.cols, job.rows),
-          cu->max_smem);
+          job.rows, smem, cu->max_smem);
       return KCONV_ERROR_DEVICE;
     }
     job.n_channels = src->n_channels;
     for (int c = 0; c < src->n_channels; c++)
       job.channel_offset[c] = src->channel_offset[c];
     job.copy_other_bytes = 1;
-    CHECK_CUDA (cu, kconv_cuda_launch_mma (&job, cu->d_mma_table, stream));
+    CHECK_CUDA (cu, cu->strategy == STRATEGY_MMA ?
+        kconv_cuda_launch_mma (&job, cu->d_mma_table, stream) :
+        kconv_cuda_launch_separable_mma (&job, &cu->pw, stream));
     return KCONV_OK;
   }
 

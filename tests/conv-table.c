@@ -6,6 +6,7 @@
  * outputs of both sides poisoned with different bytes, then every sample
  * compared.  Exact kernels must match to the bit; others within 1.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -28,8 +29,14 @@ static const Layout layouts[] = {
   {"NV12-UV", 2, 2, {0, 1}},
 };
 
-typedef enum { K_INT, K_INT_SEPARABLE, K_FLOAT, K_FLOAT_SEPARABLE } KernelKind;
-static const char *kind_names[] = { "int", "int-sep", "float", "float-sep" };
+/* K_BLUR: separable with positive weights, normalised by the automatic
+ * divisor, like a gaussian (what CUDA's half-precision path takes) */
+typedef enum { K_INT, K_INT_SEPARABLE, K_FLOAT, K_FLOAT_SEPARABLE, K_BLUR,
+  K_KINDS
+} KernelKind;
+static const char *kind_names[] = { "int", "int-sep", "float", "float-sep",
+  "blur"
+};
 
 static float
 rnd_float (void)
@@ -43,9 +50,11 @@ make_weights (KernelKind kind, int rows, int cols)
   float *w = malloc (sizeof (float) * rows * cols);
   float h[KCONV_MAX_KERNEL_SIZE], v[KCONV_MAX_KERNEL_SIZE];
   for (int i = 0; i < cols; i++)
-    h[i] = kind == K_INT_SEPARABLE ? rnd_range (-3, 3) : rnd_float ();
+    h[i] = kind == K_INT_SEPARABLE ? rnd_range (-3, 3) : kind == K_BLUR ?
+        0.05f + fabsf (rnd_float ()) : rnd_float ();
   for (int i = 0; i < rows; i++)
-    v[i] = kind == K_INT_SEPARABLE ? rnd_range (-3, 3) : rnd_float ();
+    v[i] = kind == K_INT_SEPARABLE ? rnd_range (-3, 3) : kind == K_BLUR ?
+        0.05f + fabsf (rnd_float ()) : rnd_float ();
   h[rnd () % cols] = kind == K_INT_SEPARABLE ? 2 : 0.75f;   /* never all 0 */
   v[rnd () % rows] = kind == K_INT_SEPARABLE ? -1 : 0.5f;
   for (int r = 0; r < rows; r++)
@@ -117,8 +126,8 @@ run_case (KConvBackend backend, const Layout * lay, int width, int height,
   if (st1 != KCONV_OK || st2 != KCONV_OK)
     goto done;
   CHECK (kconv_filter_is_exact (f) == exact, "%s: exactness", what);
-  if ((kind == K_INT_SEPARABLE || kind == K_FLOAT_SEPARABLE)
-      && rows * cols >= 2 * (rows + cols) && rows > 1 && cols > 1)
+  if ((kind == K_INT_SEPARABLE || kind == K_FLOAT_SEPARABLE
+          || kind == K_BLUR) && rows * cols >= 2 * (rows + cols) && rows > 1 && cols > 1)
     CHECK (kconv_filter_path (f) == KCONV_PATH_SEPARABLE,
         "%s: separable kernel not split", what);
 
@@ -229,7 +238,7 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
     if (n > max_kernel)
       continue;
     for (int b = KCONV_BORDER_ZERO; b <= KCONV_BORDER_WRAP; b++)
-      for (int kind = K_INT; kind <= K_FLOAT_SEPARABLE; kind++) {
+      for (int kind = K_INT; kind < K_KINDS; kind++) {
         const Layout *lay = &layouts[(k + b + kind) % n_layouts];
         int w = n > 15 ? rnd_range (1, 70) : rnd_range (1, 40);
         int h = n > 15 ? rnd_range (1, 40) : rnd_range (1, 30);
@@ -243,12 +252,12 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
       for (int l = 0; l < n_layouts; l++) {
         int n = 1 + 2 * rnd_range (0, 4);
         run_case (backend, &layouts[l], sides[i], sides[j], n, n,
-            rnd () % 4, rnd () % 4, rnd_range (1, 4));
+            rnd () % K_KINDS, rnd () % 4, rnd_range (1, 4));
       }
 
   /* non-square kernels */
   for (size_t i = 0; i < sizeof odd_shapes / sizeof odd_shapes[0]; i++)
-    for (int kind = K_INT; kind <= K_FLOAT_SEPARABLE; kind++)
+    for (int kind = K_INT; kind < K_KINDS; kind++)
       run_case (backend, &layouts[rnd () % n_layouts], rnd_range (1, 50),
           rnd_range (1, 50), odd_shapes[i][0], odd_shapes[i][1], kind,
           rnd () % 4, rnd_range (1, 3));
@@ -300,6 +309,14 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
   if (max_kernel >= 121)
     run_case_weight_sum (backend, &layouts[0], 250, 200, 121,
         KCONV_BORDER_REFLECT, 65792);
+  /* blurs up to 33x33 on frames with interior tiles, every layout */
+  for (int i = 0; i < 16; i++) {
+    static const int sizes[] = { 9, 15, 21, 31, 33, 11, 25, 3 };
+    const int n = sizes[i % 8], m = i < 8 ? n : sizes[(i + 3) % 8];
+    if (n <= max_kernel && m <= max_kernel)
+      run_case (backend, &layouts[i % n_layouts], rnd_range (130, 260),
+          rnd_range (130, 200), n, m, K_BLUR, i % 4, 2);
+  }
   run_case (backend, &layouts[4], 200, 150, 9, 45, K_INT, KCONV_BORDER_ZERO, 2);
   run_case (backend, &layouts[1], 150, 200, 45, 9, K_INT,
       KCONV_BORDER_REPLICATE, 2);

@@ -1,0 +1,379 @@
+/* kconv: separable float kernels on tensor cores, in half precision
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * For inexact separable kernels (a gaussian, say) up to 33x33, on devices
+ * with tensor cores (8.0 and up).  Both passes are matrix products with a
+ * Toeplitz matrix of the 1D weights, mma.m16n8k16 (half inputs, float
+ * sums):
+ *
+ *   pass 1:  I^T[x][y]  = sum_k  H[x][k] * tile[y][k]       (16 x 8 a step)
+ *   pass 2:  out^T[x][y'] = sum_y I^T[x][y] * V[y][y']
+ *
+ * Pass 1's results are laid out in registers exactly as pass 2's first
+ * operand wants them, so the intermediate never leaves the warp: it is
+ * rounded to half once, there.  The error this costs is bounded on the
+ * host from the actual half weights (kconv_cuda_separable_mma_bound) and
+ * the path is taken only where the bound keeps every output within 1 of
+ * the scalar reference.  A warp makes 16 columns x 32 rows of every channel.
+ */
+#include <cuda_fp16.h>
+#include <math.h>
+#include "kconv-cuda-launch.h"
+
+#define SEPMMA_WARPS_X 4             /* warps across a block */
+#define SEPMMA_WARPS_Y 2             /* warps down a block */
+#define SEPMMA_THREADS (32 * SEPMMA_WARPS_X * SEPMMA_WARPS_Y)
+#define SEPMMA_TILE_W (16 * SEPMMA_WARPS_X)     /* output columns: 64 */
+#define SEPMMA_TILE_H (32 * SEPMMA_WARPS_Y)     /* output rows: 64 */
+#define SEPMMA_MAX_SIZE 33
+
+/* 16-tap chunks of the Toeplitz products for a kernel side n: pass 1's 16
+ * outputs read 16 + n - 1 columns, pass 2's 8 outputs 8 + n - 1 rows (one
+ * count for both keeps the instantiations few). */
+static int
+chunks_for (int cols, int rows)
+{
+  const int c1 = (15 + cols + 15) / 16, c2 = (7 + rows + 15) / 16;
+  return c1 > c2 ? c1 : c2;
+}
+
+/* Rows of 8 pass 1 makes for a warp: pass 2's four 8-row outputs read
+ * groups n' .. n' + 2 CH - 1. */
+__host__ __device__ constexpr int
+sepmma_groups (int chunks)
+{
+  return 2 * chunks + 3;
+}
+
+static int
+tile_rows (int chunks)
+{
+  return 32 * (SEPMMA_WARPS_Y - 1) + 8 * sepmma_groups (chunks);
+}
+
+/* half elements a tile row holds; its pitch in bytes adds 16 so that the
+ * 8 rows of an ldmatrix fall in different banks */
+static int
+tile_cols (int chunks)
+{
+  return 16 * (SEPMMA_WARPS_X - 1) + 16 * chunks;
+}
+
+size_t
+kconv_cuda_separable_mma_smem (int nch, int cols, int rows)
+{
+  const int ch = chunks_for (cols, rows);
+  return (size_t) nch * tile_rows (ch) * (2 * tile_cols (ch) + 16);
+}
+
+int
+kconv_cuda_separable_mma_fits (int cols, int rows)
+{
+  return cols <= SEPMMA_MAX_SIZE && rows <= SEPMMA_MAX_SIZE;
+}
+
+/* Rounds h and v to half after moving their scale so that sum |h| = 1
+ * (the intermediate then stays within +-255), and returns a bound on how
+ * far an output can be from the float result: each set of weights' rounding
+ * through the other's sum, and the intermediate's rounding. */
+double
+kconv_cuda_separable_mma_prepare (const float *h, const float *v, int cols,
+    int rows, float *h16, float *v16)
+{
+  double sh = 0.0;
+  for (int i = 0; i < cols; i++)
+    sh += fabs (h[i]);
+  if (sh == 0.0)
+    sh = 1.0;
+  double eh = 0.0, ev = 0.0, ah = 0.0, av = 0.0;
+  for (int i = 0; i < cols; i++) {
+    const double x = h[i] / sh;
+    h16[i] = __half2float (__float2half_rn ((float) x));
+    eh += fabs (x - h16[i]);
+    ah += fabs (h16[i]);
+  }
+  for (int i = 0; i < rows; i++) {
+    const double x = v[i] * sh;
+    v16[i] = __half2float (__float2half_rn ((float) x));
+    if (!isfinite (v16[i]))
+      return INFINITY;
+    ev += fabs (x - v16[i]);
+    av += fabs (v16[i]);
+  }
+  /* 2^-11: half's relative rounding; 0.01 covers the float sums */
+  return 255.0 * (eh * av + ah * ev) + 255.0 * ah * av * ldexp (1.0, -11) +
+      0.01;
+}
+
+/* two floats rounded to a half pair, lo in the low half */
+__device__ __forceinline__ uint32_t
+half2_bits (float lo, float hi)
+{
+  uint32_t r = 0;
+#if __CUDA_ARCH__ >= 800
+  asm ("cvt.rn.f16x2.f32 %0, %1, %2;":"=r" (r):"f" (hi), "f" (lo));
+#endif
+  return r;
+}
+
+/* a half pair minus (1024, 1024): 0x6400 | b is half (1024 + b) */
+__device__ __forceinline__ uint32_t
+half2_minus_1024 (uint32_t bits)
+{
+  uint32_t r;
+  asm ("sub.f16x2 %0, %1, %2;":"=r" (r):"r" (bits), "r" (0x64006400u));
+  return r;
+}
+
+__device__ __forceinline__ void
+ldmatrix_x4 (uint32_t (&r)[4], uint32_t shared_addr)
+{
+  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+      :"=r" (r[0]), "=r" (r[1]), "=r" (r[2]), "=r" (r[3]):"r" (shared_addr));
+}
+
+__device__ __forceinline__ void
+ldmatrix_x2 (uint32_t (&r)[2], uint32_t shared_addr)
+{
+  asm volatile ("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];"
+      :"=r" (r[0]), "=r" (r[1]):"r" (shared_addr));
+}
+
+/* d += a (16 x 16 half) * b (16 x 8 half), float sums */
+__device__ __forceinline__ void
+mma_f16 (float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+    uint32_t b0, uint32_t b1)
+{
+#if __CUDA_ARCH__ >= 800
+  asm ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
+      :"r" (a0), "r" (a1), "r" (a2), "r" (a3), "r" (b0), "r" (b1));
+#endif
+}
+
+/* Half planes, one per channel: rows x cols samples from (sx0, sy0), the
+ * border rule applied, zeros past the used_rows x used_cols window (they
+ * only ever meet zero weights). */
+template < int NCH, int QUADS, bool WORDS, bool INTERIOR >
+    __device__ __forceinline__ void
+load_half_planes (const KConvCudaJob & job, uint8_t * planes, int plane_bytes,
+    int pitch, int sx0, int sy0, int rows, int used_rows, int used_cols)
+{
+  /* QUADS fours of columns a row; several rows' loads in flight at once */
+#pragma unroll 4
+  for (int at = threadIdx.x; at < rows * QUADS; at += SEPMMA_THREADS) {
+    const int ty = at / QUADS, q = at - ty * QUADS;
+    const int sy = INTERIOR ? sy0 + ty :
+        kconv_border_index (job.border, sy0 + ty, job.height);
+    const uint8_t *row = job.src + (size_t) (sy < 0 ? 0 : sy) * job.src_stride;
+    {
+      /* half (1024 + b) is 0x6400 | b: four samples of a channel, then
+       * minus 1024 two at a time */
+      uint32_t lo[NCH], hi[NCH];
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+        lo[c] = hi[c] = 0x64006400u;
+      if (ty < used_rows && 4 * q < used_cols) {
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+          const int sx = INTERIOR ? sx0 + 4 * q + i :
+              kconv_border_index (job.border, sx0 + 4 * q + i, job.width);
+          const bool inside = INTERIOR || (sy >= 0 && sx >= 0);
+          const uint8_t *p = row + (size_t) (sx < 0 ? 0 : sx) *
+              job.pixel_stride;
+          const uint32_t px = WORDS ? (inside ?
+              __ldg ((const uint32_t *) p) : 0u) : 0u;
+#pragma unroll
+          for (int c = 0; c < NCH; c++) {
+            const uint32_t b = WORDS ? px >> (8 * job.channel_offset[c]) &
+                0xffu : (inside ? __ldg (p + job.channel_offset[c]) : 0u);
+            const uint32_t bits = b << (16 * (i % 2));
+            if (i < 2)
+              lo[c] |= bits;
+            else
+              hi[c] |= bits;
+          }
+        }
+      }
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+        *(uint2 *) (planes + c * plane_bytes + ty * pitch + 8 * q) =
+            make_uint2 (half2_minus_1024 (lo[c]), half2_minus_1024 (hi[c]));
+    }
+  }
+}
+
+template < int NCH, int CH, bool WORDS > __global__ void
+__launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
+separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
+{
+  extern __shared__ __align__ (16) uint8_t planes[];
+  constexpr int GROUPS = sepmma_groups (CH);
+  const int kh = job.rows, kw = job.cols;
+  const int rows = 32 * (SEPMMA_WARPS_Y - 1) + 8 * GROUPS;
+  const int cols = 16 * (SEPMMA_WARPS_X - 1) + 16 * CH;
+  const int pitch = 2 * cols + 16;
+  const int plane_bytes = rows * pitch;
+  const int x0 = blockIdx.x * SEPMMA_TILE_W;
+  const int y0 = job.row_begin + blockIdx.y * SEPMMA_TILE_H;
+  const int sx0 = x0 - job.ax, sy0 = y0 - job.ay;
+  const int used_rows = SEPMMA_TILE_H + kh - 1;
+  const int used_cols = SEPMMA_TILE_W + kw - 1;
+
+  constexpr int QUADS = (16 * (SEPMMA_WARPS_X - 1) + 16 * CH) / 4;
+  if (sx0 >= 0 && sy0 >= 0 && sx0 + used_cols <= job.width
+      && sy0 + used_rows <= job.height)
+    load_half_planes < NCH, QUADS, WORDS, true > (job, planes, plane_bytes,
+        pitch, sx0, sy0, rows, used_rows, used_cols);
+  else
+    load_half_planes < NCH, QUADS, WORDS, false > (job, planes, plane_bytes,
+        pitch, sx0, sy0, rows, used_rows, used_cols);
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane / 4, tig = lane % 4;
+  const int wy = warp / SEPMMA_WARPS_X, wx = warp % SEPMMA_WARPS_X;
+
+  /* Toeplitz fragments, the same for every row and channel.  Pass 1,
+   * chunk c: H[m][k] = h[16 c + k - m]; registers (row g | g + 8) x
+   * (columns 2 tig, 2 tig + 1 | + 8).  Pass 2, chunk c: V[k][n] =
+   * v[16 c + k - n]; registers (rows 2 tig, 2 tig + 1 | + 8) x column g. */
+  uint32_t H[CH][4], V[CH][2];
+#pragma unroll
+  for (int c = 0; c < CH; c++) {
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+      const int m = g + 8 * (r & 1), k = 16 * c + 2 * tig + 8 * (r >> 1);
+      const int i0 = k - m, i1 = k + 1 - m;
+      H[c][r] = half2_bits (i0 >= 0 && i0 < kw ? hv.w[i0] : 0.f,
+          i1 >= 0 && i1 < kw ? hv.w[i1] : 0.f);
+    }
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+      const int k = 16 * c + 2 * tig + 8 * r;
+      const int i0 = k - g, i1 = k + 1 - g;
+      V[c][r] = half2_bits (i0 >= 0 && i0 < kh ? hv.w[kw + i0] : 0.f,
+          i1 >= 0 && i1 < kh ? hv.w[kw + i1] : 0.f);
+    }
+  }
+  __syncthreads ();
+
+  /* pass 1 reads 8 tile rows (lanes' rows) by 16 columns a chunk: lanes
+   * 8 i .. 8 i + 7 address matrix i, which starts 8 i columns in */
+  const uint32_t b_base = (uint32_t) __cvta_generic_to_shared (planes) +
+      (32 * wy + lane % 8) * pitch + 2 * (16 * wx + 8 * (lane / 8));
+
+  float out[NCH][4][4];
+#pragma unroll
+  for (int ch = 0; ch < NCH; ch++) {
+    /* pass 1: I^T for GROUPS groups of 8 rows, rounded to half pairs laid
+     * out as pass 2's A fragments */
+    uint32_t I[GROUPS][2];
+#pragma unroll
+    for (int r = 0; r < GROUPS; r++) {
+      float d[4] = { 0.f, 0.f, 0.f, 0.f };
+      const uint32_t at = b_base + ch * plane_bytes + 8 * r * pitch;
+#pragma unroll
+      for (int c = 0; c < CH; c += 2) {
+        if (c + 1 < CH) {
+          uint32_t b[4];
+          ldmatrix_x4 (b, at + 2 * 16 * c);
+          mma_f16 (d, H[c][0], H[c][1], H[c][2], H[c][3], b[0], b[1]);
+          mma_f16 (d, H[c + 1][0], H[c + 1][1], H[c + 1][2], H[c + 1][3],
+              b[2], b[3]);
+        } else {
+          uint32_t b[2];
+          ldmatrix_x2 (b, at + 2 * 16 * c);
+          mma_f16 (d, H[c][0], H[c][1], H[c][2], H[c][3], b[0], b[1]);
+        }
+      }
+      I[r][0] = half2_bits (d[0], d[1]);
+      I[r][1] = half2_bits (d[2], d[3]);
+    }
+    /* pass 2: four groups of 8 output rows */
+#pragma unroll
+    for (int n = 0; n < 4; n++) {
+#pragma unroll
+      for (int e = 0; e < 4; e++)
+        out[ch][n][e] = 0.f;
+#pragma unroll
+      for (int c = 0; c < CH; c++) {
+        const int r = n + 2 * c;
+        mma_f16 (out[ch][n], I[r][0], I[r][1], I[r + 1][0], I[r + 1][1],
+            V[c][0], V[c][1]);
+      }
+    }
+  }
+
+  /* out[.][n][e]: column g + 8 (e / 2), row 8 n + 2 tig + e % 2 */
+#pragma unroll
+  for (int n = 0; n < 4; n++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      const int y = y0 + 32 * wy + 8 * n + 2 * tig + e % 2;
+      const int x = x0 + 16 * wx + g + 8 * (e / 2);
+      if (y >= job.row_end || x >= job.width)
+        continue;
+      uint8_t px[NCH];
+#pragma unroll
+      for (int ch = 0; ch < NCH; ch++)
+        px[ch] = kconv_cuda_finish_as < KCONV_FINISH_FLOAT > (job,
+            out[ch][n][e]);
+      kconv_cuda_store_pixel < NCH, WORDS ? 1 : 0 > (job, x, y, px);
+    }
+}
+
+template < int NCH, int CH, bool WORDS > static cudaError_t
+launch_as (const KConvCudaJob & job, const KConvCudaWeights * hv,
+    cudaStream_t stream)
+{
+  static int raised;
+  const size_t smem = kconv_cuda_separable_mma_smem (NCH, job.cols, job.rows);
+  auto kernel = separable_mma_kernel < NCH, CH, WORDS >;
+  cudaError_t err = kconv_cuda_allow_smem (kernel, smem, &raised);
+  if (err != cudaSuccess)
+    return err;
+  dim3 grid (kconv_div_up (job.width, SEPMMA_TILE_W),
+      kconv_cuda_grid_rows (job, SEPMMA_TILE_H));
+  kernel <<< grid, SEPMMA_THREADS, smem, stream >>> (job, *hv);
+  return cudaGetLastError ();
+}
+
+template < int NCH > static cudaError_t
+launch_nch (const KConvCudaJob & job, const KConvCudaWeights * hv,
+    cudaStream_t stream)
+{
+  const bool words = job.pixel_stride == 4 && job.aligned4;
+  switch (chunks_for (job.cols, job.rows)) {
+    case 1:
+      return words ? launch_as < NCH, 1, true > (job, hv, stream) :
+          launch_as < NCH, 1, false > (job, hv, stream);
+    case 2:
+      return words ? launch_as < NCH, 2, true > (job, hv, stream) :
+          launch_as < NCH, 2, false > (job, hv, stream);
+    case 3:
+      return words ? launch_as < NCH, 3, true > (job, hv, stream) :
+          launch_as < NCH, 3, false > (job, hv, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t
+kconv_cuda_launch_separable_mma (const KConvCudaJob * job,
+    const KConvCudaWeights * hv, cudaStream_t stream)
+{
+  switch (job->n_channels) {
+    case 1:
+      return launch_nch < 1 > (*job, hv, stream);
+    case 2:
+      return launch_nch < 2 > (*job, hv, stream);
+    case 3:
+      return launch_nch < 3 > (*job, hv, stream);
+    case 4:
+      return launch_nch < 4 > (*job, hv, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
