@@ -54,15 +54,22 @@ kconv_cuda_allow_smem (Kernel fn, size_t smem, int *raised)
   if ((int) smem <= *raised)
     return cudaSuccess;
   int optin = 0, dev = 0;
+  cudaFuncAttributes fa;
   cudaError_t err = cudaGetDevice (&dev);
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute (&optin,
         cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  /* the kernel's static shared memory counts against the same limit */
+  if (err == cudaSuccess)
+    err = cudaFuncGetAttributes (&fa, fn);
   if (err == cudaSuccess)
     err = cudaFuncSetAttribute (fn,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+        cudaFuncAttributeMaxDynamicSharedMemorySize,
+        optin - (int) fa.sharedSizeBytes);
   if (err == cudaSuccess)
-    *raised = optin;
+    *raised = optin - (int) fa.sharedSizeBytes;
+  else
+    cudaGetLastError ();        /* reported here, not by the next launch */
   return err;
 }
 
@@ -77,6 +84,29 @@ static inline int
 kconv_cuda_grid_rows (const KConvCudaJob & job, int tile_h)
 {
   return kconv_div_up (job.row_end - job.row_begin, tile_h);
+}
+
+/* A word from global to shared memory without passing through registers
+ * (cp.async, 8.0 and up; a plain copy before), so that a thread can have
+ * every load of a tile in flight at once.  kconv_cuda_copy_wait waits for
+ * the thread's copies; a barrier then publishes them to the block. */
+__device__ __forceinline__ void
+kconv_cuda_copy_word_async (uint32_t * shared_dst, const uint32_t * src)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;"::"r" ((uint32_t)
+          __cvta_generic_to_shared (shared_dst)), "l" (src):"memory");
+#else
+  *shared_dst = __ldg (src);
+#endif
+}
+
+__device__ __forceinline__ void
+kconv_cuda_copy_wait (void)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.wait_all;":::"memory");
+#endif
 }
 
 /* byte -> float in two full-rate instructions (2^23 + b, minus 2^23)

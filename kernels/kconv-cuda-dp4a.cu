@@ -36,28 +36,52 @@ __launch_bounds__ (KCONV_CUDA_TILE_W * KCONV_CUDA_BLOCK_ROWS)
 dp4a_kernel (const KConvCudaJob job, const KConvCudaIntWeights iw)
 {
   __shared__ uint32_t plane[4][DP4A_TILE_H + K - 1][DP4A_PITCH];
+  __shared__ uint32_t raw[DP4A_TILE_H + K - 1][4 * DP4A_PITCH];
   const int tile_w = DP4A_TILE_W + K - 1, tile_h = DP4A_TILE_H + K - 1;
   const int x0 = blockIdx.x * DP4A_TILE_W;
   const int y0 = job.row_begin + blockIdx.y * DP4A_TILE_H;
-  const bool interior = x0 >= K / 2 && y0 >= K / 2
-      && x0 + DP4A_TILE_W + K / 2 <= job.width
-      && y0 + DP4A_TILE_H + K / 2 <= job.height;
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+  const int threads = blockDim.x * blockDim.y;
 
-  /* the tile and its halo, each convolved byte to its own plane */
-  for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y) {
-    const int sy = interior ? y0 - K / 2 + ty :
-        kconv_border_index (job.border, y0 - K / 2 + ty, job.height);
-    const uint32_t *row = (const uint32_t *) (job.src +
-        (size_t) (sy < 0 ? 0 : sy) * job.src_stride);
-    for (int tx = threadIdx.x; tx < tile_w; tx += blockDim.x) {
-      const int sx = interior ? x0 - K / 2 + tx :
-          kconv_border_index (job.border, x0 - K / 2 + tx, job.width);
-      const uint32_t w = sy >= 0 && sx >= 0 ? __ldg (row + sx) : 0u;
-#pragma unroll
-      for (int b = 0; b < 4; b++)
-        if (BYTES >> b & 1)
-          ((uint8_t *) plane[b][ty])[tx] = (uint8_t) (w >> (8 * b));
+  /* the tile and its halo as whole pixels: most tiles lie inside the image
+   * and are copied straight to shared memory, every load in flight at
+   * once; the others take the border rule */
+  if (x0 >= K / 2 && y0 >= K / 2 && x0 + DP4A_TILE_W + K / 2 <= job.width
+      && y0 + DP4A_TILE_H + K / 2 <= job.height) {
+    const uint32_t *base = (const uint32_t *) (job.src +
+        (size_t) (y0 - K / 2) * job.src_stride) + x0 - K / 2;
+    for (int at = tid; at < tile_w * tile_h; at += threads) {
+      const int ty = at / tile_w, tx = at - ty * tile_w;
+      kconv_cuda_copy_word_async (&raw[ty][tx], base +
+          (size_t) ty * (job.src_stride / 4) + tx);
     }
+    kconv_cuda_copy_wait ();
+  } else {
+    for (int at = tid; at < tile_w * tile_h; at += threads) {
+      const int ty = at / tile_w, tx = at - ty * tile_w;
+      const int sy = kconv_border_index (job.border, y0 - K / 2 + ty,
+          job.height);
+      const int sx = kconv_border_index (job.border, x0 - K / 2 + tx,
+          job.width);
+      raw[ty][tx] = sy >= 0 && sx >= 0 ? __ldg ((const uint32_t *) (job.src +
+              (size_t) sy * job.src_stride) + sx) : 0u;
+    }
+  }
+  __syncthreads ();
+
+  /* each convolved byte to its own plane, four pixels a word */
+  const int quads = (tile_w + 3) / 4;
+  for (int at = tid; at < quads * tile_h; at += threads) {
+    const int ty = at / quads, q = at - ty * quads;
+    uint32_t p[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      p[i] = 4 * q + i < tile_w ? raw[ty][4 * q + i] : 0u;
+#pragma unroll
+    for (int b = 0; b < 4; b++)
+      if (BYTES >> b & 1)
+        plane[b][ty][q] = __byte_perm (__byte_perm (p[0], p[1], b | (b + 4)
+                << 4), __byte_perm (p[2], p[3], b | (b + 4) << 4), 0x5410);
   }
   __syncthreads ();
 

@@ -59,10 +59,15 @@ packed_kernel (const KConvCudaJob job, const KConvCudaIntWeights iw)
     const uint32_t *base = (const uint32_t *) (job.src +
         (size_t) (y0 - K / 2) * job.src_stride) + x0 - K / 2;
     const int words = job.src_stride / 4;
-    for (int ty = threadIdx.y; ty < tile_h + K - 1; ty += blockDim.y)
-      for (int tx = threadIdx.x; tx < KCONV_CUDA_TILE_W + K - 1;
-          tx += blockDim.x)
-        tile[ty][tx] = __ldg (base + (size_t) ty * words + tx);
+    const int tile_w = KCONV_CUDA_TILE_W + K - 1;
+    /* copied straight to shared memory, every load in flight at once */
+    for (int at = threadIdx.y * blockDim.x + threadIdx.x;
+        at < tile_w * (tile_h + K - 1); at += blockDim.x * blockDim.y) {
+      const int ty = at / tile_w, tx = at - ty * tile_w;
+      kconv_cuda_copy_word_async (&tile[ty][tx], base + (size_t) ty * words +
+          tx);
+    }
+    kconv_cuda_copy_wait ();
   } else {
     /* the tile and its halo, whole pixels, border rule applied */
     for (int ty = threadIdx.y; ty < tile_h + K - 1; ty += blockDim.y) {

@@ -27,6 +27,7 @@
 #define SEPMMA_TILE_W (16 * SEPMMA_WARPS_X)     /* output columns: 64 */
 #define SEPMMA_TILE_H (32 * SEPMMA_WARPS_Y)     /* output rows: 64 */
 #define SEPMMA_MAX_SIZE 33
+#define SEPMMA_PAD 16                /* zeros either side of the 1D weights */
 
 /* 16-tap chunks of the Toeplitz products for a kernel side n: pass 1's 16
  * outputs read 16 + n - 1 columns, pass 2's 8 outputs 8 + n - 1 rows (one
@@ -176,6 +177,7 @@ load_half_planes (const KConvCudaJob & job, uint8_t * planes, int plane_bytes,
       for (int c = 0; c < NCH; c++)
         lo[c] = hi[c] = 0x64006400u;
       if (ty < used_rows && 4 * q < used_cols) {
+        uint32_t px[4];           /* whole pixels (WORDS) */
 #pragma unroll
         for (int i = 0; i < 4; i++) {
           const int sx = INTERIOR ? sx0 + 4 * q + i :
@@ -183,19 +185,23 @@ load_half_planes (const KConvCudaJob & job, uint8_t * planes, int plane_bytes,
           const bool inside = INTERIOR || (sy >= 0 && sx >= 0);
           const uint8_t *p = row + (size_t) (sx < 0 ? 0 : sx) *
               job.pixel_stride;
-          const uint32_t px = WORDS ? (inside ?
-              __ldg ((const uint32_t *) p) : 0u) : 0u;
+          px[i] = WORDS && inside ? __ldg ((const uint32_t *) p) : 0u;
+          if (!WORDS)
+#pragma unroll
+            for (int c = 0; c < NCH; c++)
+              (i < 2 ? lo[c] : hi[c]) |= (uint32_t) (inside ?
+                  __ldg (p + job.channel_offset[c]) : 0) << (16 * (i % 2));
+        }
+        if (WORDS)
 #pragma unroll
           for (int c = 0; c < NCH; c++) {
-            const uint32_t b = WORDS ? px >> (8 * job.channel_offset[c]) &
-                0xffu : (inside ? __ldg (p + job.channel_offset[c]) : 0u);
-            const uint32_t bits = b << (16 * (i % 2));
-            if (i < 2)
-              lo[c] |= bits;
-            else
-              hi[c] |= bits;
+            /* byte b of two pixels under the 0x64 high bytes */
+            const uint32_t b = job.channel_offset[c], sel = b | (b + 4) << 4;
+            lo[c] = __byte_perm (__byte_perm (px[0], px[1], sel), 0x6464u,
+                0x5140);
+            hi[c] = __byte_perm (__byte_perm (px[2], px[3], sel), 0x6464u,
+                0x5140);
           }
-        }
       }
 #pragma unroll
       for (int c = 0; c < NCH; c++)
@@ -222,6 +228,17 @@ separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
   const int used_rows = SEPMMA_TILE_H + kh - 1;
   const int used_cols = SEPMMA_TILE_W + kw - 1;
 
+  /* h and v in shared memory, where lanes reading different weights do
+   * not take turns (as in constant memory), with zeros around them so that
+   * the fragments below need no bounds checks */
+  __shared__ float hpad[SEPMMA_PAD + 16 * 3 + SEPMMA_PAD];
+  __shared__ float vpad[SEPMMA_PAD + 16 * 3 + SEPMMA_PAD];
+  for (int i = threadIdx.x; i < 16 * 3 + 2 * SEPMMA_PAD; i += SEPMMA_THREADS) {
+    const int k = i - SEPMMA_PAD;
+    hpad[i] = k >= 0 && k < kw ? hv.w[k] : 0.f;
+    vpad[i] = k >= 0 && k < kh ? hv.w[kw + k] : 0.f;
+  }
+
   constexpr int QUADS = (16 * (SEPMMA_WARPS_X - 1) + 16 * CH) / 4;
   if (sx0 >= 0 && sy0 >= 0 && sx0 + used_cols <= job.width
       && sy0 + used_rows <= job.height)
@@ -235,6 +252,8 @@ separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
   const int g = lane / 4, tig = lane % 4;
   const int wy = warp / SEPMMA_WARPS_X, wx = warp % SEPMMA_WARPS_X;
 
+  __syncthreads ();
+
   /* Toeplitz fragments, the same for every row and channel.  Pass 1,
    * chunk c: H[m][k] = h[16 c + k - m]; registers (row g | g + 8) x
    * (columns 2 tig, 2 tig + 1 | + 8).  Pass 2, chunk c: V[k][n] =
@@ -245,19 +264,16 @@ separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
 #pragma unroll
     for (int r = 0; r < 4; r++) {
       const int m = g + 8 * (r & 1), k = 16 * c + 2 * tig + 8 * (r >> 1);
-      const int i0 = k - m, i1 = k + 1 - m;
-      H[c][r] = half2_bits (i0 >= 0 && i0 < kw ? hv.w[i0] : 0.f,
-          i1 >= 0 && i1 < kw ? hv.w[i1] : 0.f);
+      H[c][r] = half2_bits (hpad[SEPMMA_PAD + k - m],
+          hpad[SEPMMA_PAD + k + 1 - m]);
     }
 #pragma unroll
     for (int r = 0; r < 2; r++) {
       const int k = 16 * c + 2 * tig + 8 * r;
-      const int i0 = k - g, i1 = k + 1 - g;
-      V[c][r] = half2_bits (i0 >= 0 && i0 < kh ? hv.w[kw + i0] : 0.f,
-          i1 >= 0 && i1 < kh ? hv.w[kw + i1] : 0.f);
+      V[c][r] = half2_bits (vpad[SEPMMA_PAD + k - g],
+          vpad[SEPMMA_PAD + k + 1 - g]);
     }
   }
-  __syncthreads ();
 
   /* pass 1 reads 8 tile rows (lanes' rows) by 16 columns a chunk: lanes
    * 8 i .. 8 i + 7 address matrix i, which starts 8 i columns in */
