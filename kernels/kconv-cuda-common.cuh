@@ -42,6 +42,9 @@ struct KConvCudaJob
   int exact, negate, absolute;
   int32_t divisor, ioffset;
   float inv_two_divisor;        /* 1.0f / (2 * divisor), as the CPU has it */
+  /* the integer paths' division (kconv_cuda_finish_int) */
+  uint32_t div2, div_magic, div_bias;
+  int32_t div_k;
   float bias;
 };
 
@@ -164,6 +167,44 @@ kconv_cuda_finish_as (const KConvCudaJob & job, float acc)
   v = v < 0.f ? 0.f : v;
   v = v > 255.f ? 255.f : v;
   return (uint8_t) __float2int_rz (v);
+}
+
+/* The same rule for an exact integer sum, without conversions (they run
+ * at a quarter of the rate): round_half_up (s / d) = floor ((2s + d) / 2d),
+ * where 2s + d plus div_bias (div_k times 2d) is never negative, and an
+ * unsigned multiply by floor (2^32 / 2d) is the quotient or one short. */
+template < int MODE > __device__ __forceinline__ uint32_t
+kconv_cuda_finish_int (const KConvCudaJob & job, int32_t s)
+{
+  s = job.negate ? -s : s;
+  s = job.absolute ? abs (s) : s;
+  int32_t q = s;
+  if (MODE == KCONV_FINISH_EXACT) {
+    const uint32_t n = 2u * (uint32_t) s + (uint32_t) job.divisor +
+        job.div_bias;           /* in [0, 2^32): see set_int_division */
+    uint32_t e = __umulhi (n, job.div_magic);
+    e += n - e * job.div2 >= job.div2;
+    q = (int32_t) e - job.div_k;
+  }
+  q += job.ioffset;
+  return (uint32_t) (q < 0 ? 0 : q > 255 ? 255 : q);
+}
+
+/* div2, div_magic, div_bias and div_k for a divisor d >= 1.  Exact sums
+ * are below 2^24 in size, so for d > 2^25 the quotient is always 0. */
+static inline void
+kconv_cuda_set_int_division (KConvCudaJob * job, int32_t d)
+{
+  job->div2 = 2u * (uint32_t) d;
+  if (d > (1 << 25)) {
+    job->div_magic = 0;
+    job->div_k = 0;
+  } else {
+    job->div_magic = (uint32_t) ((((uint64_t) 1) << 32) / job->div2);
+    job->div_k = (int32_t) ((((uint32_t) 1 << 25) + job->div2 - 1) /
+        job->div2) + 1;
+  }
+  job->div_bias = (uint32_t) job->div_k * job->div2;
 }
 
 __device__ __forceinline__ uint8_t

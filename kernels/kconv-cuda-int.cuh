@@ -102,7 +102,7 @@ kconv_cuda_finish_word (const KConvCudaJob & job, uint32_t word,
 #pragma unroll
   for (int b = 0; b < 4; b++)
     if (BYTES >> b & 1) {
-      const uint32_t v = kconv_cuda_finish_as < MODE > (job, (float) sum[b]);
+      const uint32_t v = kconv_cuda_finish_int < MODE > (job, sum[b]);
       word = (word & ~(0xffu << (8 * b))) | v << (8 * b);
     }
   return word;

@@ -240,7 +240,7 @@ mma_kernel (const KConvCudaJob job, const uint4 * __restrict__ table)
       uint8_t out[NCH];
 #pragma unroll
       for (int c = 0; c < NCH; c++)
-        out[c] = kconv_cuda_finish_as < MODE > (job, (float) acc[c][t][e]);
+        out[c] = kconv_cuda_finish_int < MODE > (job, acc[c][t][e]);
       kconv_cuda_store_pixel < NCH, WORDS ? 1 : 0 > (job, x, y, out);
     }
 }

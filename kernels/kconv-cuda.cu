@@ -104,6 +104,8 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
   a->divisor = plan->divisor;
   a->ioffset = plan->ioffset;
   a->inv_two_divisor = plan->exact ? 1.0f / (float) (2 * plan->divisor) : 0.f;
+  if (plan->exact)
+    kconv_cuda_set_int_division (a, plan->divisor);
   a->bias = plan->bias;
 
   const int n = plan->rows * plan->cols;
@@ -215,8 +217,8 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
   if (!cu)
     return KCONV_ERROR_OUT_OF_MEMORY;
   cu->device = device_id < 0 ? 0 : device_id;
-  /* KCONV_CUDA_STRATEGY=small|direct|fft|mma|sepmma forces a path (where it can
-   * take the kernel), for measuring crossovers */
+  /* KCONV_CUDA_STRATEGY=small|direct|separable|fft|mma|sepmma forces a
+   * path (where it can take the kernel), for measuring crossovers */
   const char *force = getenv ("KCONV_CUDA_STRATEGY");
   /* KCONV_CUDA_PACKED=0 keeps small integer kernels on the float path
    * (neither packed lanes nor DP4A) */
@@ -237,8 +239,7 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
     cu->strategy = cu->sepmma_bound < SEPARABLE_MMA_MAX_ERROR && (!force
         || !strcmp (force, "sepmma")) ? STRATEGY_SEPARABLE_MMA :
         STRATEGY_SEPARABLE;
-  }
-  else if (force && !strcmp (force, "fft"))
+  } else if (force && !strcmp (force, "fft"))
     cu->strategy = STRATEGY_FFT;
   else if (force && !strcmp (force, "direct"))
     cu->strategy = STRATEGY_DIRECT;
