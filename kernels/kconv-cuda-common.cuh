@@ -166,7 +166,9 @@ kconv_cuda_finish_as (const KConvCudaJob & job, float acc)
   float v = (job.absolute ? fabsf (acc) : acc) + job.bias;
   v = v < 0.f ? 0.f : v;
   v = v > 255.f ? 255.f : v;
-  return (uint8_t) __float2int_rz (v);
+  /* truncation without a conversion: 2^23 + v rounded toward zero holds
+   * floor (v) in its low bits */
+  return (uint8_t) __float_as_uint (__fadd_rz (v, 8388608.f));
 }
 
 /* The same rule for an exact integer sum, without conversions (they run
