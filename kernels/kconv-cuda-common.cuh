@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stdint.h>
+#include <type_traits>
 #include <cuda_runtime.h>
 #include "kconv.h"
 #include "kconv-plan.h"
@@ -344,4 +345,32 @@ kconv_cuda_store_column (const KConvCudaJob & job, int x, int y0,
           kconv_cuda_finish_as < (MODE < 0 ? 0 : MODE) > (job, acc[c][r]);
     kconv_cuda_store_pixel < NCH, WORDS > (job, x, y, out);
   }
+}
+
+/* launch (std::integral_constant <int, N>) for a job of N = 1 to 4
+ * channels, for kernels that fix the channel count at compile time. */
+template < class Launch > static cudaError_t
+kconv_cuda_by_channels (int n_channels, Launch launch)
+{
+  switch (n_channels) {
+    case 1:
+      return launch (std::integral_constant < int, 1 > { });
+    case 2:
+      return launch (std::integral_constant < int, 2 > { });
+    case 3:
+      return launch (std::integral_constant < int, 3 > { });
+    case 4:
+      return launch (std::integral_constant < int, 4 > { });
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+/* Four 8x8 matrices of 16-bit elements from shared memory (lanes 8 i to
+ * 8 i + 7 give the rows of matrix i), for the tensor-core paths. */
+__device__ __forceinline__ void
+kconv_cuda_ldmatrix_x4 (uint32_t (&r)[4], uint32_t shared_addr)
+{
+  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+      :"=r" (r[0]), "=r" (r[1]), "=r" (r[2]), "=r" (r[3]):"r" (shared_addr));
 }

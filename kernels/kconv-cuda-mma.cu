@@ -76,13 +76,6 @@ kconv_cuda_mma_table (const int8_t * w, int rows, int cols, uint32_t * table)
       }
 }
 
-__device__ __forceinline__ void
-ldmatrix_x4 (uint32_t (&a)[4], uint32_t shared_addr)
-{
-  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-      :"=r" (a[0]), "=r" (a[1]), "=r" (a[2]), "=r" (a[3]):"r" (shared_addr));
-}
-
 /* c += a (16 x 32 unsigned bytes) * b (32 x 8 signed bytes) */
 __device__ __forceinline__ void
 mma_u8s8 (int (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
@@ -212,7 +205,8 @@ mma_kernel (const KConvCudaJob job, const uint4 * __restrict__ table)
       uint32_t a[NCH][4];
 #pragma unroll
       for (int c = 0; c < NCH; c++)
-        ldmatrix_x4 (a[c], a_base + c * plane_bytes + dy * pitch + 32 * j);
+        kconv_cuda_ldmatrix_x4 (a[c], a_base + c * plane_bytes + dy * pitch +
+            32 * j);
 #pragma unroll
       for (int t = 0; t < MMA_NTILES; t++) {
         /* fragment (t, j) meets the kernel only if its first tap
@@ -311,16 +305,6 @@ cudaError_t
 kconv_cuda_launch_mma (const KConvCudaJob * job, const uint32_t * table,
     cudaStream_t stream)
 {
-  switch (job->n_channels) {
-    case 1:
-      return launch_nch < 1 > (*job, table, stream);
-    case 2:
-      return launch_nch < 2 > (*job, table, stream);
-    case 3:
-      return launch_nch < 3 > (*job, table, stream);
-    case 4:
-      return launch_nch < 4 > (*job, table, stream);
-    default:
-      return cudaErrorInvalidValue;
-  }
+  return kconv_cuda_by_channels (job->n_channels,[&](auto nch) {
+        return launch_nch < decltype (nch)::value > (*job, table, stream);});
 }

@@ -128,13 +128,6 @@ half2_minus_1024 (uint32_t bits)
 }
 
 __device__ __forceinline__ void
-ldmatrix_x4 (uint32_t (&r)[4], uint32_t shared_addr)
-{
-  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-      :"=r" (r[0]), "=r" (r[1]), "=r" (r[2]), "=r" (r[3]):"r" (shared_addr));
-}
-
-__device__ __forceinline__ void
 ldmatrix_x2 (uint32_t (&r)[2], uint32_t shared_addr)
 {
   asm volatile ("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];"
@@ -294,7 +287,7 @@ separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
       for (int c = 0; c < CH; c += 2) {
         if (c + 1 < CH) {
           uint32_t b[4];
-          ldmatrix_x4 (b, at + 2 * 16 * c);
+          kconv_cuda_ldmatrix_x4 (b, at + 2 * 16 * c);
           mma_f16 (d, H[c][0], H[c][1], H[c][2], H[c][3], b[0], b[1]);
           mma_f16 (d, H[c + 1][0], H[c + 1][1], H[c + 1][2], H[c + 1][3],
               b[2], b[3]);
@@ -380,16 +373,6 @@ cudaError_t
 kconv_cuda_launch_separable_mma (const KConvCudaJob * job,
     const KConvCudaWeights * hv, cudaStream_t stream)
 {
-  switch (job->n_channels) {
-    case 1:
-      return launch_nch < 1 > (*job, hv, stream);
-    case 2:
-      return launch_nch < 2 > (*job, hv, stream);
-    case 3:
-      return launch_nch < 3 > (*job, hv, stream);
-    case 4:
-      return launch_nch < 4 > (*job, hv, stream);
-    default:
-      return cudaErrorInvalidValue;
-  }
+  return kconv_cuda_by_channels (job->n_channels,[&](auto nch) {
+        return launch_nch < decltype (nch)::value > (*job, hv, stream);});
 }
