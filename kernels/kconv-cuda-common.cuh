@@ -374,3 +374,44 @@ kconv_cuda_ldmatrix_x4 (uint32_t (&r)[4], uint32_t shared_addr)
   asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
       :"=r" (r[0]), "=r" (r[1]), "=r" (r[2]), "=r" (r[3]):"r" (shared_addr));
 }
+
+/* Byte b of four pixel words, pixel i in byte i. */
+__device__ __forceinline__ uint32_t
+kconv_cuda_gather_byte (const uint32_t (&px)[4], uint32_t b)
+{
+  const uint32_t sel = b | (b + 4) << 4;
+  return __byte_perm (__byte_perm (px[0], px[1], sel),
+      __byte_perm (px[2], px[3], sel), 0x5410);
+}
+
+/* The NCH convolved channels of source pixels sx .. sx + 3 of row sy
+ * (row: its first byte), the border rule applied unless INTERIOR; bytes[c]
+ * holds channel c, pixel i in byte i.  WORDS: 4-byte aligned pixels. */
+template < int NCH, bool WORDS, bool INTERIOR > __device__ __forceinline__
+    void
+kconv_cuda_load_quad (const KConvCudaJob & job, const uint8_t * row, int sy,
+    int sx, uint32_t (&bytes)[NCH])
+{
+  uint32_t px[4];
+#pragma unroll
+  for (int c = 0; c < NCH; c++)
+    bytes[c] = 0;
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    const int x = INTERIOR ? sx + i :
+        kconv_border_index (job.border, sx + i, job.width);
+    const bool inside = INTERIOR || (sy >= 0 && x >= 0);
+    const uint8_t *p = row + (size_t) (x < 0 ? 0 : x) * job.pixel_stride;
+    if (WORDS)
+      px[i] = inside ? __ldg ((const uint32_t *) p) : 0u;
+    else
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+        bytes[c] |= (uint32_t) (inside ? __ldg (p + job.channel_offset[c]) :
+            0) << (8 * i);
+  }
+  if (WORDS)
+#pragma unroll
+    for (int c = 0; c < NCH; c++)
+      bytes[c] = kconv_cuda_gather_byte (px, job.channel_offset[c]);
+}

@@ -80,8 +80,7 @@ dp4a_kernel (const KConvCudaJob job, const KConvCudaIntWeights iw)
 #pragma unroll
     for (int b = 0; b < 4; b++)
       if (BYTES >> b & 1)
-        plane[b][ty][q] = __byte_perm (__byte_perm (p[0], p[1], b | (b + 4)
-                << 4), __byte_perm (p[2], p[3], b | (b + 4) << 4), 0x5410);
+        plane[b][ty][q] = kconv_cuda_gather_byte (p, b);
   }
   __syncthreads ();
 

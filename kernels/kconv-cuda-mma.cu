@@ -29,6 +29,15 @@
 #define MMA_TILE_H (16 * MMA_WARPS_Y)   /* output rows a block: 64 */
 #define MMA_NTILES 4                 /* 8-column n-tiles a warp */
 
+/* Bytes a plane row holds: the columns the warps read (32 a warp, plus
+ * chunks - 1 more for the last), and 16 so that the 8 rows of an ldmatrix
+ * fall in different banks. */
+static constexpr __host__ __device__ int
+mma_pitch (int chunks)
+{
+  return 32 * (MMA_WARPS_X - 1 + chunks) + 16;
+}
+
 /* 32-column chunks of the input a warp's strip reads for a kernel cols
  * wide: its 32 outputs span 32 + cols - 1 columns. */
 int
@@ -108,28 +117,9 @@ load_planes (const KConvCudaJob & job, uint8_t * planes, int plane_bytes,
 #pragma unroll
       for (int c = 0; c < NCH; c++)
         packed[c] = 0;
-      if (4 * q < tile_w) {
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-          const int sx = INTERIOR ? sx0 + 4 * q + i :
-              kconv_border_index (job.border, sx0 + 4 * q + i, job.width);
-          const bool inside = INTERIOR || (sy >= 0 && sx >= 0);
-          const uint8_t *p = row + (size_t) (sx < 0 ? 0 : sx) *
-              job.pixel_stride;
-          if (WORDS) {
-            const uint32_t px = inside ? __ldg ((const uint32_t *) p) : 0u;
-#pragma unroll
-            for (int c = 0; c < NCH; c++)
-              packed[c] |= (px >> (8 * job.channel_offset[c]) & 0xffu) <<
-                  (8 * i);
-          } else {
-#pragma unroll
-            for (int c = 0; c < NCH; c++)
-              packed[c] |= (uint32_t) (inside ?
-                  __ldg (p + job.channel_offset[c]) : 0) << (8 * i);
-          }
-        }
-      }
+      if (4 * q < tile_w)
+        kconv_cuda_load_quad < NCH, WORDS, INTERIOR > (job, row, sy,
+            sx0 + 4 * q, packed);
 #pragma unroll
       for (int c = 0; c < NCH; c++)
         *(uint32_t *) (planes + c * plane_bytes + ty * pitch + 4 * q) =
@@ -145,7 +135,7 @@ mma_kernel (const KConvCudaJob job, const uint4 * __restrict__ table)
   extern __shared__ __align__ (16) uint8_t planes[];
   constexpr int QUADS = CHUNKS + 1;     /* 16-byte table loads per row */
   const int kh = job.rows, kw = job.cols;
-  const int pitch = 32 * (MMA_WARPS_X - 1 + CHUNKS) + 16;
+  constexpr int pitch = mma_pitch (CHUNKS);
   const int tile_h = MMA_TILE_H + kh - 1;
   const int tile_w = MMA_TILE_W + kw - 1;       /* columns with weight */
   const int plane_bytes = tile_h * pitch;
@@ -153,7 +143,7 @@ mma_kernel (const KConvCudaJob job, const uint4 * __restrict__ table)
   const int y0 = job.row_begin + blockIdx.y * MMA_TILE_H;
   const int sx0 = x0 - job.ax, sy0 = y0 - job.ay;
 
-  constexpr int QUADS_A_ROW = 8 * (MMA_WARPS_X - 1 + CHUNKS) + 4;  /* pitch/4 */
+  constexpr int QUADS_A_ROW = pitch / 4;
   if (sx0 >= 0 && sy0 >= 0 && sx0 + tile_w <= job.width
       && sy0 + tile_h <= job.height)
     load_planes < NCH, QUADS_A_ROW, WORDS, true > (job, planes, plane_bytes,
@@ -242,8 +232,7 @@ mma_kernel (const KConvCudaJob job, const uint4 * __restrict__ table)
 size_t
 kconv_cuda_mma_smem (int nch, int cols, int rows)
 {
-  const int pitch = 32 * (MMA_WARPS_X - 1 + kconv_cuda_mma_chunks (cols)) +
-      16;
+  const int pitch = mma_pitch (kconv_cuda_mma_chunks (cols));
   return (size_t) nch * (MMA_TILE_H + rows - 1) * pitch;
 }
 

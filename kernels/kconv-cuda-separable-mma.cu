@@ -47,7 +47,7 @@ sepmma_groups (int chunks)
   return 2 * chunks + 3;
 }
 
-static int
+static constexpr __host__ __device__ int
 tile_rows (int chunks)
 {
   return 32 * (SEPMMA_WARPS_Y - 1) + 8 * sepmma_groups (chunks);
@@ -55,7 +55,7 @@ tile_rows (int chunks)
 
 /* half elements a tile row holds; its pitch in bytes adds 16 so that the
  * 8 rows of an ldmatrix fall in different banks */
-static int
+static constexpr __host__ __device__ int
 tile_cols (int chunks)
 {
   return 16 * (SEPMMA_WARPS_X - 1) + 16 * chunks;
@@ -170,31 +170,14 @@ load_half_planes (const KConvCudaJob & job, uint8_t * planes, int plane_bytes,
       for (int c = 0; c < NCH; c++)
         lo[c] = hi[c] = 0x64006400u;
       if (ty < used_rows && 4 * q < used_cols) {
-        uint32_t px[4];           /* whole pixels (WORDS) */
+        uint32_t bytes[NCH];
+        kconv_cuda_load_quad < NCH, WORDS, INTERIOR > (job, row, sy,
+            sx0 + 4 * q, bytes);
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-          const int sx = INTERIOR ? sx0 + 4 * q + i :
-              kconv_border_index (job.border, sx0 + 4 * q + i, job.width);
-          const bool inside = INTERIOR || (sy >= 0 && sx >= 0);
-          const uint8_t *p = row + (size_t) (sx < 0 ? 0 : sx) *
-              job.pixel_stride;
-          px[i] = WORDS && inside ? __ldg ((const uint32_t *) p) : 0u;
-          if (!WORDS)
-#pragma unroll
-            for (int c = 0; c < NCH; c++)
-              (i < 2 ? lo[c] : hi[c]) |= (uint32_t) (inside ?
-                  __ldg (p + job.channel_offset[c]) : 0) << (16 * (i % 2));
+        for (int c = 0; c < NCH; c++) {
+          lo[c] = __byte_perm (bytes[c], 0x6464u, 0x5140);
+          hi[c] = __byte_perm (bytes[c], 0x6464u, 0x5342);
         }
-        if (WORDS)
-#pragma unroll
-          for (int c = 0; c < NCH; c++) {
-            /* byte b of two pixels under the 0x64 high bytes */
-            const uint32_t b = job.channel_offset[c], sel = b | (b + 4) << 4;
-            lo[c] = __byte_perm (__byte_perm (px[0], px[1], sel), 0x6464u,
-                0x5140);
-            hi[c] = __byte_perm (__byte_perm (px[2], px[3], sel), 0x6464u,
-                0x5140);
-          }
       }
 #pragma unroll
       for (int c = 0; c < NCH; c++)
@@ -211,9 +194,7 @@ separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
   extern __shared__ __align__ (16) uint8_t planes[];
   constexpr int GROUPS = sepmma_groups (CH);
   const int kh = job.rows, kw = job.cols;
-  const int rows = 32 * (SEPMMA_WARPS_Y - 1) + 8 * GROUPS;
-  const int cols = 16 * (SEPMMA_WARPS_X - 1) + 16 * CH;
-  const int pitch = 2 * cols + 16;
+  constexpr int rows = tile_rows (CH), pitch = 2 * tile_cols (CH) + 16;
   const int plane_bytes = rows * pitch;
   const int x0 = blockIdx.x * SEPMMA_TILE_W;
   const int y0 = job.row_begin + blockIdx.y * SEPMMA_TILE_H;
@@ -232,7 +213,7 @@ separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
     vpad[i] = k >= 0 && k < kh ? hv.w[kw + k] : 0.f;
   }
 
-  constexpr int QUADS = (16 * (SEPMMA_WARPS_X - 1) + 16 * CH) / 4;
+  constexpr int QUADS = tile_cols (CH) / 4;
   if (sx0 >= 0 && sy0 >= 0 && sx0 + used_cols <= job.width
       && sy0 + used_rows <= job.height)
     load_half_planes < NCH, QUADS, WORDS, true > (job, planes, plane_bytes,

@@ -140,11 +140,8 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
     CHECK_CUDA (cu, err);
     return KCONV_OK;
   }
-  if (cu->strategy == STRATEGY_SEPARABLE_MMA) {
-    kconv_cuda_separable_mma_prepare (plan->h, plan->v, plan->cols,
-        plan->rows, cu->pw.w, cu->pw.w + plan->cols);
-    return KCONV_OK;
-  }
+  if (cu->strategy == STRATEGY_SEPARABLE_MMA)
+    return KCONV_OK;            /* pw holds the half weights already */
   if (cu->strategy == STRATEGY_SEPARABLE) {
     memcpy (cu->pw.w, plan->h, plan->cols * sizeof (float));
     memcpy (cu->pw.w + plan->cols, plan->v, plan->rows * sizeof (float));
@@ -194,17 +191,16 @@ mma_fits (const KConvPlan * plan, int device)
 }
 
 /* The error bound of the half-precision separable path for the plan, or
- * infinity where it cannot take it. */
+ * infinity where it cannot take it; the half weights go to hv (h then v). */
 static double
-separable_mma_bound (const KConvPlan * plan, int device)
+separable_mma_bound (const KConvPlan * plan, int device, float *hv)
 {
-  float h16[KCONV_MAX_KERNEL_SIZE], v16[KCONV_MAX_KERNEL_SIZE];
   if (plan->exact || !plan->separable
       || !kconv_cuda_separable_mma_fits (plan->cols, plan->rows)
       || !has_tensor_cores (device))
     return INFINITY;
   return kconv_cuda_separable_mma_prepare (plan->h, plan->v, plan->cols,
-      plan->rows, h16, v16);
+      plan->rows, hv, hv + plan->cols);
 }
 
 extern "C" KConvStatus
@@ -235,7 +231,7 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
   else if (small && !force)
     cu->strategy = STRATEGY_SMALL;      /* beats two passes at these sizes */
   else if (use_separable && plan->separable) {
-    cu->sepmma_bound = separable_mma_bound (plan, cu->device);
+    cu->sepmma_bound = separable_mma_bound (plan, cu->device, cu->pw.w);
     cu->strategy = cu->sepmma_bound < SEPARABLE_MMA_MAX_ERROR && (!force
         || !strcmp (force, "sepmma")) ? STRATEGY_SEPARABLE_MMA :
         STRATEGY_SEPARABLE;
