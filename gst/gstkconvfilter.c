@@ -61,6 +61,8 @@
 #include "kconv-backend-enum.h"
 #include "kconv-inflight.h"
 #include "kconv-pinned-allocator.h"
+#include "kconv-preset.h"
+#include "kconv-refusal.h"
 #include "kconv.h"
 #include "kconv-matrix.h"
 
@@ -182,7 +184,8 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 
 #define gst_kconv_filter_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstKConvFilter, gst_kconv_filter,
-    GST_TYPE_VIDEO_FILTER, G_IMPLEMENT_INTERFACE (GST_TYPE_PRESET, NULL));
+    GST_TYPE_VIDEO_FILTER, G_IMPLEMENT_INTERFACE (GST_TYPE_PRESET,
+        kconv_filter_preset_init));
 GST_ELEMENT_REGISTER_DEFINE (kconvfilter, "kconvfilter", GST_RANK_NONE,
     GST_TYPE_KCONV_FILTER);
 
@@ -351,8 +354,8 @@ gst_kconv_filter_set_property (GObject * object, guint prop_id,
     case PROP_KERNEL_SIZE:{
       gint size = g_value_get_int (value);
       if (size % 2 == 0) {
-        g_warning ("%s: kernel-size must be odd; %d refused, keeping %d",
-            GST_OBJECT_NAME (self), size, s->kernel_size);
+        kconv_refusal_post (GST_ELEMENT (self), "kernel-size must be odd; %d "
+            "refused, keeping %d", size, s->kernel_size);
         return;
       }
       GST_OBJECT_LOCK (self);
@@ -365,8 +368,8 @@ gst_kconv_filter_set_property (GObject * object, guint prop_id,
     case PROP_OFFSET:{
       gdouble v = g_value_get_double (value);
       if (!isfinite (v)) {
-        g_warning ("%s: %s must be a finite number; %g refused",
-            GST_OBJECT_NAME (self), pspec->name, v);
+        kconv_refusal_post (GST_ELEMENT (self), "%s must be a finite number; "
+            "%g refused", pspec->name, v);
         return;
       }
       GST_OBJECT_LOCK (self);
@@ -385,8 +388,8 @@ gst_kconv_filter_set_property (GObject * object, guint prop_id,
       int rows, cols;
       char err[160];
       if (kconv_matrix_parse (text, &w, &rows, &cols, err, sizeof err) != 0) {
-        g_warning ("%s: invalid matrix \"%.60s%s\": %s; the kernel stays as "
-            "it was", GST_OBJECT_NAME (self), text ? text : "",
+        kconv_refusal_post (GST_ELEMENT (self), "invalid matrix \"%.60s%s\": "
+            "%s; the kernel stays as it was", text ? text : "",
             text && strlen (text) > 60 ? "..." : "", err);
         return;
       }
@@ -902,6 +905,7 @@ gst_kconv_filter_start (GstBaseTransform * trans)
 {
   GstKConvFilter *self = GST_KCONV_FILTER (trans);
 
+  kconv_refusal_flush (GST_ELEMENT (self));
   GST_OBJECT_LOCK (self);
   KConvBackend backend = self->settings.backend;
   GST_OBJECT_UNLOCK (self);

@@ -37,6 +37,7 @@
 #include "gstkpatternmatch.h"
 #include "kconv-backend-enum.h"
 #include "kconv-pinned-allocator.h"
+#include "kconv-refusal.h"
 #include "kmatch-template.h"
 #include "kmatch.h"
 
@@ -211,8 +212,8 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
       KMatchRegion r;
       const gchar *text = g_value_get_string (value);
       if (!parse_region (text, &r)) {
-        g_warning ("%s: template-region must be \"x,y,width,height\"; \"%s\" "
-            "refused", GST_OBJECT_NAME (self), text ? text : "");
+        kconv_refusal_post (GST_ELEMENT (self), "template-region must be "
+            "\"x,y,width,height\"; \"%s\" refused", text ? text : "");
         return;
       }
       GST_OBJECT_LOCK (self);
@@ -226,9 +227,9 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
       const gchar *text = g_value_get_string (value);
       gboolean whole = !text || !*text;
       if (!whole && !parse_region (text, &r)) {
-        g_warning ("%s: search-region must be \"x,y,width,height\" (or empty "
-            "for the whole frame); \"%s\" refused", GST_OBJECT_NAME (self),
-            text);
+        kconv_refusal_post (GST_ELEMENT (self), "search-region must be "
+            "\"x,y,width,height\" (or empty for the whole frame); \"%s\" "
+            "refused", text);
         return;
       }
       GST_OBJECT_LOCK (self);
@@ -245,8 +246,8 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
     case PROP_THRESHOLD:{
       gdouble t = g_value_get_double (value);
       if (!(t >= 0.0 && t <= 1.0)) {
-        g_warning ("%s: threshold must be between 0 and 1; %g refused",
-            GST_OBJECT_NAME (self), t);
+        kconv_refusal_post (GST_ELEMENT (self), "threshold must be between 0 "
+            "and 1; %g refused", t);
         return;
       }
       GST_OBJECT_LOCK (self);
@@ -375,6 +376,7 @@ gst_kpattern_match_start (GstBaseTransform * trans)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
 
+  kconv_refusal_flush (GST_ELEMENT (self));
   GST_OBJECT_LOCK (self);
   gchar *location = g_strdup (self->settings.template_location);
   KConvBackend backend = self->settings.backend;

@@ -342,36 +342,105 @@ GST_START_TEST (test_property_round_trip)
 
 GST_END_TEST;
 
+/* The warnings waiting on a bus, emptied; each one's text must contain
+ * `expect` when it is not NULL. */
+static guint
+count_warnings (GstBus * bus, const gchar * expect)
+{
+  guint n = 0;
+  GstMessage *m;
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    GError *err = NULL;
+    gst_message_parse_warning (m, &err, NULL);
+    if (expect)
+      fail_unless (strstr (err->message, expect) != NULL,
+          "warning \"%s\" does not mention \"%s\"", err->message, expect);
+    g_error_free (err);
+    gst_message_unref (m);
+    n++;
+  }
+  return n;
+}
+
+/* An invalid value keeps the previous one and posts a warning that says
+ * what was wrong on the element's bus.  Out-of-range numbers are GLib's to
+ * refuse (a g_warning, before the element sees them). */
 GST_START_TEST (test_invalid_values_refused)
 {
   GstElement *e = gst_element_factory_make ("kconvfilter", NULL);
+  GstBus *bus = gst_bus_new ();
   gchar *matrix;
   gint size;
   gdouble sigma;
 
+  gst_element_set_bus (e, bus);
   g_object_set (e, "matrix", "1 2; 3 4", NULL);
   const gchar *bad[] = { "1 2; 3", "", "1 x", "nan", "1; inf", "1;;2" };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
-    ASSERT_WARNING (g_object_set (e, "matrix", bad[i], NULL));
+    g_object_set (e, "matrix", bad[i], NULL);
+    fail_unless_equals_int (count_warnings (bus, "invalid matrix"), 1);
     g_object_get (e, "matrix", &matrix, NULL);
     fail_unless_equals_string (matrix, "1 2; 3 4");
     g_free (matrix);
   }
 
   g_object_set (e, "kernel-size", 7, NULL);
-  ASSERT_WARNING (g_object_set (e, "kernel-size", 8, NULL));
+  g_object_set (e, "kernel-size", 8, NULL);
+  fail_unless_equals_int (count_warnings (bus, "kernel-size must be odd"), 1);
   ASSERT_WARNING (g_object_set (e, "kernel-size", 123, NULL));
   g_object_get (e, "kernel-size", &size, NULL);
   fail_unless_equals_int (size, 7);
 
   g_object_set (e, "sigma", 2.0, NULL);
   ASSERT_WARNING (g_object_set (e, "sigma", NAN, NULL));
-  ASSERT_WARNING (g_object_set (e, "sigma", -1.0, NULL));
   ASSERT_WARNING (g_object_set (e, "divisor", INFINITY, NULL));
   ASSERT_WARNING (g_object_set (e, "offset", NAN, NULL));
+  ASSERT_WARNING (g_object_set (e, "sigma", -1.0, NULL));
   g_object_get (e, "sigma", &sigma, NULL);
   fail_unless_equals_float (sigma, 2.0);
+  fail_unless_equals_int (count_warnings (bus, NULL), 0);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
   gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* gst-launch sets properties before the element has a bus: the warning
+ * waits and is posted when the element starts. */
+GST_START_TEST (test_refusal_before_pipeline)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,format=GRAY8,width=32,height=16 ! "
+      "kconvfilter kernel-size=4 matrix=\"1 2; 3\" ! fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  fail_unless (pipeline != NULL);
+  fail_unless_equals_int (count_warnings (bus, NULL), 0);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  /* the two refusals, once each, before EOS */
+  GstMessage *m;
+  guint odd = 0, matrix = 0;
+  while ((m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
+    GstMessageType type = GST_MESSAGE_TYPE (m);
+    if (type == GST_MESSAGE_WARNING) {
+      GError *err = NULL;
+      gst_message_parse_warning (m, &err, NULL);
+      odd += strstr (err->message, "kernel-size must be odd") != NULL;
+      matrix += strstr (err->message, "invalid matrix") != NULL;
+      g_error_free (err);
+    }
+    gst_message_unref (m);
+    fail_unless (type != GST_MESSAGE_ERROR);
+    if (type == GST_MESSAGE_EOS)
+      break;
+  }
+  fail_unless (m != NULL, "no EOS");
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_unless_equals_int (odd, 1);
+  fail_unless_equals_int (matrix, 1);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
 }
 
 GST_END_TEST;
@@ -385,9 +454,18 @@ GST_START_TEST (test_presets)
   fail_unless (names != NULL, "no presets found (GST_PRESET_PATH?)");
   fail_unless (g_strv_length (names) >= 8, "only %u presets",
       g_strv_length (names));
-  for (guint i = 0; names[i]; i++)
+  /* every shipped preset sets border and planes (all of them to the
+   * defaults), so none inherits them from what was set before */
+  for (guint i = 0; names[i]; i++) {
+    gst_util_set_object_arg (G_OBJECT (e), "border", "wrap");
+    gst_util_set_object_arg (G_OBJECT (e), "planes", "luma");
     fail_unless (gst_preset_load_preset (GST_PRESET (e), names[i]),
         "preset %s does not load", names[i]);
+    gint border, planes;
+    g_object_get (e, "border", &border, "planes", &planes, NULL);
+    fail_unless_equals_int (border, 2);        /* reflect */
+    fail_unless_equals_int (planes, 0);        /* all */
+  }
   g_strfreev (names);
 
   fail_unless (gst_preset_load_preset (GST_PRESET (e), "blur-strong"));
@@ -402,6 +480,60 @@ GST_START_TEST (test_presets)
   fail_unless_equals_string (matrix, "-1 -1 0; -1 0 1; 0 1 1");
   g_free (matrix);
   gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Saved presets come back as they were saved, and hold only the filter's
+ * own settings: not the element's name, nor where it runs.  (The tests
+ * save under XDG_DATA_HOME in the build folder.) */
+GST_START_TEST (test_presets_round_trip)
+{
+  GstElement *e = gst_element_factory_make ("kconvfilter", "saver");
+  GstElement *l = gst_element_factory_make ("kconvfilter", "loader");
+  gint kernel, size, border;
+  gchar *matrix;
+
+  /* a named kernel stays a name */
+  gst_util_set_object_arg (G_OBJECT (e), "kernel", "gaussian");
+  g_object_set (e, "kernel-size", 11, "n-threads", 1, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "border", "replicate");
+  fail_unless (gst_preset_save_preset (GST_PRESET (e), "test-named"));
+  fail_unless (gst_preset_load_preset (GST_PRESET (l), "test-named"));
+  g_object_get (l, "kernel", &kernel, "kernel-size", &size, "border",
+      &border, NULL);
+  fail_unless_equals_int (kernel, 5);   /* gaussian */
+  fail_unless_equals_int (size, 11);
+  fail_unless_equals_int (border, 1);   /* replicate */
+  fail_unless_equals_string (GST_OBJECT_NAME (l), "loader");
+  guint threads;
+  g_object_get (l, "n-threads", &threads, NULL);
+  fail_unless_equals_int (threads, 0);
+
+  /* a custom matrix with spaces, signs and fractions */
+  g_object_set (e, "matrix", "0.5 -1 0.25; 2 0 -3", "offset", 128.0, NULL);
+  fail_unless (gst_preset_save_preset (GST_PRESET (e), "test-custom"));
+  fail_unless (gst_preset_load_preset (GST_PRESET (l), "test-custom"));
+  gdouble offset;
+  g_object_get (l, "kernel", &kernel, "matrix", &matrix, "offset", &offset,
+      NULL);
+  fail_unless_equals_int (kernel, 9);   /* custom */
+  fail_unless_equals_string (matrix, "0.5 -1 0.25; 2 0 -3");
+  fail_unless_equals_float (offset, 128.0);
+  g_free (matrix);
+
+  /* saved again over the custom one as a named kernel: no stale matrix */
+  gst_util_set_object_arg (G_OBJECT (e), "kernel", "sobel-x");
+  fail_unless (gst_preset_save_preset (GST_PRESET (e), "test-custom"));
+  fail_unless (gst_preset_load_preset (GST_PRESET (l), "test-custom"));
+  g_object_get (l, "kernel", &kernel, NULL);
+  fail_unless_equals_int (kernel, 6);   /* sobel-x */
+
+  /* no property warnings on the way (a g_warning fails a check test) */
+  fail_unless (gst_preset_delete_preset (GST_PRESET (e), "test-named"));
+  fail_unless (gst_preset_delete_preset (GST_PRESET (e), "test-custom"));
+  gst_object_unref (e);
+  gst_object_unref (l);
 }
 
 GST_END_TEST;
@@ -560,7 +692,9 @@ kconvfilter_suite (void)
   tcase_add_test (tc, test_identity_passthrough);
   tcase_add_test (tc, test_property_round_trip);
   tcase_add_test (tc, test_invalid_values_refused);
+  tcase_add_test (tc, test_refusal_before_pipeline);
   tcase_add_test (tc, test_presets);
+  tcase_add_test (tc, test_presets_round_trip);
   tcase_add_test (tc, test_property_stress_while_streaming);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_cuda_unavailable_is_an_error);

@@ -396,8 +396,15 @@ GST_START_TEST (test_threshold)
   s = next_result (&f);
   expect_at (s, FALSE, 0, 0);
   gst_structure_free (s);
-  ASSERT_WARNING (g_object_set (f.h->element, "template-region", "1,2,3",
-          NULL));
+  /* refused on the bus, the region kept */
+  g_object_set (f.h->element, "template-region", "1,2,3", NULL);
+  GstMessage *m = gst_bus_pop_filtered (f.bus, GST_MESSAGE_WARNING);
+  fail_unless (m != NULL, "no warning on the bus");
+  gst_message_unref (m);
+  gchar *region;
+  g_object_get (f.h->element, "template-region", &region, NULL);
+  fail_unless_equals_string (region, "20,20,16,16");
+  g_free (region);
   g_free (noisy);
   g_free (px);
   fixture_free (&f);
