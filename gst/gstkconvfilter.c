@@ -965,7 +965,8 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
       GST_TYPE_KCONV_KERNEL, DEFAULT_KERNEL, flags);
   properties[PROP_KERNEL_SIZE] = g_param_spec_int ("kernel-size",
       "Kernel size", "Width and height of the box and gaussian kernels (odd)",
-      1, KCONV_MAX_KERNEL_SIZE, DEFAULT_KERNEL_SIZE, flags);
+      1, KCONV_MAX_KERNEL_SIZE, DEFAULT_KERNEL_SIZE,
+      flags | GST_PARAM_CONTROLLABLE);
   properties[PROP_SIGMA] = g_param_spec_double ("sigma", "Sigma",
       "Standard deviation of the gaussian kernel in pixels "
       "(0 = derived from kernel-size)", 0.0, MAX_SIGMA, DEFAULT_SIGMA,
@@ -973,7 +974,8 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
   properties[PROP_MATRIX] = g_param_spec_string ("matrix", "Matrix",
       "Custom kernel: rows separated by ';', values by spaces or commas, "
       "e.g. \"1 2 1; 2 4 2; 1 2 1\", up to 121x121.  Setting it selects "
-      "kernel=custom; reading it gives the kernel in use", NULL, flags);
+      "kernel=custom; reading it gives the kernel in use (\"1\": the "
+      "identity)", "1", flags);
   properties[PROP_DIVISOR] = g_param_spec_double ("divisor", "Divisor",
       "The weighted sum is divided by this (0 = the sum of the weights, "
       "or 1 if that is 0)", -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_DIVISOR,

@@ -657,6 +657,31 @@ post_message (GstKPatternMatch * self, GstBuffer * buf,
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
+/* ROI metas of one buffer need distinct ids: ours follow any already
+ * there (from another detector upstream), best match first. */
+static gint
+next_roi_id (GstBuffer * buffer)
+{
+  gpointer state = NULL;
+  GstMeta *meta;
+  gint next = 0;
+  while ((meta = gst_buffer_iterate_meta_filtered (buffer, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    next = MAX (next, ((GstVideoRegionOfInterestMeta *) meta)->id + 1);
+  return next;
+}
+
+/* controlled properties (threshold, search-radius...) follow the stream */
+static void
+gst_kpattern_match_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstClockTime ts = gst_segment_to_stream_time (&trans->segment,
+      GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (ts))
+    gst_object_sync_values (GST_OBJECT (trans), ts);
+}
+
 static GstFlowReturn
 gst_kpattern_match_transform_frame_ip (GstVideoFilter * vfilter,
     GstVideoFrame * frame)
@@ -746,10 +771,12 @@ gst_kpattern_match_transform_frame_ip (GstVideoFilter * vfilter,
   if (n > 0)
     self->last = matches[0];
 
+  gint id = next_roi_id (frame->buffer);
   for (gint i = 0; i < n; i++) {
     GstVideoRegionOfInterestMeta *meta =
         gst_buffer_add_video_region_of_interest_meta (frame->buffer,
         "kpatternmatch", matches[i].x, matches[i].y, self->tw, self->th);
+    meta->id = id + i;
     gst_video_region_of_interest_meta_add_param (meta,
         gst_structure_new ("kpatternmatch", "score", G_TYPE_DOUBLE,
             matches[i].sad / norm, "sad", G_TYPE_UINT64,
@@ -823,14 +850,14 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
   properties[PROP_SEARCH_RADIUS] = g_param_spec_int ("search-radius",
       "Search radius", "Track: search only this many pixels around the last "
       "match (0 = everywhere; a frame without a match searches everywhere)",
-      0, G_MAXINT, DEFAULT_SEARCH_RADIUS, flags);
+      0, G_MAXINT, DEFAULT_SEARCH_RADIUS, flags | GST_PARAM_CONTROLLABLE);
   properties[PROP_THRESHOLD] = g_param_spec_double ("threshold", "Threshold",
       "Largest score that counts as found: sad / (255 * width * height * "
       "channels), 0 = identical", 0.0, 1.0, DEFAULT_THRESHOLD,
       flags | GST_PARAM_CONTROLLABLE);
   properties[PROP_MAX_MATCHES] = g_param_spec_int ("max-matches",
       "Max matches", "Report this many best non-overlapping matches", 1,
-      MAX_MATCHES, DEFAULT_MAX_MATCHES, flags);
+      MAX_MATCHES, DEFAULT_MAX_MATCHES, flags | GST_PARAM_CONTROLLABLE);
   properties[PROP_DRAW] = g_param_spec_boolean ("draw", "Draw",
       "Draw a box around each match", DEFAULT_DRAW, flags);
   properties[PROP_MATCH_ON] = g_param_spec_enum ("match-on", "Match on",
@@ -870,6 +897,8 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_kpattern_match_stop);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_kpattern_match_propose_allocation);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_kpattern_match_before_transform);
   vfilter_class->transform_frame_ip =
       GST_DEBUG_FUNCPTR (gst_kpattern_match_transform_frame_ip);
 

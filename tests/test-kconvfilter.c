@@ -5,6 +5,7 @@
 #include <string.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/controller/controller.h>
 #include <gst/video/video.h>
 
 #include "kconv.h"
@@ -406,6 +407,35 @@ GST_START_TEST (test_invalid_values_refused)
 
 GST_END_TEST;
 
+/* kernel-size follows a controller, frame by frame */
+GST_START_TEST (test_controlled_kernel_size)
+{
+  GstHarness *h = harness_new ("GRAY8", 16, 8, "kernel", "box", NULL);
+  GstControlSource *cs = gst_interpolation_control_source_new ();
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  gst_object_add_control_binding (GST_OBJECT (h->element),
+      gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
+          "kernel-size", cs));
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs), 0,
+      3);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs),
+      GST_SECOND, 7);
+  const GstClockTime pts[] = { 0, GST_SECOND };
+  const gint want[] = { 3, 7 };
+  for (guint i = 0; i < 2; i++) {
+    GstBuffer *in = random_buffer (16 * 8, i);
+    GST_BUFFER_PTS (in) = pts[i];
+    gst_buffer_unref (gst_harness_push_and_pull (h, in));
+    gint size;
+    g_object_get (h->element, "kernel-size", &size, NULL);
+    fail_unless_equals_int (size, want[i]);
+  }
+  gst_object_unref (cs);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* gst-launch sets properties before the element has a bus: the warning
  * waits and is posted when the element starts. */
 GST_START_TEST (test_refusal_before_pipeline)
@@ -693,6 +723,7 @@ kconvfilter_suite (void)
   tcase_add_test (tc, test_property_round_trip);
   tcase_add_test (tc, test_invalid_values_refused);
   tcase_add_test (tc, test_refusal_before_pipeline);
+  tcase_add_test (tc, test_controlled_kernel_size);
   tcase_add_test (tc, test_presets);
   tcase_add_test (tc, test_presets_round_trip);
   tcase_add_test (tc, test_property_stress_while_streaming);

@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/controller/controller.h>
 #include <gst/video/video.h>
 
 #define W 96
@@ -219,6 +220,58 @@ GST_START_TEST (test_search_region_and_tracking)
 
 GST_END_TEST;
 
+/* search-radius and max-matches follow a controller, frame by frame */
+GST_START_TEST (test_controlled_properties)
+{
+  guint8 *base = random_gray (5);
+  Fixture f = fixture_new ("GRAY8", "template-region", "10,10,8,8", NULL);
+  GstControlSource *cs = gst_interpolation_control_source_new ();
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  gst_object_add_control_binding (GST_OBJECT (f.h->element),
+      gst_direct_control_binding_new_absolute (GST_OBJECT (f.h->element),
+          "max-matches", cs));
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs), 0,
+      1);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs),
+      GST_SECOND, 2);
+  guint8 *fr = g_memdup2 (base, W * H);
+  copy_block (fr, 70, 50, base, 10, 10, 8, 8);
+  gst_harness_set_time (f.h, 0);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (fr, 0)));
+  GstStructure *s = next_result (&f);
+  fail_if (gst_structure_has_field (s, "matches"));
+  gst_structure_free (s);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (fr,
+              GST_SECOND)));
+  s = next_result (&f);
+  const GValue *list = gst_structure_get_value (s, "matches");
+  fail_unless (list && gst_value_list_get_size (list) == 2);
+  gst_structure_free (s);
+  gint n;
+  g_object_get (f.h->element, "max-matches", &n, NULL);
+  fail_unless_equals_int (n, 2);
+
+  GstControlSource *rs = gst_interpolation_control_source_new ();
+  g_object_set (rs, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  gst_object_add_control_binding (GST_OBJECT (f.h->element),
+      gst_direct_control_binding_new_absolute (GST_OBJECT (f.h->element),
+          "search-radius", rs));
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (rs),
+      2 * GST_SECOND, 9);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (fr,
+              2 * GST_SECOND)));
+  gst_structure_free (next_result (&f));
+  g_object_get (f.h->element, "search-radius", &n, NULL);
+  fail_unless_equals_int (n, 9);
+  gst_object_unref (cs);
+  gst_object_unref (rs);
+  g_free (fr);
+  g_free (base);
+  fixture_free (&f);
+}
+
+GST_END_TEST;
+
 /* max-matches: the best non-overlapping copies, in order, as a list */
 GST_START_TEST (test_max_matches)
 {
@@ -244,13 +297,31 @@ GST_START_TEST (test_max_matches)
     fail_unless (x == want[i][0] && y == want[i][1] && sad == 0,
         "match %d at %d,%d sad %" G_GUINT64_FORMAT, i, x, y, sad);
   }
+  /* one ROI meta a match, each its own id, in the order of the list */
   int n_meta = 0;
   gpointer state = NULL;
-  while (gst_buffer_iterate_meta_filtered (out, &state,
-          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+  GstMeta *meta;
+  while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    fail_unless_equals_int (roi->id, n_meta);
+    fail_unless_equals_int (roi->x, want[n_meta][0]);
     n_meta++;
+  }
   fail_unless_equals_int (n_meta, 3);
   gst_structure_free (s);
+  gst_buffer_unref (out);
+
+  /* ids follow those of a detector upstream */
+  GstBuffer *in = gray_buffer (fr, 0);
+  GstVideoRegionOfInterestMeta *theirs =
+      gst_buffer_add_video_region_of_interest_meta (in, "face", 0, 0, 4, 4);
+  theirs->id = 7;
+  out = gst_harness_push_and_pull (f.h, in);
+  gst_structure_free (next_result (&f));
+  for (int id = 7; id <= 10; id++)
+    fail_unless (gst_buffer_get_video_region_of_interest_meta_id (out, id),
+        "no ROI meta with id %d", id);
   gst_buffer_unref (out);
   g_free (fr);
   g_free (base);
@@ -496,6 +567,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_message_fields_and_meta);
   tcase_add_test (tc, test_search_region_and_tracking);
   tcase_add_test (tc, test_max_matches);
+  tcase_add_test (tc, test_controlled_properties);
   tcase_add_test (tc, test_template_from_file);
   tcase_add_test (tc, test_bad_template_file);
   tcase_add_test (tc, test_template_too_large);
