@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# A packaged install (--prefix=/usr) puts the plugin where GStreamer looks
+# without any variable, and the presets where GstPreset looks.  Builds a
+# small CPU-only copy and installs it under a scratch DESTDIR.
+#   tests/test-install.sh SOURCE_DIR SCRATCH_DIR
+set -euo pipefail
+src=$1
+scratch=$2
+rm -rf "$scratch"
+mkdir -p "$scratch"
+meson setup "$scratch/build" "$src" --prefix=/usr -Dcuda=disabled \
+  -Dtests=disabled -Dbenchmarks=disabled >"$scratch/setup.log"
+meson compile -C "$scratch/build" >"$scratch/compile.log"
+DESTDIR="$scratch/root" meson install -C "$scratch/build" >"$scratch/install.log"
+
+plugins=$(pkg-config --variable=pluginsdir gstreamer-1.0)
+plugin="$scratch/root$plugins/libgstkconv.so"
+presets="$scratch/root/usr/share/gstreamer-1.0/presets/GstKConvFilter.prs"
+[ -f "$plugin" ] || { echo "no plugin at $plugin"; find "$scratch/root" -type f; exit 1; }
+[ -f "$presets" ] || { echo "no presets at $presets"; exit 1; }
+grep -q "GStreamer finds it.*yes" "$scratch/setup.log" \
+  || { echo "meson's summary does not say GStreamer finds the plugin"; exit 1; }
+
+# the plugin from that folder loads and registers both elements
+GST_REGISTRY_1_0="$scratch/registry.bin" GST_PLUGIN_PATH_1_0= \
+GST_PLUGIN_SYSTEM_PATH_1_0="$scratch/root$plugins" \
+  gst-inspect-1.0 kconv | grep -E "kconvfilter|kpatternmatch"
+echo "installed: $plugin, $presets"
