@@ -12,7 +12,7 @@ gst_kconv_backend_get_type (void)
   static const GEnumValue values[] = {
     {KCONV_BACKEND_AUTO, "CUDA when a usable GPU exists, else the CPU",
         "auto"},
-    {KCONV_BACKEND_CPU, "CPU (OpenMP)", "cpu"},
+    {KCONV_BACKEND_CPU, "CPU (threads, vectorised)", "cpu"},
     {KCONV_BACKEND_CUDA, "CUDA (fails when unavailable)", "cuda"},
     {0, NULL, NULL},
   };

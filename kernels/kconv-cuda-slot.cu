@@ -52,6 +52,14 @@ struct KConvCudaSlot
   size_t d_size, d_used;
   uint8_t *h_stage;             /* pinned staging for pageable frames */
   size_t h_size, h_used;
+  /* the last plane submitted, for a second image over it (packed 4:2:2's
+   * chroma after its luma): its source is already on the device, and its
+   * result buffer holds the first image's output */
+  const uint8_t *last_src, *last_dst;
+  ptrdiff_t last_src_stride, last_dst_stride;
+  size_t last_row, last_pitch;
+  int last_h;
+  uint8_t *last_d_src, *last_d_dst;
   Unstage unstage[MAX_UNSTAGE]; /* staged results still to hand over */
   int n_unstage;
   int n_threads;
@@ -165,6 +173,7 @@ slot_finish (KConvCudaSlot * slot)
   }
   slot->n_unstage = 0;
   slot->d_used = slot->h_used = 0;
+  slot->last_src = slot->last_dst = NULL;
   return st;
 }
 
@@ -202,14 +211,27 @@ slot_reserve (KConvCudaSlot * slot, size_t d_need, size_t h_need)
   return KCONV_OK;
 }
 
+/* A second image over the plane submitted last, keeping the bytes the
+ * first one wrote: nothing to upload again. */
+static int
+same_plane_again (const KConvCudaSlot * slot, const KConvImage * src,
+    const KConvImage * dst, size_t row)
+{
+  return dst->keep_other_bytes && slot->last_src == src->data
+      && slot->last_dst == dst->data && slot->last_src_stride == src->stride
+      && slot->last_dst_stride == dst->stride && slot->last_h == src->height
+      && row <= slot->last_row;
+}
+
 static KConvStatus
 slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
     const KConvImage * dst)
 {
   const size_t row = (size_t) src->width * src->pixel_stride;
-  const size_t pitch = (row + 255) / 256 * 256;
   const int h = src->height;
-  const int src_pinned = is_pinned (src->data);
+  const int again = same_plane_again (slot, src, dst, row);
+  const size_t pitch = again ? slot->last_pitch : (row + 255) / 256 * 256;
+  const int src_pinned = again || is_pinned (src->data);
   const int dst_pinned = is_pinned (dst->data);
   const size_t plane = pitch * h;
 
@@ -217,13 +239,16 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
   void *up_ptr, *down_ptr;
   kconv_cuda_copy_streams (cu, &up_ptr, &down_ptr);
   cudaStream_t up = (cudaStream_t) up_ptr, down = (cudaStream_t) down_ptr;
-  KConvStatus st = slot_reserve (slot, 2 * plane,
+  /* (a reserve that finishes the frame so far keeps the device buffers) */
+  KConvStatus st = slot_reserve (slot, again ? 0 : 2 * plane,
       (src_pinned ? 0 : row * h) + (dst_pinned ? 0 : row * h));
   if (st != KCONV_OK)
     return st;
-  uint8_t *d_src = slot->d_mem + slot->d_used;
-  uint8_t *d_dst = d_src + plane;
-  slot->d_used += 2 * plane;
+  uint8_t *d_src = again ? slot->last_d_src : slot->d_mem + slot->d_used;
+  uint8_t *d_dst = again ? slot->last_d_dst : d_src + plane;
+  /* past both buffers, also when the reserve finished the frame so far */
+  const size_t end = (size_t) (d_dst + plane - slot->d_mem);
+  slot->d_used = slot->d_used > end ? slot->d_used : end;
   uint8_t *stage_in = NULL, *stage_out = NULL;
   if (!src_pinned) {
     stage_in = slot->h_stage + slot->h_used;
@@ -232,6 +257,17 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
   if (!dst_pinned) {
     stage_out = slot->h_stage + slot->h_used;
     slot->h_used += row * h;
+  }
+  slot->last_src = src->data;
+  slot->last_dst = dst->data;
+  slot->last_src_stride = src->stride;
+  slot->last_dst_stride = dst->stride;
+  slot->last_h = h;
+  if (!again) {
+    slot->last_row = row;
+    slot->last_pitch = pitch;
+    slot->last_d_src = d_src;
+    slot->last_d_dst = d_dst;
   }
 
   /* bands of rows */
@@ -242,7 +278,7 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
   const int band_h = (h + bands - 1) / bands;
   bands = (h + band_h - 1) / band_h;
 
-  for (int b = 0; b < bands; b++) {
+  for (int b = 0; b < bands && !again; b++) {
     const int y0 = b * band_h, y1 = y0 + band_h < h ? y0 + band_h : h;
     const uint8_t *from = src->data + (ptrdiff_t) y0 * src->stride;
     size_t from_stride = src->stride;

@@ -318,7 +318,7 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
     job.n_channels = src->n_channels;
     for (int c = 0; c < src->n_channels; c++)
       job.channel_offset[c] = src->channel_offset[c];
-    job.copy_other_bytes = 1;
+    job.copy_other_bytes = !dst->keep_other_bytes;
     return kconv_cuda_fft_run (cu->fft, &job, stream, cu->error,
         sizeof cu->error) == 0 ? KCONV_OK : KCONV_ERROR_DEVICE;
   }
@@ -337,7 +337,7 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
     job.n_channels = src->n_channels;
     for (int c = 0; c < src->n_channels; c++)
       job.channel_offset[c] = src->channel_offset[c];
-    job.copy_other_bytes = 1;
+    job.copy_other_bytes = !dst->keep_other_bytes;
     CHECK_CUDA (cu, cu->strategy == STRATEGY_MMA ?
         kconv_cuda_launch_mma (&job, cu->d_mma_table, stream) :
         kconv_cuda_launch_separable_mma (&job, &cu->pw, stream));
@@ -361,7 +361,7 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
     job.n_channels = total;
     for (int c = 0; c < total; c++)
       job.channel_offset[c] = src->channel_offset[c];
-    job.copy_other_bytes = 1;
+    job.copy_other_bytes = !dst->keep_other_bytes;
     if (cu->int_path != KCONV_CUDA_INT_NONE
         && kconv_cuda_int_layout_fits (job))
       CHECK_CUDA (cu, cu->int_path == KCONV_CUDA_INT_PACKED ?
@@ -375,7 +375,7 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
     job.n_channels = c0 + per <= total ? per : total - c0;
     for (int c = 0; c < job.n_channels; c++)
       job.channel_offset[c] = src->channel_offset[c0 + c];
-    job.copy_other_bytes = c0 == 0;
+    job.copy_other_bytes = c0 == 0 && !dst->keep_other_bytes;
     cudaError_t err = cu->strategy == STRATEGY_SEPARABLE ?
         kconv_cuda_launch_separable (&job, &cu->pw, stream) :
         kconv_cuda_launch_direct (&job, &cu->pw, cu->d_weights, stream);

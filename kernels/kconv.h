@@ -51,7 +51,7 @@ typedef enum {
 
 typedef enum {
   KCONV_BACKEND_AUTO,           /* CUDA when usable, else the CPU */
-  KCONV_BACKEND_CPU,            /* OpenMP, vectorised */
+  KCONV_BACKEND_CPU,            /* threads, vectorised */
   KCONV_BACKEND_CUDA,
   KCONV_BACKEND_REFERENCE,      /* scalar, one pixel at a time: the gold */
 } KConvBackend;
@@ -65,7 +65,13 @@ typedef enum {
 /* One plane of 8-bit samples.  A pixel is pixel_stride bytes; the samples
  * at channel_offset[0 .. n_channels-1] within it are convolved and every
  * other byte of the pixel is copied from source to destination unchanged
- * (alpha, padding). */
+ * (alpha, padding), unless the destination says keep_other_bytes: then
+ * they are left as the destination holds them.  That is how two images
+ * over one plane are filtered, such as packed 4:2:2 video (YUY2), whose
+ * luma is every second byte and whose chroma is bytes 1 and 3 of every
+ * four: the first image copies the bytes it does not filter, the second
+ * keeps them.  Submitted to one slot one after the other, the second
+ * reuses the plane the first uploaded. */
 typedef struct {
   uint8_t *data;
   int width;
@@ -74,6 +80,7 @@ typedef struct {
   int pixel_stride;             /* 1 .. 4 */
   int n_channels;               /* 1 .. pixel_stride */
   int channel_offset[KCONV_MAX_CHANNELS];
+  int keep_other_bytes;         /* destinations only; 0 = copy them */
 } KConvImage;
 
 typedef struct {

@@ -90,20 +90,15 @@ kmatch_set_template (KMatch * m, const uint8_t * samples, int width,
   return KCONV_OK;
 }
 
+#ifdef KCONV_HAVE_CUDA
 /* The GPU takes the search when it holds this template and region. */
 static int
 on_gpu (const KMatch * m, int mw, int mh)
 {
-#ifdef KCONV_HAVE_CUDA
   /* the result key holds 16-bit coordinates */
   return m->cuda && (m->ch == 1 || m->ch == 3) && mw <= 65535 && mh <= 65535;
-#else
-  (void) m;
-  (void) mw;
-  (void) mh;
-  return 0;
-#endif
 }
+#endif
 
 static int
 overlaps (const KMatchPosition * a, const KMatchPosition * b, int w, int h)

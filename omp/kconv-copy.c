@@ -8,31 +8,51 @@
  */
 #include <string.h>
 #include "kconv-cpu.h"
+#include "kconv-threads.h"
 
 /* Below this, starting threads costs more than it saves. */
 #define PARALLEL_MIN_BYTES (256 * 1024)
+
+typedef struct
+{
+  uint8_t *dst;
+  const uint8_t *src;
+  ptrdiff_t dst_stride, src_stride;
+  size_t row_bytes;
+  int rows;
+} Copy;
+
+/* contiguous: the block in equal, cache-line aligned parts */
+static void
+copy_part (int t, int n, void *ctx)
+{
+  const Copy *c = ctx;
+  const size_t total = c->row_bytes * c->rows;
+  const size_t chunk = (total / n + 63) / 64 * 64;
+  const size_t begin = (size_t) t * chunk;
+  if (begin < total)
+    memcpy (c->dst + begin, c->src + begin,
+        begin + chunk <= total ? chunk : total - begin);
+}
+
+static void
+copy_band (int t, int n, void *ctx)
+{
+  const Copy *c = ctx;
+  int y0, y1;
+  kconv_band (c->rows, t, n, &y0, &y1);
+  for (int y = y0; y < y1; y++)
+    memcpy (c->dst + y * c->dst_stride, c->src + y * c->src_stride,
+        c->row_bytes);
+}
 
 void
 kconv_cpu_copy_rows (uint8_t * dst, ptrdiff_t dst_stride, const uint8_t * src,
     ptrdiff_t src_stride, size_t row_bytes, int rows, int n_threads)
 {
-  if (dst_stride == src_stride && (size_t) dst_stride == row_bytes) {
-    /* contiguous: split the block in equal parts */
-    const size_t total = row_bytes * rows;
-    int parts = total < PARALLEL_MIN_BYTES ? 1 : n_threads;
-    parts = parts < 1 ? 1 : parts;
-    const size_t chunk = (total / parts + 63) / 64 * 64;
-#pragma omp parallel for num_threads (parts) schedule (static) if (parts > 1)
-    for (int i = 0; i < parts; i++) {
-      const size_t begin = (size_t) i * chunk;
-      if (begin < total)
-        memcpy (dst + begin, src + begin,
-            begin + chunk <= total ? chunk : total - begin);
-    }
-    return;
-  }
-  const int threads = row_bytes * rows < PARALLEL_MIN_BYTES ? 1 : n_threads;
-#pragma omp parallel for num_threads (threads) schedule (static) if (threads > 1)
-  for (int y = 0; y < rows; y++)
-    memcpy (dst + y * dst_stride, src + y * src_stride, row_bytes);
+  Copy c = { dst, src, dst_stride, src_stride, row_bytes, rows };
+  int threads = row_bytes * rows < PARALLEL_MIN_BYTES ? 1 : n_threads;
+  threads = threads < 1 ? 1 : threads < rows ? threads : rows;
+  kconv_parallel (threads, dst_stride == src_stride
+      && (size_t) dst_stride == row_bytes ? copy_part : copy_band, &c);
 }

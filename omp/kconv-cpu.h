@@ -1,4 +1,4 @@
-/* kconv: CPU backends (scalar reference and OpenMP)
+/* kconv: CPU backends (scalar reference and the threaded, vectorised one)
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -16,7 +16,7 @@ extern "C" {
 KConvStatus kconv_reference_run (const KConvPlan * plan, const KConvImage * src,
     const KConvImage * dst);
 
-/* Working memory of the OpenMP backend, kept between frames. */
+/* Working memory of the CPU backend, kept between frames. */
 typedef struct {
   float *data;
   size_t n_floats;

@@ -14,10 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fftw3.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include <pthread.h>
 #include "kconv-cpu.h"
+#include "kconv-threads.h"
 
 /* most time FFTW may spend choosing each plan, at the first frame of a size */
 #define PLAN_SECONDS 1.0
@@ -50,19 +49,47 @@ fft_release (KConvCpuFft * f)
   f->width = f->height = f->nch = 0;
 }
 
+#ifdef KCONV_FFTW_THREADS
+/* FFTW's parallel loops run on our workers, which sleep when idle */
+typedef struct
+{
+  void *(*work) (char *);
+  char *data;
+  size_t elsize;
+} FftwLoop;
+
+static void
+fftw_part (int t, int n, void *ctx)
+{
+  const FftwLoop *l = ctx;
+  (void) n;
+  l->work (l->data + (size_t) t * l->elsize);
+}
+
+static void
+fftw_parallel_loop (void *(*work) (char *), char *jobdata, size_t elsize,
+    int njobs, void *data)
+{
+  FftwLoop l = { work, jobdata, elsize };
+  (void) data;
+  kconv_parallel (njobs, fftw_part, &l);
+}
+
+static void
+fftw_setup (void)
+{
+  fftw_make_planner_thread_safe ();
+  fftw_init_threads ();
+  fftw_threads_set_callback (fftw_parallel_loop, NULL);
+}
+#endif
+
 static void
 fftw_setup_once (void)
 {
 #ifdef KCONV_FFTW_THREADS
-  static int done;
-#pragma omp critical (kconv_fftw_setup)
-  {
-    if (!done) {
-      fftw_make_planner_thread_safe ();
-      fftw_init_threads ();
-      done = 1;
-    }
-  }
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once (&once, fftw_setup);
 #endif
 }
 
@@ -135,26 +162,28 @@ kconv_cpu_fft_new (const KConvPlan * plan)
   return f;
 }
 
-KConvStatus
-kconv_cpu_fft_run (KConvCpuFft * f, int n_threads, const KConvImage * src,
-    const KConvImage * dst)
+/* One frame's three passes between the transforms, each in bands. */
+typedef struct
 {
+  const KConvCpuFft *f;
+  const KConvImage *src, *dst;
+} FftFrame;
+
+/* source samples, border applied, into the planes */
+static void
+load_planes (int t, int n, void *ctx)
+{
+  const FftFrame *fr = ctx;
+  const KConvCpuFft *f = fr->f;
   const KConvPlan *plan = f->plan;
-  const int nch = src->n_channels, ps = src->pixel_stride;
-  if (src->width != f->width || src->height != f->height || nch != f->nch
-      || n_threads != f->threads) {
-    KConvStatus st = fft_prepare (f, src->width, src->height, nch, n_threads);
-    if (st != KCONV_OK)
-      return st;
-  }
-  const int fw = f->fw, fh = f->fh, fwc = fw / 2 + 1;
-  const size_t plane = (size_t) fw * fh, cplane = (size_t) fwc * fh;
+  const KConvImage *src = fr->src;
+  const int fw = f->fw, nch = f->nch, ps = src->pixel_stride;
+  const size_t plane = (size_t) fw * f->fh;
   const int win_w = src->width + plan->cols - 1;
   const int win_h = src->height + plan->rows - 1;
-
-  /* source samples, border applied, into the planes */
-#pragma omp parallel for num_threads (n_threads) schedule (static)
-  for (int y = 0; y < fh; y++) {
+  int y0, y1;
+  kconv_band (f->fh, t, n, &y0, &y1);
+  for (int y = y0; y < y1; y++) {
     int sy = y < win_h ? kconv_border_index (plan->border, y - plan->ay,
         src->height) : -1;
     const uint8_t *srow = sy < 0 ? NULL : src->data + (ptrdiff_t) sy *
@@ -168,43 +197,78 @@ kconv_cpu_fft_run (KConvCpuFft * f, int n_threads, const KConvImage * src,
       }
     }
   }
+}
 
-  fftw_execute (f->fwd);
-#pragma omp parallel for num_threads (n_threads) schedule (static)
-  for (size_t i = 0; i < cplane; i++) {
+/* each channel's spectrum times the kernel's */
+static void
+multiply_spectra (int t, int n, void *ctx)
+{
+  const KConvCpuFft *f = ((const FftFrame *) ctx)->f;
+  const size_t cplane = (size_t) (f->fw / 2 + 1) * f->fh;
+  const size_t i0 = cplane * t / n, i1 = cplane * (t + 1) / n;
+  for (size_t i = i0; i < i1; i++) {
     const double kr = f->kspec[i][0], ki = f->kspec[i][1];
-    for (int c = 0; c < nch; c++) {
+    for (int c = 0; c < f->nch; c++) {
       fftw_complex *s = &f->spec[c * cplane + i];
       const double sr = (*s)[0], si = (*s)[1];
       (*s)[0] = sr * kr - si * ki;
       (*s)[1] = sr * ki + si * kr;
     }
   }
-  fftw_execute (f->inv);
+}
 
-  /* back to 8 bits by the rule in kconv.h; untouched bytes copied */
-#pragma omp parallel for num_threads (n_threads) schedule (static)
-  for (int y = 0; y < src->height; y++) {
+/* back to 8 bits by the rule in kconv.h; untouched bytes copied */
+static void
+store_rows (int t, int n, void *ctx)
+{
+  const FftFrame *fr = ctx;
+  const KConvCpuFft *f = fr->f;
+  const KConvPlan *plan = f->plan;
+  const KConvImage *src = fr->src, *dst = fr->dst;
+  const int nch = f->nch, ps = src->pixel_stride;
+  const size_t plane = (size_t) f->fw * f->fh;
+  int y0, y1;
+  kconv_band (src->height, t, n, &y0, &y1);
+  for (int y = y0; y < y1; y++) {
     uint8_t *drow = dst->data + (ptrdiff_t) y * dst->stride;
-    if (nch < ps)
+    if (nch < ps && !dst->keep_other_bytes)
       memcpy (drow, src->data + (ptrdiff_t) y * src->stride,
           (size_t) src->width * ps);
     for (int c = 0; c < nch; c++) {
-      const double *v = f->real + c * plane + (size_t) y * fw;
+      const double *v = f->real + c * plane + (size_t) y * f->fw;
       uint8_t *d = drow + src->channel_offset[c];
       for (int x = 0; x < src->width; x++) {
         uint8_t out;
         if (plan->exact) {
           out = kconv_finish_exact (plan, (int64_t) llrint (v[x]));
         } else {
-          double t = plan->absolute ? fabs (v[x]) : v[x];
-          t = floor (t + plan->offset_f + 0.5);
-          out = t < 0.0 ? 0 : t > 255.0 ? 255 : (uint8_t) t;
+          double v2 = plan->absolute ? fabs (v[x]) : v[x];
+          v2 = floor (v2 + plan->offset_f + 0.5);
+          out = v2 < 0.0 ? 0 : v2 > 255.0 ? 255 : (uint8_t) v2;
         }
         d[(size_t) x * ps] = out;
       }
     }
   }
+}
+
+KConvStatus
+kconv_cpu_fft_run (KConvCpuFft * f, int n_threads, const KConvImage * src,
+    const KConvImage * dst)
+{
+  const int nch = src->n_channels;
+  if (src->width != f->width || src->height != f->height || nch != f->nch
+      || n_threads != f->threads) {
+    KConvStatus st = fft_prepare (f, src->width, src->height, nch, n_threads);
+    if (st != KCONV_OK)
+      return st;
+  }
+  FftFrame fr = { f, src, dst };
+  kconv_parallel (n_threads, load_planes, &fr);
+  fftw_execute (f->fwd);
+  kconv_parallel (n_threads, multiply_spectra, &fr);
+  fftw_execute (f->inv);
+  kconv_parallel (n_threads, store_rows, &fr);
   return KCONV_OK;
 }
 

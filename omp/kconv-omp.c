@@ -1,4 +1,4 @@
-/* kconv: OpenMP convolution
+/* kconv: the CPU convolution (vectorised, on kconv's worker threads)
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -12,10 +12,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "kconv-cpu.h"
+#include "kconv-threads.h"
 
 /* Floats accumulated in registers at once: 8 AVX registers. */
 #define BLOCK 64
@@ -200,7 +198,8 @@ store_row (uint8_t * drow, const uint8_t * srow, const uint8_t * packed,
     const KConvImage * im)
 {
   const int nc = im->n_channels, ps = im->pixel_stride;
-  memcpy (drow, srow, (size_t) im->width * ps);     /* alpha, padding */
+  if (srow)
+    memcpy (drow, srow, (size_t) im->width * ps);   /* alpha, padding */
   for (int c = 0; c < nc; c++) {
     uint8_t *d = drow + im->channel_offset[c];
     const uint8_t *p = packed + c;
@@ -313,7 +312,8 @@ run_band (const Job * job, float *mem, int y0, int y1)
       finish_row (drow, acc, n, plan);
     } else {
       finish_row (packed, acc, n, plan);
-      store_row (drow, srow, packed, job->src);
+      store_row (drow, job->dst->keep_other_bytes ? NULL : srow, packed,
+          job->src);
     }
   }
 }
@@ -335,14 +335,28 @@ make_taps (Tap * taps, const float *w, int rows, int cols, int nc,
   return n;
 }
 
+/* A frame in bands of rows, one a thread, each with its own scratch. */
+typedef struct
+{
+  const Job *job;
+  float *scratch;
+  size_t per_thread;
+} Bands;
+
+static void
+run_bands (int t, int n, void *ctx)
+{
+  const Bands *b = ctx;
+  int y0, y1;
+  kconv_band (b->job->src->height, t, n, &y0, &y1);
+  if (y0 < y1)
+    run_band (b->job, b->scratch + b->per_thread * t, y0, y1);
+}
+
 int
 kconv_cpu_default_threads (void)
 {
-#ifdef _OPENMP
-  return omp_get_num_procs ();
-#else
-  return 1;
-#endif
+  return kconv_cpu_count ();
 }
 
 KConvStatus
@@ -354,7 +368,7 @@ kconv_cpu_run (const KConvPlan * plan, int use_separable, int n_threads,
   /* Gathering 3 of 4 bytes costs more than a small kernel: convolve the
    * fourth too and put it back afterwards. */
   if (src->pixel_stride == 4 && src->n_channels == 3
-      && plan->rows * plan->cols <= 49) {
+      && plan->rows * plan->cols <= 49 && !dst->keep_other_bytes) {
     uint8_t mask[4] = { 0 };
     for (int c = 0; c < 3; c++)
       mask[src->channel_offset[c]] = 0xff;
@@ -418,19 +432,8 @@ kconv_cpu_run (const KConvPlan * plan, int use_separable, int n_threads,
         scale);
   }
 
-#ifdef _OPENMP
-#pragma omp parallel num_threads (n_threads)
-  {
-    int t = omp_get_thread_num (), nt = omp_get_num_threads ();
-#else
-  {
-    int t = 0, nt = 1;
-#endif
-    int y0 = (int) ((int64_t) src->height * t / nt);
-    int y1 = (int) ((int64_t) src->height * (t + 1) / nt);
-    if (y0 < y1)
-      run_band (&job, scratch->data + per_thread * t, y0, y1);
-  }
+  Bands bands = { &job, scratch->data, per_thread };
+  kconv_parallel (n_threads, run_bands, &bands);
 
   free (job.xmap);
   free (taps);

@@ -56,7 +56,8 @@ KConvStatus
 kconv_reference_run (const KConvPlan * plan, const KConvImage * src,
     const KConvImage * dst)
 {
-  copy_passthrough_bytes (src, dst);
+  if (!dst->keep_other_bytes)
+    copy_passthrough_bytes (src, dst);
   for (int y = 0; y < src->height; y++) {
     uint8_t *drow = dst->data + y * dst->stride;
     for (int x = 0; x < src->width; x++)

@@ -1,12 +1,10 @@
-/* kconv: template matching on the CPU, scalar reference and OpenMP
+/* kconv: template matching on the CPU, scalar reference and threaded
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <stdlib.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "kmatch-cpu.h"
+#include "kconv-threads.h"
 
 void
 kmatch_reference_map (const uint8_t * frame, ptrdiff_t stride,
@@ -60,23 +58,30 @@ map_rows (const uint8_t * frame, ptrdiff_t stride, const uint8_t * tmpl,
     }
 }
 
+typedef struct
+{
+  const uint8_t *frame;
+  ptrdiff_t stride;
+  const uint8_t *tmpl;
+  int tw, th, ch, mw, mh;
+  uint64_t *map;
+} MapJob;
+
+/* interleaved blocks of 8 rows: every thread gets its share of any region */
+static void
+map_part (int t, int n, void *ctx)
+{
+  const MapJob *j = ctx;
+  for (int y0 = 8 * t; y0 < j->mh; y0 += 8 * n)
+    map_rows (j->frame, j->stride, j->tmpl, j->tw, j->th, j->ch, j->mw, y0,
+        y0 + 8 < j->mh ? y0 + 8 : j->mh, j->map);
+}
+
 void
 kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
     uint64_t * map, int n_threads)
 {
-#ifdef _OPENMP
-#pragma omp parallel num_threads (n_threads)
-  {
-    /* interleaved row blocks: every thread gets its share of any region */
-    int t = omp_get_thread_num (), nt = omp_get_num_threads ();
-#else
-  {
-    int t = 0, nt = 1;
-    (void) n_threads;
-#endif
-    for (int y0 = 8 * t; y0 < mh; y0 += 8 * nt)
-      map_rows (frame, stride, tmpl, tw, th, ch, mw, y0,
-          y0 + 8 < mh ? y0 + 8 : mh, map);
-  }
+  MapJob j = { frame, stride, tmpl, tw, th, ch, mw, mh, map };
+  kconv_parallel (n_threads, map_part, &j);
 }

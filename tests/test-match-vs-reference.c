@@ -1,4 +1,4 @@
-/* kconv: the OpenMP matcher against the scalar reference
+/* kconv: the threaded CPU matcher against the scalar reference
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
