@@ -59,6 +59,7 @@
 
 #include "gstkconvfilter.h"
 #include "kconv-backend-enum.h"
+#include "kconv-formats.h"
 #include "kconv-inflight.h"
 #include "kconv-pinned-allocator.h"
 #include "kconv-preset.h"
@@ -171,16 +172,13 @@ struct _GstKConvFilter
   GstClockTime last_duration;
 };
 
-#define FORMATS "{ GRAY8, RGB, BGR, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
-    "xRGB, xBGR, I420, NV12 }"
-
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS)));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS)));
 
 #define gst_kconv_filter_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstKConvFilter, gst_kconv_filter,
@@ -584,35 +582,79 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   return TRUE;
 }
 
-/* Describes plane `plane` of a mapped frame for the core; returns FALSE for
- * a plane with nothing to convolve. */
-static gboolean
-plane_image (GstVideoFrame * frame, guint plane, gboolean luma_only,
-    KConvImage * im)
+/* Describes plane `plane` of a mapped frame for the core: one image for
+ * each sampling of the components it holds (packed 4:2:2 such as YUY2 has
+ * luma at every pixel and chroma at every other).  The image covering the
+ * most bytes comes first and copies what it does not filter; the others
+ * keep what it wrote.  Returns how many (0: nothing to convolve). */
+static guint
+plane_images (GstVideoFrame * frame, guint plane, gboolean luma_only,
+    KConvImage im[GST_VIDEO_MAX_COMPONENTS])
 {
   const GstVideoFormatInfo *finfo = frame->info.finfo;
   gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
-  gint first = -1;
+  guint n = 0;
 
-  memset (im, 0, sizeof *im);
   for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
-    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != plane)
+    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != plane
+        || c == GST_VIDEO_COMP_A || (yuv && luma_only && c != GST_VIDEO_COMP_Y))
       continue;
-    if (first < 0)
-      first = c;
-    if (c == GST_VIDEO_COMP_A || (yuv && luma_only && c != GST_VIDEO_COMP_Y))
-      continue;
-    im->channel_offset[im->n_channels++] =
+    gint width = GST_VIDEO_FRAME_COMP_WIDTH (frame, c);
+    gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+    guint i = 0;
+    while (i < n && !(im[i].width == width && im[i].pixel_stride == pstride))
+      i++;
+    if (i == n) {
+      memset (&im[n], 0, sizeof im[n]);
+      im[n].data = GST_VIDEO_FRAME_PLANE_DATA (frame, plane);
+      im[n].stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
+      im[n].width = width;
+      im[n].height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c);
+      im[n].pixel_stride = pstride;
+      n++;
+    }
+    im[i].channel_offset[im[i].n_channels++] =
         GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
   }
-  if (first < 0)
-    return FALSE;
-  im->data = GST_VIDEO_FRAME_PLANE_DATA (frame, plane);
-  im->stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
-  im->width = GST_VIDEO_FRAME_COMP_WIDTH (frame, first);
-  im->height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, first);
-  im->pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, first);
-  return im->n_channels > 0;
+  /* widest first (odd-width YUY2: the chroma reaches the last padding
+   * byte), then keep_other_bytes for the rest */
+  for (guint i = 1; i < n; i++)
+    if ((gsize) im[i].width * im[i].pixel_stride >
+        (gsize) im[0].width * im[0].pixel_stride) {
+      KConvImage t = im[0];
+      im[0] = im[i];
+      im[i] = t;
+    }
+  for (guint i = 1; i < n; i++)
+    im[i].keep_other_bytes = TRUE;
+  return n;
+}
+
+/* Bytes a row of `plane` spans, padding between samples included (odd-width
+ * YUY2: the last chroma pair reaches past the last luma sample). */
+static gsize
+plane_row_bytes (const GstVideoFrame * frame, guint plane)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  gsize bytes = 0;
+  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++)
+    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) == plane)
+      bytes = MAX (bytes, (gsize) GST_VIDEO_FRAME_COMP_WIDTH (frame, c) *
+          GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c));
+  return bytes;
+}
+
+/* Copies what lies past `from` in each row of `plane`: the part of the row
+ * no submitted image covers. */
+static void
+copy_row_tails (GstVideoFrame * out, GstVideoFrame * in, guint plane,
+    gsize from, gsize to, gint rows)
+{
+  for (gint y = 0; y < rows; y++)
+    memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (out, plane) + from +
+        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (out, plane),
+        (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (in, plane) + from +
+        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (in, plane), to - from);
 }
 
 static void
@@ -685,13 +727,20 @@ gst_kconv_filter_start_frame (GstKConvFilter * self, GstBuffer * inbuf)
     return GST_FLOW_ERROR;
   }
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f->in); p++) {
-    KConvImage src, dst;
-    if (!plane_image (&f->in, p, self->luma_only, &src)) {
+    KConvImage src[GST_VIDEO_MAX_COMPONENTS], dst[GST_VIDEO_MAX_COMPONENTS];
+    guint n = plane_images (&f->in, p, self->luma_only, src);
+    if (n == 0) {
       gst_video_frame_copy_plane (&f->out, &f->in, p);
       continue;
     }
-    plane_image (&f->out, p, self->luma_only, &dst);
-    KConvStatus st = kconv_filter_submit (self->core, f->slot, &src, &dst);
+    plane_images (&f->out, p, self->luma_only, dst);
+    gsize covered = (gsize) src[0].width * src[0].pixel_stride;
+    gsize row = plane_row_bytes (&f->in, p);
+    if (covered < row)
+      copy_row_tails (&f->out, &f->in, p, covered, row, src[0].height);
+    KConvStatus st = KCONV_OK;
+    for (guint i = 0; i < n && st == KCONV_OK; i++)
+      st = kconv_filter_submit (self->core, f->slot, &src[i], &dst[i]);
     if (st != KCONV_OK) {
       GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
           ("Convolution failed on plane %u", p), ("%s: %s",

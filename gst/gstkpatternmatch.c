@@ -36,6 +36,7 @@
 
 #include "gstkpatternmatch.h"
 #include "kconv-backend-enum.h"
+#include "kconv-formats.h"
 #include "kconv-pinned-allocator.h"
 #include "kconv-refusal.h"
 #include "kmatch-template.h"
@@ -122,23 +123,20 @@ struct _GstKPatternMatch
   GstVideoFormat template_format;
   gint template_channels;
   gint tw, th;
-  guint8 *luma;                 /* luma plane of RGB frames */
+  guint8 *luma;                 /* luma of RGB frames, or planar RGB packed */
   gsize luma_size;
   gboolean have_last;
   KMatchPosition last;
   gboolean warned_size, warned_color;
 };
 
-#define FORMATS "{ GRAY8, RGB, BGR, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
-    "xRGB, xBGR, I420, NV12 }"
-
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS)));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS)));
 
 #define gst_kpattern_match_parent_class parent_class
 G_DEFINE_TYPE (GstKPatternMatch, gst_kpattern_match, GST_TYPE_VIDEO_FILTER);
@@ -428,8 +426,31 @@ gst_kpattern_match_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
-/* The frame's samples to match, as an image for the core: a luma plane
- * (the frame's own for grey and YUV, computed for RGB) or R, G, B. */
+/* Sample (x, y) of component c of a mapped frame. */
+static inline guint8 *
+comp_pixel (GstVideoFrame * frame, gint c, gint x, gint y)
+{
+  return (guint8 *) GST_VIDEO_FRAME_COMP_DATA (frame, c) +
+      (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (frame, c) +
+      (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+}
+
+/* A w x h scratch image of `channels` bytes a pixel, kept between frames. */
+static guint8 *
+scratch (GstKPatternMatch * self, gint w, gint h, gint channels)
+{
+  gsize need = (gsize) w * h * channels;
+  if (need > self->luma_size) {
+    g_free (self->luma);
+    self->luma = g_malloc (need);
+    self->luma_size = need;
+  }
+  return self->luma;
+}
+
+/* The frame's samples to match, as an image for the core: the luma the
+ * frame has (grey, any YUV layout) or makes (RGB), or R, G, B (packed in
+ * place, planar gathered). */
 static gboolean
 match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
     KConvImage * im)
@@ -438,44 +459,73 @@ match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
   memset (im, 0, sizeof *im);
   im->width = GST_VIDEO_FRAME_WIDTH (frame);
   im->height = GST_VIDEO_FRAME_HEIGHT (frame);
+  const gint rgb[3] = { GST_VIDEO_COMP_R, GST_VIDEO_COMP_G, GST_VIDEO_COMP_B };
 
-  if (channels == 3) {
+  if (channels == 3 && GST_VIDEO_FRAME_N_PLANES (frame) == 1) {
     im->data = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
     im->stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
     im->pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0);
     im->n_channels = 3;
     for (int c = 0; c < 3; c++)
-      im->channel_offset[c] = GST_VIDEO_FRAME_COMP_POFFSET (frame, c);
+      im->channel_offset[c] = GST_VIDEO_FRAME_COMP_POFFSET (frame, rgb[c]);
     return TRUE;
   }
-  im->n_channels = 1;
-  im->pixel_stride = 1;
-  if (GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo)
-      || GST_VIDEO_FORMAT_INFO_IS_YUV (finfo)) {
+  im->n_channels = channels;
+  im->pixel_stride = channels;
+  for (int c = 0; c < channels; c++)
+    im->channel_offset[c] = c;
+  if (channels == 1 && (GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo)
+          || GST_VIDEO_FORMAT_INFO_IS_YUV (finfo))) {
     im->data = GST_VIDEO_FRAME_COMP_DATA (frame, GST_VIDEO_COMP_Y);
     im->stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, GST_VIDEO_COMP_Y);
+    im->pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_Y);
     return TRUE;
   }
-  gsize need = (gsize) im->width * im->height;
-  if (need > self->luma_size) {
-    g_free (self->luma);
-    self->luma = g_malloc (need);
-    self->luma_size = need;
-  }
-  const gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0);
-  const gint ro = GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_R);
-  const gint go = GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_G);
-  const gint bo = GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_B);
+  /* luma of RGB, or planar RGB gathered */
+  im->data = scratch (self, im->width, im->height, channels);
+  im->stride = (ptrdiff_t) im->width * channels;
   for (gint y = 0; y < im->height; y++) {
-    const guint8 *s = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0) +
-        y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
-    guint8 *d = self->luma + (gsize) y * im->width;
-    for (gint x = 0; x < im->width; x++, s += ps)
-      d[x] = kmatch_luma (finfo, s[ro], s[go], s[bo]);
+    guint8 *d = im->data + (gsize) y * im->stride;
+    const guint8 *r = comp_pixel (frame, rgb[0], 0, y);
+    const guint8 *g = comp_pixel (frame, rgb[1], 0, y);
+    const guint8 *b = comp_pixel (frame, rgb[2], 0, y);
+    const gint rs = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, rgb[0]);
+    const gint gs = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, rgb[1]);
+    const gint bs = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, rgb[2]);
+    for (gint x = 0; x < im->width; x++, r += rs, g += gs, b += bs) {
+      if (channels == 1) {
+        d[x] = kmatch_luma (finfo, *r, *g, *b);
+      } else {
+        d[3 * x] = *r;
+        d[3 * x + 1] = *g;
+        d[3 * x + 2] = *b;
+      }
+    }
   }
-  im->data = self->luma;
-  im->stride = im->width;
   return TRUE;
+}
+
+/* A 2-pixel outline: green on RGB, white on luma. */
+static void
+draw_box (GstVideoFrame * frame, const KMatchPosition * p, gint w, gint h)
+{
+  gboolean rgb = GST_VIDEO_FORMAT_INFO_IS_RGB (frame->info.finfo);
+  gint fw = GST_VIDEO_FRAME_WIDTH (frame), fh = GST_VIDEO_FRAME_HEIGHT (frame);
+
+  for (gint y = p->y; y < p->y + h && y < fh; y++)
+    for (gint x = p->x; x < p->x + w && x < fw; x++) {
+      gboolean edge = x - p->x < 2 || p->x + w - 1 - x < 2 || y - p->y < 2
+          || p->y + h - 1 - y < 2;
+      if (!edge)
+        continue;
+      if (rgb) {
+        *comp_pixel (frame, GST_VIDEO_COMP_R, x, y) = 0;
+        *comp_pixel (frame, GST_VIDEO_COMP_G, x, y) = 255;
+        *comp_pixel (frame, GST_VIDEO_COMP_B, x, y) = 0;
+      } else {
+        *comp_pixel (frame, GST_VIDEO_COMP_Y, x, y) = 255;
+      }
+    }
 }
 
 /* Builds the matcher and its template when something they depend on
@@ -580,36 +630,6 @@ clip_region (KMatchRegion r, gint width, gint height)
   r.width = MAX (0, x1 - r.x);
   r.height = MAX (0, y1 - r.y);
   return r;
-}
-
-/* A 2-pixel outline in plane 0: green on RGB, white on luma. */
-static void
-draw_box (GstVideoFrame * frame, const KMatchPosition * p, gint w, gint h)
-{
-  const GstVideoFormatInfo *finfo = frame->info.finfo;
-  gboolean rgb = GST_VIDEO_FORMAT_INFO_IS_RGB (finfo);
-  gint ps = rgb ? GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0) : 1;
-  guint8 *data = rgb ? GST_VIDEO_FRAME_PLANE_DATA (frame, 0) :
-      GST_VIDEO_FRAME_COMP_DATA (frame, GST_VIDEO_COMP_Y);
-  gint stride = rgb ? GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0) :
-      GST_VIDEO_FRAME_COMP_STRIDE (frame, GST_VIDEO_COMP_Y);
-  gint fw = GST_VIDEO_FRAME_WIDTH (frame), fh = GST_VIDEO_FRAME_HEIGHT (frame);
-
-  for (gint y = p->y; y < p->y + h && y < fh; y++)
-    for (gint x = p->x; x < p->x + w && x < fw; x++) {
-      gboolean edge = x - p->x < 2 || p->x + w - 1 - x < 2 || y - p->y < 2
-          || p->y + h - 1 - y < 2;
-      if (!edge)
-        continue;
-      guint8 *px = data + (gsize) y * stride + (gsize) x * ps;
-      if (rgb) {
-        px[GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_R)] = 0;
-        px[GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_G)] = 255;
-        px[GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_B)] = 0;
-      } else {
-        *px = 255;
-      }
-    }
 }
 
 static GstStructure *

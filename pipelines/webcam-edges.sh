@@ -24,5 +24,7 @@ if [ ! -r "$device" ] || [ ! -w "$device" ]; then
   echo "webcam-edges: $device is not readable and writable by $(id -un) (add yourself to the 'video' group)." >&2
   exit 2
 fi
-exec gst-launch-1.0 v4l2src device="$device" ! videoconvert \
-  ! kconvfilter kernel=edge "$@" ! videoconvert ! autovideosink
+# kconvfilter takes the camera's own YUY2 (or UYVY, NV12...); decodebin
+# adds jpegdec for a camera that sends MJPEG, and passes raw video through.
+exec gst-launch-1.0 v4l2src device="$device" ! decodebin \
+  ! kconvfilter kernel=edge "$@" ! autovideosink

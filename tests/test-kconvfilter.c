@@ -12,7 +12,9 @@
 
 static const gchar *formats[] = {
   "GRAY8", "RGB", "BGR", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx",
-  "xRGB", "xBGR", "I420", "NV12"
+  "xRGB", "xBGR", "GBR", "GBRA", "I420", "YV12", "NV12", "NV21", "NV16",
+  "NV61", "NV24", "Y41B", "Y42B", "Y444", "YUY2", "UYVY", "YVYU", "VYUY",
+  "AYUV", "VUYA"
 };
 
 /* A harness around a kconvfilter; the varargs are name, value string pairs
@@ -72,8 +74,9 @@ flat_buffer (const GstVideoInfo * info, guint32 seed)
     gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, comp[0]);
     gint w = GST_VIDEO_FRAME_COMP_WIDTH (&frame, comp[0]);
     gint hh = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
+    (void) w;
     for (gint y = 0; y < hh; y++)
-      for (gint x = 0; x < w * pstride; x++)
+      for (gint x = 0; x < stride; x++)
         d[y * stride + x] = value[(x % pstride + p) % 4];
   }
   gst_video_frame_unmap (&frame);
@@ -187,6 +190,105 @@ GST_START_TEST (test_formats_alpha_and_planes)
       gst_harness_teardown (h);
     }
   }
+}
+
+GST_END_TEST;
+
+/* Component c of a mapped frame, packed as a GRAY8 image. */
+static guint8 *
+component_gray (GstVideoFrame * f, guint c, gint * w, gint * h)
+{
+  *w = GST_VIDEO_FRAME_COMP_WIDTH (f, c);
+  *h = GST_VIDEO_FRAME_COMP_HEIGHT (f, c);
+  guint8 *g = g_malloc ((gsize) * w * *h);
+  for (gint y = 0; y < *h; y++)
+    for (gint x = 0; x < *w; x++)
+      g[y * *w + x] = GST_VIDEO_FRAME_COMP_DATA (f, c)[y *
+          GST_VIDEO_FRAME_COMP_STRIDE (f, c) + x *
+          GST_VIDEO_FRAME_COMP_PSTRIDE (f, c)];
+  return g;
+}
+
+/* Every format, planes=all and luma, odd sizes: each filtered component is
+ * bit-identical to the reference filtering it alone as a GRAY8 frame (at
+ * its own resolution), every other component is the input's. */
+GST_START_TEST (test_formats_match_gray_reference)
+{
+  float weights[] = { 1, 2, -1, 0, 3, 1, -2, 1, 1, 2, 0, -1, 1, 1, 2 };
+  KConvKernel k = { 5, 3, weights, 0, 0, 0 };
+  KConvOptions ref = { KCONV_BACKEND_REFERENCE, 1, -1 };
+  KConvFilter *f;
+  fail_unless (kconv_filter_new (&k, KCONV_BORDER_REFLECT, &ref, &f) ==
+      KCONV_OK);
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    for (int luma = 0; luma <= 1; luma++) {
+      const gint W = 37, H = 19;
+      GstVideoInfo info;
+      gst_video_info_set_format (&info,
+          gst_video_format_from_string (formats[i]), W, H);
+      GstHarness *h = harness_new (formats[i], W, H, "matrix",
+          "1 2 -1 0 3; 1 -2 1 1 2; 0 -1 1 1 2", "planes", luma ? "luma" :
+          "all", NULL);
+      GstBuffer *in = random_buffer (info.size, 300 + i);
+      GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+      GstVideoFrame fi, fo;
+      gst_video_frame_map (&fi, &info, in, GST_MAP_READ);
+      gst_video_frame_map (&fo, &info, out, GST_MAP_READ);
+      for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+        gboolean filtered = c != GST_VIDEO_COMP_A
+            && !(luma && GST_VIDEO_INFO_IS_YUV (&info) && c != 0);
+        gint w, hh;
+        guint8 *gin = component_gray (&fi, c, &w, &hh);
+        guint8 *gout = component_gray (&fo, c, &w, &hh);
+        guint8 *want = g_malloc ((gsize) w * hh);
+        if (filtered) {
+          KConvImage src = { gin, w, hh, w, 1, 1, {0} };
+          KConvImage dst = { want, w, hh, w, 1, 1, {0} };
+          fail_unless (kconv_filter_run (f, &src, &dst) == KCONV_OK);
+        } else {
+          memcpy (want, gin, (gsize) w * hh);
+        }
+        for (gint p = 0; p < w * hh; p++)
+          fail_unless (gout[p] == want[p], "%s planes=%s: component %u at "
+              "%d,%d is %u, want %u", formats[i], luma ? "luma" : "all", c,
+              p % w, p / w, gout[p], want[p]);
+        g_free (gin);
+        g_free (gout);
+        g_free (want);
+      }
+      gst_video_frame_unmap (&fi);
+      gst_video_frame_unmap (&fo);
+      gst_buffer_unref (in);
+      gst_buffer_unref (out);
+      gst_harness_teardown (h);
+    }
+  }
+  kconv_filter_free (f);
+}
+
+GST_END_TEST;
+
+/* A webcam's YUY2 at 640x480 links and runs as the README's first line
+ * has it, with no converter in front. */
+GST_START_TEST (test_webcam_yuy2_line)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch ("videotestsrc num-buffers=5 ! "
+      "video/x-raw,format=YUY2,width=640,height=480,framerate=30/1 ! "
+      "kconvfilter kernel=edge ! fakesink", &err);
+  fail_unless (p != NULL && err == NULL);
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS,
+      "the YUY2 pipeline did not reach EOS");
+  gst_message_unref (m);
+  gst_object_unref (bus);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
 }
 
 GST_END_TEST;
@@ -718,6 +820,8 @@ kconvfilter_suite (void)
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_formats_flat_blur);
   tcase_add_test (tc, test_formats_alpha_and_planes);
+  tcase_add_test (tc, test_formats_match_gray_reference);
+  tcase_add_test (tc, test_webcam_yuy2_line);
   tcase_add_test (tc, test_video_meta_stride);
   tcase_add_test (tc, test_identity_passthrough);
   tcase_add_test (tc, test_property_round_trip);

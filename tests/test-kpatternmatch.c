@@ -483,13 +483,113 @@ GST_START_TEST (test_threshold)
 
 GST_END_TEST;
 
+static const gchar *formats[] = { "GRAY8", "RGB", "BGR", "RGBA", "BGRA",
+  "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "GBR", "GBRA", "I420",
+  "YV12", "NV12", "NV21", "NV16", "NV61", "NV24", "Y41B", "Y42B", "Y444",
+  "YUY2", "UYVY", "YVYU", "VYUY", "AYUV", "VUYA"
+};
+
+static GstBuffer *
+random_frame (const GstVideoInfo * info, guint32 seed)
+{
+  GRand *r = g_rand_new_with_seed (seed);
+  GstBuffer *b = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+  gst_buffer_map (b, &map, GST_MAP_WRITE);
+  for (gsize i = 0; i < map.size; i++)
+    map.data[i] = g_rand_int (r);
+  gst_buffer_unmap (b, &map);
+  g_rand_free (r);
+  return b;
+}
+
+/* Every format: a block cut from one frame is found where it was planted in
+ * another (luma, and R, G, B on RGB formats), whatever the layout of the
+ * luma (planar, semi-planar, every other byte of packed 4:2:2, one byte of
+ * four in AYUV) or of RGB (packed, planar GBR). */
+GST_START_TEST (test_formats_planted)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    GstVideoInfo info;
+    gst_video_info_set_format (&info,
+        gst_video_format_from_string (formats[i]), W, H);
+    gboolean rgb = GST_VIDEO_INFO_IS_RGB (&info);
+    for (int color = 0; color <= rgb; color++) {
+      Fixture f = fixture_new (formats[i], "template-region", "44,12,14,10",
+          "match-on", color ? "color" : "luma", NULL);
+      GstBuffer *first = random_frame (&info, 40 + i);
+      GstBuffer *second = random_frame (&info, 80 + i);
+      GstVideoFrame a, b;
+      gst_video_frame_map (&a, &info, first, GST_MAP_READ);
+      gst_video_frame_map (&b, &info, second, GST_MAP_WRITE);
+      /* luma or R, G, B at full resolution */
+      for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+        if (c == GST_VIDEO_COMP_A || (!rgb && c != GST_VIDEO_COMP_Y))
+          continue;
+        for (gint y = 0; y < 10; y++)
+          for (gint x = 0; x < 14; x++)
+            GST_VIDEO_FRAME_COMP_DATA (&b, c)[(30 + y) *
+                GST_VIDEO_FRAME_COMP_STRIDE (&b, c) + (10 + x) *
+                GST_VIDEO_FRAME_COMP_PSTRIDE (&b, c)] =
+                GST_VIDEO_FRAME_COMP_DATA (&a, c)[(12 + y) *
+                GST_VIDEO_FRAME_COMP_STRIDE (&a, c) + (44 + x) *
+                GST_VIDEO_FRAME_COMP_PSTRIDE (&a, c)];
+      }
+      gst_video_frame_unmap (&a);
+      gst_video_frame_unmap (&b);
+      gst_buffer_unref (gst_harness_push_and_pull (f.h, first));
+      gst_structure_free (next_result (&f));
+      gst_buffer_unref (gst_harness_push_and_pull (f.h, second));
+      GstStructure *s = next_result (&f);
+      guint64 sad = 1;
+      fail_unless (s && gst_structure_get_uint64 (s, "sad", &sad));
+      fail_unless (sad == 0, "%s %s: sad %" G_GUINT64_FORMAT, formats[i],
+          color ? "color" : "luma", sad);
+      expect_at (s, TRUE, 10, 30);
+      gst_structure_free (s);
+      fixture_free (&f);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* draw=true on packed 4:2:2: white luma on the outline, chroma as it was */
+GST_START_TEST (test_draw_yuy2)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_YUY2, W, H);
+  Fixture f = fixture_new ("YUY2", "template-region", "20,10,12,8", "draw",
+      "true", NULL);
+  GstBuffer *in = random_frame (&info, 5);
+  GstBuffer *out = gst_harness_push_and_pull (f.h, gst_buffer_copy (in));
+  gst_structure_free (next_result (&f));
+  GstVideoFrame a, b;
+  gst_video_frame_map (&a, &info, in, GST_MAP_READ);
+  gst_video_frame_map (&b, &info, out, GST_MAP_READ);
+  const guint8 *pa = GST_VIDEO_FRAME_PLANE_DATA (&a, 0);
+  const guint8 *pb = GST_VIDEO_FRAME_PLANE_DATA (&b, 0);
+  const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&b, 0);
+  for (gint x = 20; x < 32; x++)
+    fail_unless (pb[10 * stride + 2 * x] == 255, "no white luma at %d,10", x);
+  for (gint i = 0; i < stride * H; i++)
+    if (i % 2 == 1)
+      fail_unless (pa[i] == pb[i], "chroma byte %d changed", i);
+  fail_unless (pb[14 * stride + 2 * 25] == pa[14 * stride + 2 * 25],
+      "inside of the box changed");
+  gst_video_frame_unmap (&a);
+  gst_video_frame_unmap (&b);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  fixture_free (&f);
+}
+
+GST_END_TEST;
+
 /* every format negotiates and finds a template cut from itself, on luma and
  * on colour (which falls back to luma, with a warning, on grey and YUV) */
 GST_START_TEST (test_formats_color)
 {
-  const gchar *formats[] = { "GRAY8", "RGB", "BGR", "RGBA", "BGRA", "ARGB",
-    "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "I420", "NV12"
-  };
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
     for (int color = 0; color <= 1; color++) {
       Fixture f = fixture_new (formats[i], "template-region", "44,12,14,10",
@@ -574,6 +674,8 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_threshold);
   tcase_add_test (tc, test_formats_color);
   tcase_add_test (tc, test_draw);
+  tcase_add_test (tc, test_formats_planted);
+  tcase_add_test (tc, test_draw_yuy2);
   return s;
 }
 

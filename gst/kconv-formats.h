@@ -1,0 +1,18 @@
+/* GStreamer kconv plugin: the raw video formats both elements take
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Every common layout of 8-bit samples: grey; packed RGB with and without
+ * alpha or padding; planar RGB; planar and semi-planar YUV at 4:2:0,
+ * 4:1:1, 4:2:2 and 4:4:4; packed 4:2:2 as webcams send it (YUY2, UYVY...);
+ * packed 4:4:4 with alpha.  Camera and decoder formats come first, so that
+ * negotiation keeps what upstream produces.
+ */
+#ifndef KCONV_FORMATS_H
+#define KCONV_FORMATS_H
+
+#define KCONV_VIDEO_FORMATS "{ I420, YV12, NV12, NV21, YUY2, UYVY, YVYU, " \
+    "VYUY, NV16, NV61, NV24, Y41B, Y42B, Y444, AYUV, VUYA, GRAY8, RGB, BGR, " \
+    "RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, GBR, GBRA }"
+
+#endif /* KCONV_FORMATS_H */
