@@ -449,11 +449,11 @@ scratch (GstKPatternMatch * self, gint w, gint h, gint channels)
 }
 
 /* The frame's samples to match, as an image for the core: the luma the
- * frame has (grey, any YUV layout) or makes (RGB), or R, G, B (packed in
- * place, planar gathered). */
+ * frame has (grey, any YUV layout), or R, G, B (packed in place, planar
+ * gathered), whose luma the core makes when matching on luma (*rgb_luma). */
 static gboolean
 match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
-    KConvImage * im)
+    KConvImage * im, gboolean * rgb_luma)
 {
   const GstVideoFormatInfo *finfo = frame->info.finfo;
   memset (im, 0, sizeof *im);
@@ -461,6 +461,9 @@ match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
   im->height = GST_VIDEO_FRAME_HEIGHT (frame);
   const gint rgb[3] = { GST_VIDEO_COMP_R, GST_VIDEO_COMP_G, GST_VIDEO_COMP_B };
 
+  *rgb_luma = channels == 1 && GST_VIDEO_FORMAT_INFO_IS_RGB (finfo);
+  if (*rgb_luma)
+    channels = 3;
   if (channels == 3 && GST_VIDEO_FRAME_N_PLANES (frame) == 1) {
     im->data = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
     im->stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
@@ -481,25 +484,16 @@ match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
     im->pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_Y);
     return TRUE;
   }
-  /* luma of RGB, or planar RGB gathered */
-  im->data = scratch (self, im->width, im->height, channels);
-  im->stride = (ptrdiff_t) im->width * channels;
+  /* planar RGB (GBR), gathered */
+  im->data = scratch (self, im->width, im->height, 3);
+  im->stride = (ptrdiff_t) im->width * 3;
   for (gint y = 0; y < im->height; y++) {
     guint8 *d = im->data + (gsize) y * im->stride;
-    const guint8 *r = comp_pixel (frame, rgb[0], 0, y);
-    const guint8 *g = comp_pixel (frame, rgb[1], 0, y);
-    const guint8 *b = comp_pixel (frame, rgb[2], 0, y);
-    const gint rs = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, rgb[0]);
-    const gint gs = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, rgb[1]);
-    const gint bs = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, rgb[2]);
-    for (gint x = 0; x < im->width; x++, r += rs, g += gs, b += bs) {
-      if (channels == 1) {
-        d[x] = kmatch_luma (finfo, *r, *g, *b);
-      } else {
-        d[3 * x] = *r;
-        d[3 * x + 1] = *g;
-        d[3 * x + 2] = *b;
-      }
+    for (gint c = 0; c < 3; c++) {
+      const guint8 *s = comp_pixel (frame, rgb[c], 0, y);
+      const gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, rgb[c]);
+      for (gint x = 0; x < im->width; x++)
+        d[3 * x + c] = s[(gsize) x * ps];
     }
   }
   return TRUE;
@@ -568,12 +562,18 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
       const guint8 *base = im->data + (gsize) r.y * im->stride +
           (gsize) r.x * im->pixel_stride;
       guint8 *t = g_malloc ((gsize) r.width * r.height * channels);
+      const gint *off = im->channel_offset;
       for (gint y = 0; y < r.height; y++)
-        for (gint x = 0; x < r.width; x++)
-          for (gint c = 0; c < channels; c++)
-            t[((gsize) y * r.width + x) * channels + c] =
-                base[(gsize) y * im->stride + (gsize) x * im->pixel_stride +
-                im->channel_offset[c]];
+        for (gint x = 0; x < r.width; x++) {
+          const guint8 *px = base + (gsize) y * im->stride +
+              (gsize) x * im->pixel_stride;
+          guint8 *d = t + ((gsize) y * r.width + x) * channels;
+          if (channels < im->n_channels)      /* the luma of R, G, B */
+            d[0] = kmatch_rgb_luma (px[off[0]], px[off[1]], px[off[2]]);
+          else
+            for (gint c = 0; c < channels; c++)
+              d[c] = px[off[c]];
+        }
       kmatch_set_template (self->matcher, t, r.width, r.height,
           (ptrdiff_t) r.width * channels, channels);
       g_free (self->tmpl);
@@ -730,7 +730,8 @@ gst_kpattern_match_transform_frame_ip (GstVideoFilter * vfilter,
   }
 
   KConvImage im;
-  match_image (self, frame, channels, &im);
+  gboolean rgb_luma;
+  match_image (self, frame, channels, &im, &rgb_luma);
   gboolean ok = ensure_matcher (self, frame, &snap, template_cookie,
       matcher_cookie, channels, &im);
   if (snap.template_rgb)
@@ -772,7 +773,8 @@ gst_kpattern_match_transform_frame_ip (GstVideoFilter * vfilter,
       self->warned_size = TRUE;
     }
   } else {
-    KConvStatus st = kmatch_search (self->matcher, &im, &region,
+    KConvStatus st = (rgb_luma ? kmatch_search_luma : kmatch_search)
+        (self->matcher, &im, &region,
         snap.max_matches, matches, &n, NULL);
     if (st != KCONV_OK) {
       GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Template search failed"),

@@ -8,6 +8,7 @@
  */
 #include <gst/app/gstappsink.h>
 #include "kmatch-template.h"
+#include "kmatch.h"
 
 #define LOAD_TIMEOUT (10 * GST_SECOND)
 
@@ -67,7 +68,7 @@ kmatch_luma (const GstVideoFormatInfo * frame_format, guint8 r, guint8 g,
 {
   if (GST_VIDEO_FORMAT_INFO_IS_YUV (frame_format))
     return (guint8) (((66 * r + 129 * g + 25 * b + 128) >> 8) + 16);
-  return (guint8) ((77 * r + 150 * g + 29 * b + 128) >> 8);
+  return kmatch_rgb_luma (r, g, b);
 }
 
 guint8 *

@@ -290,6 +290,13 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
     }
     SLOT_CHECK (slot, cudaMemcpy2DAsync (d_src + y0 * pitch, pitch, from,
             from_stride, row, y1 - y0, cudaMemcpyHostToDevice, up));
+    /* bytes the destination keeps come back down with the result: they
+     * must be on the device first (rare: the element's second image over
+     * a plane is the case above, with nothing to upload) */
+    if (dst->keep_other_bytes)
+      SLOT_CHECK (slot, cudaMemcpy2DAsync (d_dst + y0 * pitch, pitch,
+              dst->data + (ptrdiff_t) y0 * dst->stride, dst->stride, row,
+              y1 - y0, cudaMemcpyHostToDevice, up));
     SLOT_CHECK (slot, cudaEventRecord (slot->uploaded[b], up));
   }
 

@@ -40,6 +40,8 @@ struct KMatchCuda
   uint4 *d_mask;                /* words + 1: the template's bytes in each */
   uint8_t *d_frame;
   size_t frame_size;
+  uint8_t *d_raw;               /* the region as it lies in the frame */
+  size_t raw_size;
   int frame_pitch;
   uint64_t *d_map, *d_best;
   size_t map_size;
@@ -246,10 +248,67 @@ kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl, int tw,
   return KCONV_OK;
 }
 
+/* The compared samples of a w x h region of raw pixels, packed as the
+ * search reads them: CH bytes a pixel, or the luma of R, G, B. */
+template < int CH, bool LUMA > __global__ void
+gather_kernel (const uint8_t * raw, size_t raw_pitch, KMatchCudaLayout lay,
+    uint8_t * dst, int pitch, int w, int h)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= w || y >= h)
+    return;
+  const uint8_t *p = raw + (size_t) y * raw_pitch + (size_t) x *
+      lay.pixel_stride;
+  uint8_t *d = dst + (size_t) y * pitch + (size_t) x * CH;
+  if (LUMA) {
+    d[0] = (uint8_t) ((77 * p[lay.offsets[0]] + 150 * p[lay.offsets[1]] +
+            29 * p[lay.offsets[2]] + 128) >> 8);
+    return;
+  }
+#pragma unroll
+  for (int c = 0; c < CH; c++)
+    d[c] = p[lay.offsets[c]];
+}
+
+/* Puts the region's compared samples into d_frame (pitch bytes a row). */
+static KConvStatus
+upload_region (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
+    const KMatchCudaLayout * layout, int w, int h, int pitch)
+{
+  if (!layout) {
+    CHECK_CUDA (g, cudaMemcpy2DAsync (g->d_frame, pitch, frame, stride,
+            (size_t) w * g->ch, h, cudaMemcpyHostToDevice, g->stream));
+    return KCONV_OK;
+  }
+  const size_t row = (size_t) w * layout->pixel_stride;
+  const size_t raw_pitch = (row + 127) / 128 * 128;
+  if (raw_pitch * h > g->raw_size) {
+    cudaFree (g->d_raw);
+    g->d_raw = NULL;
+    g->raw_size = 0;
+    CHECK_CUDA (g, cudaMalloc (&g->d_raw, raw_pitch * h));
+    g->raw_size = raw_pitch * h;
+  }
+  CHECK_CUDA (g, cudaMemcpy2DAsync (g->d_raw, raw_pitch, frame, stride, row,
+          h, cudaMemcpyHostToDevice, g->stream));
+  dim3 grid ((w + 127) / 128, h);
+  if (layout->luma)
+    gather_kernel < 1, true > <<< grid, 128, 0, g->stream >>> (g->d_raw,
+        raw_pitch, *layout, g->d_frame, pitch, w, h);
+  else if (g->ch == 1)
+    gather_kernel < 1, false > <<< grid, 128, 0, g->stream >>> (g->d_raw,
+        raw_pitch, *layout, g->d_frame, pitch, w, h);
+  else
+    gather_kernel < 3, false > <<< grid, 128, 0, g->stream >>> (g->d_raw,
+        raw_pitch, *layout, g->d_frame, pitch, w, h);
+  CHECK_CUDA (g, cudaGetLastError ());
+  return KCONV_OK;
+}
+
 extern "C" KConvStatus
 kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
-    int mw, int mh, int *best_x, int *best_y, uint64_t * best_sad,
-    uint64_t * sad_map)
+    const KMatchCudaLayout * layout, int mw, int mh, int *best_x,
+    int *best_y, uint64_t * best_sad, uint64_t * sad_map)
 {
   if (!g->d_tmpl || mw > 65535 || mh > 65535)
     return KCONV_ERROR_INVALID_ARGUMENT;
@@ -274,8 +333,10 @@ kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
     CHECK_CUDA (g, cudaMalloc (&g->d_map, sizeof (uint64_t) * mw * mh));
     g->map_size = (size_t) mw * mh;
   }
-  CHECK_CUDA (g, cudaMemcpy2DAsync (g->d_frame, pitch, frame, stride, rw, rh,
-          cudaMemcpyHostToDevice, g->stream));
+  KConvStatus st = upload_region (g, frame, stride, layout, mw + g->tw - 1,
+      rh, pitch);
+  if (st != KCONV_OK)
+    return st;
   CHECK_CUDA (g, cudaMemsetAsync (g->d_best, 0xff, sizeof (uint64_t),
           g->stream));
   dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP),
@@ -322,6 +383,7 @@ kmatch_cuda_free (KMatchCuda * g)
   cudaFree (g->d_tmpl);
   cudaFree (g->d_mask);
   cudaFree (g->d_frame);
+  cudaFree (g->d_raw);
   cudaFree (g->d_map);
   cudaFree (g->d_best);
   if (g->stream)

@@ -20,12 +20,23 @@ KConvStatus kmatch_cuda_new (int device_id, KMatchCuda ** out,
 KConvStatus kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl,
     int tw, int th, int ch);
 
-/* Packed host samples (ch per pixel, rows `stride` bytes apart) of an
- * mw + tw - 1 by mh + th - 1 region.  Either the best position (sad_map
- * NULL: only it crosses PCIe) or the whole map. */
+/* How the compared samples lie in the frame's pixels: the bytes at
+ * offsets[0 .. ch - 1] of each pixel_stride, or with luma the luma of R, G,
+ * B at offsets[0 .. 2] (kmatch_rgb_luma). */
+typedef struct
+{
+  int pixel_stride;
+  int offsets[3];
+  int luma;
+} KMatchCudaLayout;
+
+/* Host samples of an mw + tw - 1 by mh + th - 1 region, rows `stride`
+ * bytes apart: packed (ch per pixel) when layout is NULL, else as layout
+ * says, gathered on the GPU.  Either the best position (sad_map NULL: only
+ * it crosses PCIe) or the whole map. */
 KConvStatus kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame,
-    ptrdiff_t stride, int mw, int mh, int *best_x, int *best_y,
-    uint64_t * best_sad, uint64_t * sad_map);
+    ptrdiff_t stride, const KMatchCudaLayout * layout, int mw, int mh,
+    int *best_x, int *best_y, uint64_t * best_sad, uint64_t * sad_map);
 
 const char *kmatch_cuda_error (const KMatchCuda * g);
 void kmatch_cuda_free (KMatchCuda * g);

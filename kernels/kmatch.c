@@ -107,6 +107,18 @@ overlaps (const KMatchPosition * a, const KMatchPosition * b, int w, int h)
       && b->y < a->y + h;
 }
 
+/* The matcher's own SAD map, grown to `cells`; NULL when out of memory. */
+static uint64_t *
+grow_map (KMatch * m, size_t cells)
+{
+  if (cells > m->map_size) {
+    free (m->map);
+    m->map = malloc (cells * sizeof (uint64_t));
+    m->map_size = m->map ? cells : 0;
+  }
+  return m->map;
+}
+
 /* Greedy: the best position, then the best that overlaps none taken, ...
  * Row-major scans with a strict < keep the smallest y, then x, on ties. */
 static int
@@ -135,13 +147,16 @@ pick_best (const uint64_t * map, int mw, int mh, int tw, int th, int x0,
   return n;
 }
 
-KConvStatus
-kmatch_search (KMatch * m, const KConvImage * frame,
+/* kmatch_search and kmatch_search_luma: the frame's samples are taken as
+ * they are (luma 0) or as the luma of its R, G, B (luma 1). */
+static KConvStatus
+search (KMatch * m, const KConvImage * frame, int luma,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
     int *n_matches, uint64_t * sad_map)
 {
   if (!m || !m->tmpl || !frame || !frame->data || !matches || !n_matches
-      || max_matches < 1 || frame->n_channels != m->ch)
+      || max_matches < 1 || frame->n_channels != (luma ? 3 : m->ch)
+      || (luma && m->ch != 1) || frame->pixel_stride < frame->n_channels)
     return KCONV_ERROR_INVALID_ARGUMENT;
   *n_matches = 0;
   KMatchRegion r = { 0, 0, frame->width, frame->height };
@@ -155,13 +170,44 @@ kmatch_search (KMatch * m, const KConvImage * frame,
   const int ch = m->ch, ps = frame->pixel_stride;
   const int mw = r.width - m->tw + 1, mh = r.height - m->th + 1;
 
-  /* the region's matched samples, packed, unless they already are */
+  /* the region as it lies in the frame, and whether its samples are the
+   * packed ones the search compares */
   const uint8_t *base = frame->data + (ptrdiff_t) r.y * frame->stride +
       (ptrdiff_t) r.x * ps;
   ptrdiff_t stride = frame->stride;
-  int in_order = ps == ch;
+  int in_order = !luma && ps == ch;
   for (int c = 0; c < ch && in_order; c++)
     in_order = frame->channel_offset[c] == c;
+
+#ifdef KCONV_HAVE_CUDA
+  if (on_gpu (m, mw, mh)) {
+    /* the GPU gathers (or makes the luma of) what it compares itself */
+    KMatchCudaLayout layout = { ps, {frame->channel_offset[0],
+            frame->channel_offset[1], frame->channel_offset[2]}, luma };
+    int bx, by;
+    uint64_t bs;
+    int best_only = max_matches == 1 && !sad_map;
+    uint64_t *map = NULL;
+    if (!best_only) {
+      map = sad_map;
+      if (!map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
+        return KCONV_ERROR_OUT_OF_MEMORY;
+    }
+    KConvStatus st = kmatch_cuda_search (m->cuda, base, stride,
+        in_order ? NULL : &layout, mw, mh, &bx, &by, &bs, map);
+    if (st != KCONV_OK)
+      return st;
+    if (best_only) {
+      matches[0] = (KMatchPosition) { bx + r.x, by + r.y, bs };
+      *n_matches = 1;
+    } else {
+      *n_matches = pick_best (map, mw, mh, m->tw, m->th, r.x, r.y,
+          max_matches, matches);
+    }
+    return KCONV_OK;
+  }
+#endif
+
   if (!in_order) {
     size_t need = (size_t) r.width * r.height * ch;
     if (need > m->packed_size) {
@@ -171,56 +217,18 @@ kmatch_search (KMatch * m, const KConvImage * frame,
       if (!m->packed)
         return KCONV_ERROR_OUT_OF_MEMORY;
     }
-    for (int y = 0; y < r.height; y++) {
-      const uint8_t *s = base + (ptrdiff_t) y * frame->stride;
-      uint8_t *d = m->packed + (size_t) y * r.width * ch;
-      for (int x = 0; x < r.width; x++)
-        for (int c = 0; c < ch; c++)
-          d[x * ch + c] = s[x * ps + frame->channel_offset[c]];
-    }
+    kmatch_cpu_pack (m->packed, base, frame->stride, ps,
+        frame->channel_offset, ch, luma, r.width, r.height, m->n_threads);
     base = m->packed;
     stride = (ptrdiff_t) r.width * ch;
   }
 
-#ifdef KCONV_HAVE_CUDA
-  if (on_gpu (m, mw, mh) && max_matches == 1 && !sad_map) {
-    /* only the best position comes back */
-    KConvStatus st = kmatch_cuda_search (m->cuda, base, stride, mw, mh,
-        &matches[0].x, &matches[0].y, &matches[0].sad, NULL);
-    if (st != KCONV_OK)
-      return st;
-    matches[0].x += r.x;
-    matches[0].y += r.y;
-    *n_matches = 1;
-    return KCONV_OK;
-  }
-#endif
-
-  size_t cells = (size_t) mw * mh;
   uint64_t *map = sad_map;
-  if (!map) {
-    if (cells > m->map_size) {
-      free (m->map);
-      m->map = malloc (cells * sizeof (uint64_t));
-      m->map_size = m->map ? cells : 0;
-      if (!m->map)
-        return KCONV_ERROR_OUT_OF_MEMORY;
-    }
-    map = m->map;
-  }
+  if (!map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
+    return KCONV_ERROR_OUT_OF_MEMORY;
   if (m->backend == KCONV_BACKEND_REFERENCE)
     kmatch_reference_map (base, stride, m->tmpl, m->tw, m->th, ch, mw, mh,
         map);
-#ifdef KCONV_HAVE_CUDA
-  else if (on_gpu (m, mw, mh)) {
-    int bx, by;
-    uint64_t bs;
-    KConvStatus st = kmatch_cuda_search (m->cuda, base, stride, mw, mh, &bx,
-        &by, &bs, map);
-    if (st != KCONV_OK)
-      return st;
-  }
-#endif
   else
     kmatch_cpu_map (base, stride, m->tmpl, m->tw, m->th, ch, mw, mh, map,
         m->n_threads);
@@ -228,6 +236,24 @@ kmatch_search (KMatch * m, const KConvImage * frame,
   *n_matches = pick_best (map, mw, mh, m->tw, m->th, r.x, r.y, max_matches,
       matches);
   return KCONV_OK;
+}
+
+KConvStatus
+kmatch_search (KMatch * m, const KConvImage * frame,
+    const KMatchRegion * region, int max_matches, KMatchPosition * matches,
+    int *n_matches, uint64_t * sad_map)
+{
+  return search (m, frame, 0, region, max_matches, matches, n_matches,
+      sad_map);
+}
+
+KConvStatus
+kmatch_search_luma (KMatch * m, const KConvImage * rgb_frame,
+    const KMatchRegion * region, int max_matches, KMatchPosition * matches,
+    int *n_matches, uint64_t * sad_map)
+{
+  return search (m, rgb_frame, 1, region, max_matches, matches, n_matches,
+      sad_map);
 }
 
 KConvBackend

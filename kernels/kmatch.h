@@ -47,6 +47,22 @@ KConvStatus kmatch_search (KMatch * m, const KConvImage * frame,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
     int *n_matches, uint64_t * sad_map);
 
+/* As kmatch_search, for a grey template in the luma of an RGB frame: the
+ * frame's three channels are R, G and B (any pixel stride and order), and
+ * each pixel's luma is (77 R + 150 G + 29 B + 128) >> 8, computed where the
+ * search runs (on CUDA: the frame crosses as it is and the GPU makes the
+ * luma). */
+KConvStatus kmatch_search_luma (KMatch * m, const KConvImage * rgb_frame,
+    const KMatchRegion * region, int max_matches, KMatchPosition * matches,
+    int *n_matches, uint64_t * sad_map);
+
+/* The luma kmatch_search_luma compares. */
+static inline uint8_t
+kmatch_rgb_luma (uint8_t r, uint8_t g, uint8_t b)
+{
+  return (uint8_t) ((77 * r + 150 * g + 29 * b + 128) >> 8);
+}
+
 KConvBackend kmatch_backend (const KMatch * m);
 void kmatch_free (KMatch * m);
 

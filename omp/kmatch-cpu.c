@@ -85,3 +85,55 @@ kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
   MapJob j = { frame, stride, tmpl, tw, th, ch, mw, mh, map };
   kconv_parallel (n_threads, map_part, &j);
 }
+
+typedef struct
+{
+  uint8_t *dst;
+  const uint8_t *src;
+  ptrdiff_t stride;
+  int ps, ch, luma, w, h;
+  const int *off;
+} PackJob;
+
+static void
+pack_part (int t, int n, void *ctx)
+{
+  const PackJob *j = ctx;
+  int y0, y1;
+  kconv_band (j->h, t, n, &y0, &y1);
+  const int ps = j->ps, o0 = j->off[0];
+  const int o1 = j->ch > 1 || j->luma ? j->off[1] : 0;
+  const int o2 = j->ch > 2 || j->luma ? j->off[2] : 0;
+  for (int y = y0; y < y1; y++) {
+    const uint8_t *s = j->src + (ptrdiff_t) y * j->stride;
+    uint8_t *d = j->dst + (size_t) y * j->w * j->ch;
+    if (j->luma) {
+      /* same formula as kmatch_rgb_luma, in a loop the compiler widens */
+      for (int x = 0; x < j->w; x++)
+        d[x] = (uint8_t) ((77 * s[x * ps + o0] + 150 * s[x * ps + o1] +
+                29 * s[x * ps + o2] + 128) >> 8);
+    } else if (j->ch == 1) {
+      for (int x = 0; x < j->w; x++)
+        d[x] = s[x * ps + o0];
+    } else {
+      for (int x = 0; x < j->w; x++) {
+        d[3 * x] = s[x * ps + o0];
+        d[3 * x + 1] = s[x * ps + o1];
+        d[3 * x + 2] = s[x * ps + o2];
+      }
+    }
+  }
+}
+
+void
+kmatch_cpu_pack (uint8_t * dst, const uint8_t * src, ptrdiff_t stride,
+    int pixel_stride, const int *offsets, int ch, int luma, int w, int h,
+    int n_threads)
+{
+  PackJob j = { dst, src, stride, pixel_stride, luma ? 1 : ch, luma, w, h,
+    offsets
+  };
+  /* a small region is not worth waking threads for */
+  int threads = (size_t) w * h < 65536 ? 1 : n_threads < h ? n_threads : h;
+  kconv_parallel (threads < 1 ? 1 : threads, pack_part, &j);
+}

@@ -14,6 +14,13 @@
 void kmatch_reference_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
     uint64_t * map);
+/* The samples a search compares, packed: w x h pixels of `ch` bytes from
+ * rows `stride` apart of pixel_stride bytes, the bytes at offsets[0 ..
+ * ch - 1]; or with luma, one byte, the luma of R, G, B at offsets[0 .. 2]. */
+void kmatch_cpu_pack (uint8_t * dst, const uint8_t * src, ptrdiff_t stride,
+    int pixel_stride, const int *offsets, int ch, int luma, int w, int h,
+    int n_threads);
+
 void kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
     uint64_t * map, int n_threads);

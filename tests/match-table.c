@@ -12,19 +12,34 @@
 #include "test-rng.h"
 #include "match-table.h"
 
+/* luma: a grey template in the luma of R, G, B at the offsets
+ * (kmatch_search_luma), checked against the reference searching a luma
+ * frame made here, one pixel at a time */
 typedef struct {
-  int ps, ch, offsets[3];
+  int ps, ch, offsets[3], luma;
 } Layout;
 
 static const Layout layouts[] = {
   {1, 1, {0}}, {3, 3, {0, 1, 2}}, {4, 3, {1, 2, 3}}, {4, 1, {2}},
+  {2, 1, {0}},                  /* YUY2's luma */
+  {4, 3, {0, 1, 2}, 1},         /* RGBA, luma */
+  {3, 3, {2, 1, 0}, 1},         /* BGR, luma */
 };
+
+/* the template's channels: one for a luma search */
+static int
+template_channels (const Layout * lay)
+{
+  return lay->luma ? 1 : lay->ch;
+}
 
 /* plants the template (plus noise of +-noise) at (px, py) */
 static void
 plant (uint8_t * frame, ptrdiff_t stride, const Layout * lay,
     const uint8_t * t, int tw, int th, int px, int py, int noise)
 {
+  if (lay->luma)
+    return;                     /* (a luma cannot be planted exactly) */
   for (int j = 0; j < th; j++)
     for (int i = 0; i < tw; i++)
       for (int c = 0; c < lay->ch; c++) {
@@ -43,10 +58,11 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
 {
   ptrdiff_t stride = (ptrdiff_t) w * lay->ps + rnd_range (0, 19);
   uint8_t *frame = malloc (stride * h);
-  uint8_t *t = malloc ((size_t) tw * th * lay->ch);
+  const int tch = template_channels (lay);
+  uint8_t *t = malloc ((size_t) tw * th * tch);
   for (ptrdiff_t i = 0; i < stride * h; i++)
     frame[i] = ties ? (uint8_t) (rnd () % 2) : (uint8_t) rnd ();
-  for (int i = 0; i < tw * th * lay->ch; i++)
+  for (int i = 0; i < tw * th * tch; i++)
     t[i] = ties ? (uint8_t) (rnd () % 2) : (uint8_t) rnd ();
   int px = rnd_range (0, w - tw), py = rnd_range (0, h - th);
   if (planted)
@@ -67,6 +83,22 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
   KConvImage im = { frame, w, h, stride, lay->ps, lay->ch,
     {lay->offsets[0], lay->offsets[1], lay->offsets[2]}
   };
+  /* what the reference searches: the frame, or its luma made here */
+  KConvImage imr = im;
+  uint8_t *luma = NULL;
+  if (lay->luma) {
+    luma = malloc ((size_t) w * h);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        const uint8_t *px = frame + y * stride + x * lay->ps;
+        luma[y * w + x] = kmatch_rgb_luma (px[lay->offsets[0]],
+            px[lay->offsets[1]], px[lay->offsets[2]]);
+      }
+    imr = (KConvImage) { luma, w, h, w, 1, 1, {0} };
+  }
+  KConvStatus (*search) (KMatch *, const KConvImage *, const KMatchRegion *,
+      int, KMatchPosition *, int *, uint64_t *) = lay->luma ?
+      kmatch_search_luma : kmatch_search;
   KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
   KConvOptions opt = { backend, rnd_range (1, 3), -1 };
   KMatch *mr = NULL, *m = NULL;
@@ -74,17 +106,18 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
   int nr = 0, n = 0;
   int ok = kmatch_new (&ref_opt, &mr) == KCONV_OK
       && kmatch_new (&opt, &m) == KCONV_OK
-      && kmatch_set_template (mr, t, tw, th, (ptrdiff_t) tw * lay->ch,
-      lay->ch) == KCONV_OK
-      && kmatch_set_template (m, t, tw, th, (ptrdiff_t) tw * lay->ch,
-      lay->ch) == KCONV_OK
-      && kmatch_search (mr, &im, use_region ? &region : NULL, max_matches, pr,
-      &nr, map_ref) == KCONV_OK
-      && kmatch_search (m, &im, use_region ? &region : NULL, max_matches, p,
+      && kmatch_set_template (mr, t, tw, th, (ptrdiff_t) tw * tch,
+      tch) == KCONV_OK
+      && kmatch_set_template (m, t, tw, th, (ptrdiff_t) tw * tch,
+      tch) == KCONV_OK
+      && kmatch_search (mr, &imr, use_region ? &region : NULL, max_matches,
+      pr, &nr, map_ref) == KCONV_OK
+      && search (m, &im, use_region ? &region : NULL, max_matches, p,
       &n, map) == KCONV_OK;
   char what[160];
-  snprintf (what, sizeof what, "%dx%d (ps %d, %d ch) template %dx%d, region "
-      "%d,%d %dx%d, %d matches%s%s", w, h, lay->ps, lay->ch, tw, th,
+  snprintf (what, sizeof what, "%dx%d (ps %d, %d ch%s) template %dx%d, "
+      "region %d,%d %dx%d, %d matches%s%s", w, h, lay->ps, lay->ch,
+      lay->luma ? ", luma" : "", tw, th,
       region.x, region.y, region.width, region.height, max_matches,
       planted ? ", planted" : "", ties ? ", ties" : "");
   CHECK (ok, "%s: search failed", what);
@@ -94,7 +127,7 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
     CHECK (n == nr && memcmp (p, pr, sizeof (KMatchPosition) * n) == 0,
         "%s: positions differ (%d,%d vs %d,%d)", what, n ? p[0].x : -1,
         n ? p[0].y : -1, nr ? pr[0].x : -1, nr ? pr[0].y : -1);
-    if (planted == 1 && !use_region && !ties)
+    if (planted == 1 && !use_region && !ties && !lay->luma)
       CHECK (p[0].sad == 0 && (p[0].y < py || (p[0].y == py && p[0].x <= px)),
           "%s: planted copy at %d,%d not found (got %d,%d)", what, px, py,
           p[0].x, p[0].y);
@@ -113,7 +146,7 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
     /* the best alone, without a map (on a GPU only it comes back) */
     KMatchPosition one;
     int n1 = 0;
-    CHECK (kmatch_search (m, &im, use_region ? &region : NULL, 1, &one, &n1,
+    CHECK (search (m, &im, use_region ? &region : NULL, 1, &one, &n1,
             NULL) == KCONV_OK && n1 == 1 && one.x == pr[0].x
         && one.y == pr[0].y && one.sad == pr[0].sad,
         "%s: best without a map differs", what);
@@ -126,6 +159,7 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
   kmatch_free (mr);
   kmatch_free (m);
   free (frame);
+  free (luma);
   free (t);
   free (map);
   free (map_ref);

@@ -36,6 +36,10 @@ if [ -f .devgst/gst-env.sh ]; then
   GST_CHECKS=test_order_timestamps_and_eos,test_flush_drops_frames_in_flight \
     compute-sanitizer --tool memcheck --error-exitcode 9 \
     $b/tests/test-kconvfilter-streaming 2>&1 | tail -n 4 || status=1
+  step "element: every format against the reference, under memcheck"
+  GST_CHECKS=test_formats_match_gray_reference \
+    compute-sanitizer --tool memcheck --error-exitcode 9 \
+    $b/tests/test-kconvfilter 2>&1 | tail -n 4 || status=1
   step "element: kpatternmatch tests (auto picks CUDA here)"
   $b/tests/test-kpatternmatch 2>&1 | tail -n 5 || status=1
   step "element: 300 frames of 4K RGBA through backend=cuda"
@@ -46,6 +50,8 @@ if [ -f .devgst/gst-env.sh ]; then
 fi
 
 if [ -f .devgst/gst-env.sh ]; then
+  step "pipelines as users run them: gst-launch-1.0, queue, identity beside"
+  tests/gpu/bench-pipelines.sh "$out" || status=1
   step "streaming benchmark: appsrc ! kconvfilter ! fakesink"
   $b/tests/kconv-stream-bench --csv "$out/stream.csv" | tee "$out/stream.txt" \
     || status=1
@@ -58,8 +64,8 @@ cuda=/usr/local/cuda
 if gcc -O2 -DKCONV_BENCH_NPP -Ikernels -Iomp -I$cuda/include \
     tests/kconv-cuda-bench.c tests/bench-peer-npp.c $b/kernels/libkconv-core.a \
     -L$cuda/lib64 -L/tmp/gstroot/usr/lib/x86_64-linux-gnu \
-    -l:libfftw3.so.3 -l:libfftw3_omp.so.3 \
-    -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lgomp -lm -ldl \
+    -l:libfftw3.so.3 -l:libfftw3_threads.so.3 \
+    -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lm -ldl \
     -lrt -lpthread -o /tmp/kconv-cuda-bench-npp 2>"$out/npp-build.log"; then
   bench=/tmp/kconv-cuda-bench-npp
 else
@@ -70,8 +76,8 @@ $bench --csv "$out/bench.csv" --cpu-threads "$(nproc)" | tee "$out/bench.txt"
 step "template matching benchmark (CPU with all cores, CUDA)"
 gcc -O2 -DKCONV_BENCH_NPP -Ikernels -Iomp -I$cuda/include tests/kmatch-bench.c \
   tests/bench-peer-npp.c $b/kernels/libkconv-core.a \
-  -L/tmp/gstroot/usr/lib/x86_64-linux-gnu -l:libfftw3.so.3 -l:libfftw3_omp.so.3 \
-  -L$cuda/lib64 -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lgomp -lm \
+  -L/tmp/gstroot/usr/lib/x86_64-linux-gnu -l:libfftw3.so.3 -l:libfftw3_threads.so.3 \
+  -L$cuda/lib64 -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lm \
   -ldl -lrt -lpthread -o /tmp/kmatch-bench 2>>"$out/npp-build.log" \
   && /tmp/kmatch-bench | tee "$out/kmatch-bench.txt"
 python3 tests/gpu/plot-bench.py "$out/bench.csv" "$out/bench.png" || true
