@@ -597,14 +597,7 @@ GST_START_TEST (test_formats_color)
       GstVideoInfo info;
       gst_video_info_set_format (&info,
           gst_video_format_from_string (formats[i]), W, H);
-      GRand *r = g_rand_new_with_seed (10 + i);
-      GstBuffer *in = gst_buffer_new_allocate (NULL, info.size, NULL);
-      GstMapInfo map;
-      gst_buffer_map (in, &map, GST_MAP_WRITE);
-      for (gsize b = 0; b < map.size; b++)
-        map.data[b] = g_rand_int (r);
-      gst_buffer_unmap (in, &map);
-      g_rand_free (r);
+      GstBuffer *in = random_frame (&info, 10 + i);
       gst_buffer_unref (gst_harness_push_and_pull (f.h, gst_buffer_ref (in)));
       GstStructure *s = next_result (&f);
       expect_at (s, TRUE, 44, 12);
@@ -624,14 +617,7 @@ GST_START_TEST (test_draw)
       "true", NULL);
   GstVideoInfo info;
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, W, H);
-  GstBuffer *in = gst_buffer_new_allocate (NULL, info.size, NULL);
-  GstMapInfo map;
-  gst_buffer_map (in, &map, GST_MAP_WRITE);
-  GRand *r = g_rand_new_with_seed (99);
-  for (gsize b = 0; b < map.size; b++)
-    map.data[b] = g_rand_int (r);
-  g_rand_free (r);
-  gst_buffer_unmap (in, &map);
+  GstBuffer *in = random_frame (&info, 99);
   GstBuffer *out = gst_harness_push_and_pull (f.h, gst_buffer_copy (in));
   GstStructure *s = next_result (&f);
   expect_at (s, TRUE, 20, 10);

@@ -5,7 +5,8 @@
 # cudadownload), all in one run.  Prints one table of frames/s.
 #   tests/gpu/bench-pipelines.sh [OUTDIR]
 # Each rate is (N - N/5) frames over the difference between a run of N
-# frames and one of N/5, so start-up (plugin loading, CUDA context) cancels.
+# frames and one of N/5, so start-up (plugin loading, CUDA context) cancels;
+# the median of ROUNDS such pairs (default 3).
 # The source is videotestsrc pattern=solid-color, which does not draw every
 # pixel of every frame.  GST_PLUGIN_PATH must point at the kconv build.
 set -uo pipefail
@@ -30,10 +31,13 @@ rate() {
   local tail="fakesink sync=false"
   [ -n "$element" ] && tail="queue ! $element ! fakesink sync=false"
   local short=$((n / 5))
-  local a b
-  a=$(run_time "videotestsrc pattern=solid-color num-buffers=$short ! $caps ! $tail")
-  b=$(run_time "videotestsrc pattern=solid-color num-buffers=$n ! $caps ! $tail")
-  python3 -c "print(f'{($n - $short) / max(($b - $a) / 1e6, 1e-6):.0f}')"
+  local a b rates="" r
+  for r in $(seq "${ROUNDS:-3}"); do
+    a=$(run_time "videotestsrc pattern=solid-color num-buffers=$short ! $caps ! $tail")
+    b=$(run_time "videotestsrc pattern=solid-color num-buffers=$n ! $caps ! $tail")
+    rates="$rates $(python3 -c "print(($n - $short) / max(($b - $a) / 1e6, 1e-6))")"
+  done
+  python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.0f}')" $rates
 }
 
 row() {   # size format label element frames
@@ -45,8 +49,8 @@ row() {   # size format label element frames
 
 printf '%-10s %-6s %-52s %8s\n' size format pipeline frames/s
 for size in 1920x1080 3840x2160; do
-  n=1500
-  [ "$size" = 3840x2160 ] && n=500
+  n=1200
+  [ "$size" = 3840x2160 ] && n=400
   for fmt in RGBA I420 NV12 YUY2; do
     [ "$size" = 3840x2160 ] && [ "$fmt" != RGBA ] && [ "$fmt" != NV12 ] && continue
     row $size $fmt "source alone" "" $n
