@@ -49,20 +49,32 @@ struct KConvCudaJob
   float bias;
 };
 
-/* Lets fn take the device's whole opt-in shared memory, the first time a
- * launch needs more than the default 48 KB; *raised (one per kernel
- * instantiation) remembers it was done, so frames do not pay for it. */
-template < class Kernel > static inline cudaError_t
-kconv_cuda_allow_smem (Kernel fn, size_t smem, int *raised)
+/* What a kernel instantiation may take of dynamic shared memory on each
+ * device so far: the attribute that raises it is the device's own, so a
+ * filter on a second GPU must raise it there too. */
+#define KCONV_CUDA_MAX_DEVICES 64
+typedef struct
 {
-  if ((int) smem <= *raised)
-    return cudaSuccess;
+  int on[KCONV_CUDA_MAX_DEVICES];
+} KConvCudaSmemAllowed;
+
+/* Lets fn take the current device's whole opt-in shared memory, the first
+ * time a launch there needs more than the default 48 KB; *allowed (one per
+ * kernel instantiation) remembers it per device, so frames do not pay for
+ * it.  Threads may race to raise it: both set the same value. */
+template < class Kernel > static inline cudaError_t
+kconv_cuda_allow_smem (Kernel fn, size_t smem, KConvCudaSmemAllowed * allowed)
+{
   int optin = 0, dev = 0;
-  cudaFuncAttributes fa;
   cudaError_t err = cudaGetDevice (&dev);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute (&optin,
-        cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  if (err != cudaSuccess)
+    return err;
+  int *raised = dev < KCONV_CUDA_MAX_DEVICES ? &allowed->on[dev] : NULL;
+  if (raised && (int) smem <= __atomic_load_n (raised, __ATOMIC_ACQUIRE))
+    return cudaSuccess;
+  cudaFuncAttributes fa;
+  err = cudaDeviceGetAttribute (&optin,
+      cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
   /* the kernel's static shared memory counts against the same limit */
   if (err == cudaSuccess)
     err = cudaFuncGetAttributes (&fa, fn);
@@ -70,9 +82,10 @@ kconv_cuda_allow_smem (Kernel fn, size_t smem, int *raised)
     err = cudaFuncSetAttribute (fn,
         cudaFuncAttributeMaxDynamicSharedMemorySize,
         optin - (int) fa.sharedSizeBytes);
-  if (err == cudaSuccess)
-    *raised = optin - (int) fa.sharedSizeBytes;
-  else
+  if (err == cudaSuccess && raised)
+    __atomic_store_n (raised, optin - (int) fa.sharedSizeBytes,
+        __ATOMIC_RELEASE);
+  else if (err != cudaSuccess)
     cudaGetLastError ();        /* reported here, not by the next launch */
   return err;
 }

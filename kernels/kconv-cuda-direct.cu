@@ -132,7 +132,7 @@ launch_direct (const KConvCudaJob & job, const KConvCudaWeights * pw,
 {
   size_t smem = kconv_cuda_direct_smem (NCH, job.cols, job.rows);
   auto fn = direct_kernel < NCH, DIRECT_ROWS, PITCH, PARAM >;
-  static int raised;
+  static KConvCudaSmemAllowed raised;
   cudaError_t err = kconv_cuda_allow_smem (fn, smem, &raised);
   if (err != cudaSuccess)
     return err;

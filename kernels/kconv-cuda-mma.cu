@@ -240,7 +240,7 @@ template < int NCH, int CHUNKS, int MODE, bool WORDS > static cudaError_t
 launch_as (const KConvCudaJob & job, const uint32_t * table,
     cudaStream_t stream)
 {
-  static int raised;
+  static KConvCudaSmemAllowed raised;
   const size_t smem = kconv_cuda_mma_smem (NCH, job.cols, job.rows);
   auto kernel = mma_kernel < NCH, CHUNKS, MODE, WORDS >;
   cudaError_t err = kconv_cuda_allow_smem (kernel, smem, &raised);

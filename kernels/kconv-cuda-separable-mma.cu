@@ -318,7 +318,7 @@ template < int NCH, int CH, bool WORDS > static cudaError_t
 launch_as (const KConvCudaJob & job, const KConvCudaWeights * hv,
     cudaStream_t stream)
 {
-  static int raised;
+  static KConvCudaSmemAllowed raised;
   const size_t smem = kconv_cuda_separable_mma_smem (NCH, job.cols, job.rows);
   auto kernel = separable_mma_kernel < NCH, CH, WORDS >;
   cudaError_t err = kconv_cuda_allow_smem (kernel, smem, &raised);

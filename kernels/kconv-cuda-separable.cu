@@ -160,7 +160,7 @@ launch_separable (const KConvCudaJob & job, const KConvCudaWeights * hv,
     cudaStream_t stream)
 {
   size_t smem = kconv_cuda_separable_smem (NCH, job.cols, job.rows);
-  static int raised;
+  static KConvCudaSmemAllowed raised;
   cudaError_t err = kconv_cuda_allow_smem (separable_kernel < NCH >, smem,
       &raised);
   if (err != cudaSuccess)

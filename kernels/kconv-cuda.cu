@@ -207,7 +207,7 @@ extern "C" KConvStatus
 kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
     KConvCuda ** out, const char **detail)
 {
-  static char why[256];
+  static thread_local char why[256];
   *out = NULL;
   KConvCuda *cu = (KConvCuda *) calloc (1, sizeof *cu);
   if (!cu)

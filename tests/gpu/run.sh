@@ -52,6 +52,8 @@ fi
 if [ -f .devgst/gst-env.sh ]; then
   step "pipelines as users run them: gst-launch-1.0, queue, identity beside"
   tests/gpu/bench-pipelines.sh "$out" || status=1
+  step "several GPUs (skipped on a machine with one)"
+  tests/gpu/multi-gpu.sh "$out"; [ $? -eq 1 ] && status=1
   step "streaming benchmark: appsrc ! kconvfilter ! fakesink"
   $b/tests/kconv-stream-bench --csv "$out/stream.csv" | tee "$out/stream.txt" \
     || status=1
