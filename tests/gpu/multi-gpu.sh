@@ -50,6 +50,18 @@ chain "$out/c10.raw" 1 0
 same "edge on GPU 0 then gaussian 31 on GPU 1, against both on GPU 0" "$out/c01.raw" "$out/c00.raw"
 same "edge on GPU 1 then gaussian 31 on GPU 0, against both on GPU 0" "$out/c10.raw" "$out/c00.raw"
 
+# kpatternmatch: the same matches from either GPU
+matches() {  # device
+  gst-launch-1.0 -m videotestsrc pattern=ball num-buffers=20 \
+    ! video/x-raw,format=RGBA,width=640,height=480 \
+    ! kpatternmatch template-region=300,220,40,40 backend=cuda device-id="$1" \
+    ! fakesink 2>&1 | grep -o 'kpatternmatch, x=(int)[0-9]*, y=(int)[0-9]*'
+}
+matches 0 >"$out/m0.txt"
+matches 1 >"$out/m1.txt"
+same "kpatternmatch on GPU 0 and GPU 1 ($(wc -l <"$out/m0.txt") matches)" \
+  "$out/m0.txt" "$out/m1.txt"
+
 # throughput of 1080p RGBA edge streams, each rate from two lengths
 # (start-up cancels).  (At this size the host's sources, not the GPUs, are
 # the limit; a heavy kernel whose first frame plans an FFT needs runs long
