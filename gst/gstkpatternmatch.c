@@ -62,6 +62,7 @@ enum
   PROP_MAX_MATCHES,
   PROP_DRAW,
   PROP_MATCH_ON,
+  PROP_USE_ALPHA,
   PROP_BACKEND,
   PROP_DEVICE_ID,
   PROP_N_THREADS,
@@ -79,6 +80,7 @@ enum
 #define DEFAULT_MAX_MATCHES 1
 #define DEFAULT_DRAW FALSE
 #define DEFAULT_MATCH_ON GST_KMATCH_ON_LUMA
+#define DEFAULT_USE_ALPHA TRUE
 #define DEFAULT_BACKEND KCONV_BACKEND_AUTO
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_N_THREADS 0
@@ -91,7 +93,8 @@ static guint signals[N_SIGNALS];
 typedef struct
 {
   gchar *template_location;
-  GstSample *template_rgb;      /* from the file or the signal */
+  GstSample *template_rgb;      /* RGBA, from the file or the signal */
+  gboolean use_alpha;
   gboolean cut_pending;         /* template-region: cut from the next frame */
   KMatchRegion template_region;
   gboolean has_search_region;
@@ -120,6 +123,9 @@ struct _GstKPatternMatch
   guint template_built;
   gboolean have_template;
   guint8 *tmpl;                 /* the packed template, kept for new matchers */
+  guint8 *tmask;                /* its pixels that count (alpha >= 128), or
+                                 * NULL: all */
+  gboolean mask_applied;        /* tmask given to the matcher (use-alpha) */
   GstVideoFormat template_format;
   gint template_channels;
   gint tw, th;
@@ -268,6 +274,11 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
       s->match_on = g_value_get_enum (value);
       GST_OBJECT_UNLOCK (self);
       break;
+    case PROP_USE_ALPHA:
+      GST_OBJECT_LOCK (self);
+      s->use_alpha = g_value_get_boolean (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
     case PROP_BACKEND:
       GST_OBJECT_LOCK (self);
       s->backend = g_value_get_enum (value);
@@ -327,6 +338,9 @@ gst_kpattern_match_get_property (GObject * object, guint prop_id,
     case PROP_MATCH_ON:
       g_value_set_enum (value, s->match_on);
       break;
+    case PROP_USE_ALPHA:
+      g_value_set_boolean (value, s->use_alpha);
+      break;
     case PROP_BACKEND:
       g_value_set_enum (value, s->backend);
       break;
@@ -355,7 +369,7 @@ gst_kpattern_match_set_template (GstKPatternMatch * self, GstSample * sample)
     GST_WARNING_OBJECT (self, "set-template needs a sample with caps");
     return FALSE;
   }
-  if (!(rgb = kmatch_template_to_rgb (sample, &err))) {
+  if (!(rgb = kmatch_template_to_rgba (sample, &err))) {
     GST_WARNING_OBJECT (self, "set-template: %s", err->message);
     g_clear_error (&err);
     return FALSE;
@@ -423,6 +437,7 @@ gst_kpattern_match_stop (GstBaseTransform * trans)
   self->template_built = 0;
   self->have_template = FALSE;
   g_clear_pointer (&self->tmpl, g_free);
+  g_clear_pointer (&self->tmask, g_free);
   return TRUE;
 }
 
@@ -548,6 +563,7 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
     self->have_template = self->tmpl && kmatch_set_template (self->matcher,
         self->tmpl, self->tw, self->th, (ptrdiff_t) self->tw *
         self->template_channels, self->template_channels) == KCONV_OK;
+    self->mask_applied = FALSE;
   }
 
   GstVideoFormat fmt = GST_VIDEO_FRAME_FORMAT (frame);
@@ -577,6 +593,7 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
       kmatch_set_template (self->matcher, t, r.width, r.height,
           (ptrdiff_t) r.width * channels, channels);
       g_free (self->tmpl);
+      g_clear_pointer (&self->tmask, g_free);
       self->tmpl = t;
       self->tw = r.width;
       self->th = r.height;
@@ -601,13 +618,17 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
           || self->template_format != fmt
           || self->template_channels != channels)) {
     gint w, h;
+    guint8 *mask;
     guint8 *t = kmatch_template_pack (snap->template_rgb, frame->info.finfo,
-        channels, &w, &h);
+        channels, &w, &h, &mask);
     if (t) {
       kmatch_set_template (self->matcher, t, w, h, (ptrdiff_t) w * channels,
           channels);
       g_free (self->tmpl);
+      g_free (self->tmask);
       self->tmpl = t;
+      self->tmask = mask;
+      self->mask_applied = FALSE;
       self->tw = w;
       self->th = h;
       self->template_channels = channels;
@@ -617,6 +638,13 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
       self->warned_size = FALSE;
     }
     self->template_built = template_cookie;
+  }
+  /* transparency: on for a template with some, unless use-alpha=false */
+  gboolean want_mask = snap->use_alpha && self->tmask;
+  if (self->have_template && want_mask != self->mask_applied) {
+    kmatch_set_template_mask (self->matcher, want_mask ? self->tmask : NULL,
+        self->tw);
+    self->mask_applied = want_mask;
   }
   return TRUE;
 }
@@ -764,7 +792,9 @@ gst_kpattern_match_transform_frame_ip (GstVideoFilter * vfilter,
 
   KMatchPosition matches[MAX_MATCHES];
   gint n = 0;
-  const gdouble norm = 255.0 * self->tw * self->th * channels;
+  /* over the template's pixels that count */
+  const gdouble norm = 255.0 * kmatch_template_pixels (self->matcher) *
+      channels;
   if (self->tw > region.width || self->th > region.height) {
     if (!self->warned_size) {
       GST_ELEMENT_WARNING (self, STREAM, FAILED,
@@ -819,6 +849,7 @@ gst_kpattern_match_finalize (GObject * object)
   kmatch_free (self->matcher);
   g_free (self->luma);
   g_free (self->tmpl);
+  g_free (self->tmask);
   g_free (self->settings.template_location);
   g_clear_pointer (&self->settings.template_rgb, gst_sample_unref);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -885,6 +916,10 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
   properties[PROP_MATCH_ON] = g_param_spec_enum ("match-on", "Match on",
       "Which samples are compared", GST_TYPE_KMATCH_ON, DEFAULT_MATCH_ON,
       flags);
+  properties[PROP_USE_ALPHA] = g_param_spec_boolean ("use-alpha",
+      "Use alpha", "A template with transparency (from a PNG or set-template "
+      "with alpha): only its pixels with alpha >= 128 count, so it matches "
+      "over any background", DEFAULT_USE_ALPHA, flags);
   properties[PROP_BACKEND] = g_param_spec_enum ("backend", "Backend",
       "Where the search runs", GST_TYPE_KCONV_BACKEND, DEFAULT_BACKEND,
       flags);
@@ -938,6 +973,7 @@ gst_kpattern_match_init (GstKPatternMatch * self)
   s->max_matches = DEFAULT_MAX_MATCHES;
   s->draw = DEFAULT_DRAW;
   s->match_on = DEFAULT_MATCH_ON;
+  s->use_alpha = DEFAULT_USE_ALPHA;
   s->backend = DEFAULT_BACKEND;
   s->device_id = DEFAULT_DEVICE_ID;
   s->n_threads = DEFAULT_N_THREADS;

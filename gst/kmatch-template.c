@@ -17,7 +17,7 @@ kmatch_template_load_file (const gchar * path, GError ** error)
 {
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch ("filesrc name=src ! decodebin ! "
-      "videoconvert ! video/x-raw,format=RGB ! appsink name=sink", &err);
+      "videoconvert ! video/x-raw,format=RGBA ! appsink name=sink", &err);
   if (!pipe) {
     g_propagate_error (error, err);
     return NULL;
@@ -53,10 +53,10 @@ kmatch_template_load_file (const gchar * path, GError ** error)
 }
 
 GstSample *
-kmatch_template_to_rgb (GstSample * sample, GError ** error)
+kmatch_template_to_rgba (GstSample * sample, GError ** error)
 {
   GstCaps *rgb = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
-      "RGB", NULL);
+      "RGBA", NULL);
   GstSample *out = gst_video_convert_sample (sample, rgb, LOAD_TIMEOUT, error);
   gst_caps_unref (rgb);
   return out;
@@ -72,32 +72,41 @@ kmatch_luma (const GstVideoFormatInfo * frame_format, guint8 r, guint8 g,
 }
 
 guint8 *
-kmatch_template_pack (GstSample * rgb, const GstVideoFormatInfo *
-    frame_format, gint channels, gint * width, gint * height)
+kmatch_template_pack (GstSample * rgba, const GstVideoFormatInfo *
+    frame_format, gint channels, gint * width, gint * height, guint8 ** mask)
 {
   GstVideoInfo info;
   GstVideoFrame frame;
-  if (!gst_video_info_from_caps (&info, gst_sample_get_caps (rgb))
-      || !gst_video_frame_map (&frame, &info, gst_sample_get_buffer (rgb),
+  *mask = NULL;
+  if (!gst_video_info_from_caps (&info, gst_sample_get_caps (rgba))
+      || !gst_video_frame_map (&frame, &info, gst_sample_get_buffer (rgba),
           GST_MAP_READ))
     return NULL;
   const gint w = GST_VIDEO_INFO_WIDTH (&info), h = GST_VIDEO_INFO_HEIGHT (&info);
   guint8 *out = g_malloc ((gsize) w * h * channels);
+  guint8 *m = g_malloc ((gsize) w * h);
+  gboolean transparent = FALSE;
   for (gint y = 0; y < h; y++) {
     const guint8 *s = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
         y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
     guint8 *d = out + (gsize) y * w * channels;
-    for (gint x = 0; x < w; x++) {
+    for (gint x = 0; x < w; x++, s += 4) {
       if (channels == 3) {
-        d[3 * x] = s[3 * x];
-        d[3 * x + 1] = s[3 * x + 1];
-        d[3 * x + 2] = s[3 * x + 2];
+        d[3 * x] = s[0];
+        d[3 * x + 1] = s[1];
+        d[3 * x + 2] = s[2];
       } else {
-        d[x] = kmatch_luma (frame_format, s[3 * x], s[3 * x + 1], s[3 * x + 2]);
+        d[x] = kmatch_luma (frame_format, s[0], s[1], s[2]);
       }
+      m[(gsize) y * w + x] = s[3] >= 128;
+      transparent |= s[3] < 128;
     }
   }
   gst_video_frame_unmap (&frame);
+  if (transparent)
+    *mask = m;
+  else
+    g_free (m);
   *width = w;
   *height = h;
   return out;

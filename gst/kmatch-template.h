@@ -9,12 +9,13 @@
 
 G_BEGIN_DECLS
 
-/* Decodes an image file (any format GStreamer can decode) into an RGB
- * sample; NULL and error set when it cannot. */
+/* Decodes an image file (any format GStreamer can decode) into an RGBA
+ * sample (alpha 255 where the file has none); NULL and error set when it
+ * cannot. */
 GstSample *kmatch_template_load_file (const gchar * path, GError ** error);
 
-/* Converts any raw video sample to RGB; NULL and error set on failure. */
-GstSample *kmatch_template_to_rgb (GstSample * sample, GError ** error);
+/* Converts any raw video sample to RGBA; NULL and error set on failure. */
+GstSample *kmatch_template_to_rgba (GstSample * sample, GError ** error);
 
 /* How luma is made from RGB for a frame format: full range for grey and
  * RGB frames (a grey pixel keeps its value), BT.601 video range for YUV
@@ -22,9 +23,12 @@ GstSample *kmatch_template_to_rgb (GstSample * sample, GError ** error);
 guint8 kmatch_luma (const GstVideoFormatInfo * frame_format, guint8 r,
     guint8 g, guint8 b);
 
-/* An RGB sample as packed samples for matching: 1 channel (luma by
- * kmatch_luma) or 3 (RGB).  g_free the result. */
-guint8 *kmatch_template_pack (GstSample * rgb, const GstVideoFormatInfo *
-    frame_format, gint channels, gint * width, gint * height);
+/* An RGBA sample as packed samples for matching: 1 channel (luma by
+ * kmatch_luma) or 3 (RGB).  *mask: where some pixel is transparent (alpha
+ * under 128), width x height bytes, 1 for the pixels that count (alpha
+ * 128 and up), else NULL.  g_free both. */
+guint8 *kmatch_template_pack (GstSample * rgba, const GstVideoFormatInfo *
+    frame_format, gint channels, gint * width, gint * height,
+    guint8 ** mask);
 
 G_END_DECLS

@@ -38,6 +38,8 @@ struct KMatchCuda
   int tw, th, ch, words;        /* words: a template row, rounded up */
   uint4 *d_tmpl;                /* th x (words + 1), four shifted copies */
   uint4 *d_mask;                /* words + 1: the template's bytes in each */
+  uint4 *d_pixel_mask;          /* th x (words + 1), shifted like d_tmpl: the
+                                 * bytes that count, or NULL: all do */
   uint8_t *d_frame;
   size_t frame_size;
   uint8_t *d_raw;               /* the region as it lies in the frame */
@@ -75,10 +77,11 @@ group_word (int k)
  * positions.  The thread walks down the frame keeping the words of ROWS
  * consecutive rows in registers, so each step loads one template word and
  * one frame row's words and feeds 4 * ROWS packed differences. */
-template < int CH, bool MASKED > __device__ __forceinline__ void
+template < int CH, bool MASKED, bool PIXEL_MASK = false >
+__device__ __forceinline__ void
 sad_column (const uint32_t * __restrict__ col, int pitch_words,
     const uint4 * __restrict__ tcol, int wp, int th, uint4 mask,
-    uint32_t (&sad)[ROWS][GROUP])
+    uint32_t (&sad)[ROWS][GROUP], const uint4 * __restrict__ pcol = NULL)
 {
   const uint32_t m[GROUP] = { mask.x, mask.y, mask.z, mask.w };
   uint32_t win[ROWS][GROUP];    /* frame words of rows j .. j + ROWS - 1 */
@@ -104,35 +107,55 @@ sad_column (const uint32_t * __restrict__ col, int pitch_words,
     }
     const uint4 t4 = tcol[j * wp];
     const uint32_t t[GROUP] = { t4.x, t4.y, t4.z, t4.w };
+    if (PIXEL_MASK) {
+      /* template row j's mask on each frame row it meets (the template's
+       * own masked bytes are 0 already) */
+      const uint4 p4 = pcol[j * wp];
+      const uint32_t p[GROUP] = { p4.x, p4.y, p4.z, p4.w };
 #pragma unroll
-    for (int r = 0; r < ROWS; r++)
+      for (int r = 0; r < ROWS; r++)
 #pragma unroll
-      for (int k = 0; k < GROUP; k++)
-        sad[r][k] = sad4_add (win[r][k], t[k], sad[r][k]);
+        for (int k = 0; k < GROUP; k++)
+          sad[r][k] = sad4_add (win[r][k] & p[k], t[k], sad[r][k]);
+    } else {
+#pragma unroll
+      for (int r = 0; r < ROWS; r++)
+#pragma unroll
+        for (int k = 0; k < GROUP; k++)
+          sad[r][k] = sad4_add (win[r][k], t[k], sad[r][k]);
+    }
   }
 }
 
 /* SMEM: the template is staged in shared memory; templates too large for
  * it are read through the L1 cache (every thread of a warp reads the same
  * address, so it is a broadcast either way). */
-template < int CH, bool SMEM > __global__ void
+/* PIXEL_MASK: only the template's bytes in pmask_g count (a template with
+ * transparency); every word is masked, row by row, so the column masks of
+ * the edge words are not needed. */
+template < int CH, bool SMEM, bool PIXEL_MASK > __global__ void
 __launch_bounds__ (THREADS)
 sad_kernel (const uint8_t * __restrict__ frame, int pitch, int mw, int mh,
     const uint4 * __restrict__ tmpl_g, const uint4 * __restrict__ mask_g,
-    int words, int th, uint64_t * map, uint64_t * best)
+    const uint4 * __restrict__ pmask_g, int words, int th, uint64_t * map,
+    uint64_t * best)
 {
   extern __shared__ uint4 smem[];
   const int wp = words + 1;
-  const uint4 *tmpl = tmpl_g, *mask = mask_g;
+  const uint4 *tmpl = tmpl_g, *mask = mask_g, *pmask = pmask_g;
   if (SMEM) {
-    uint4 *st = smem, *sm = smem + (size_t) th * wp;
+    uint4 *st = smem, *sm = smem + (size_t) th * wp, *sp = sm + wp;
     for (int i = threadIdx.x; i < th * wp; i += THREADS)
       st[i] = tmpl_g[i];
     for (int i = threadIdx.x; i < wp; i += THREADS)
       sm[i] = mask_g[i];
+    if (PIXEL_MASK)
+      for (int i = threadIdx.x; i < th * wp; i += THREADS)
+        sp[i] = pmask_g[i];
     __syncthreads ();
     tmpl = st;
     mask = sm;
+    pmask = sp;
   }
 
   const int x0 = (blockIdx.x * THREADS + threadIdx.x) * GROUP;
@@ -142,6 +165,11 @@ sad_kernel (const uint8_t * __restrict__ frame, int pitch, int mw, int mh,
     const int pw = pitch / 4;
     const uint32_t *col = (const uint32_t *) (frame + (size_t) y0 * pitch) +
         x0 * CH / 4;
+    if (PIXEL_MASK) {
+      for (int i = 0; i <= words; i++)
+        sad_column < CH, false, true > (col + i, pw, tmpl + i, wp, th,
+            mask[i], sad, pmask + i);
+    } else {
     /* words 0, words - 1 and words can hold bytes outside the template
      * for some copy; the ones between are whole for every copy */
     sad_column < CH, true > (col, pw, tmpl, wp, th, mask[0], sad);
@@ -152,6 +180,7 @@ sad_kernel (const uint8_t * __restrict__ frame, int pitch, int mw, int mh,
           mask[words - 1], sad);
     sad_column < CH, true > (col + words, pw, tmpl + words, wp, th,
         mask[words], sad);
+    }
   }
 
   uint64_t key = ~0ull;
@@ -201,7 +230,7 @@ kmatch_cuda_new (int device_id, KMatchCuda ** out, const char **why)
 
 extern "C" KConvStatus
 kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl, int tw,
-    int th, int ch)
+    int th, int ch, const uint8_t * byte_mask)
 {
   /* 65535 is the largest x the key holds, and y the grid's */
   if (ch != 1 && ch != 3)
@@ -210,36 +239,50 @@ kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl, int tw,
   /* copy k: the row's bytes start at byte CH * k % 4 */
   uint8_t *t = (uint8_t *) calloc ((size_t) th * wp, 16);
   uint8_t *mk = (uint8_t *) calloc (wp, 16);
-  if (!t || !mk) {
+  uint8_t *pm = byte_mask ? (uint8_t *) calloc ((size_t) th * wp, 16) : NULL;
+  if (!t || !mk || (byte_mask && !pm)) {
     free (t);
     free (mk);
+    free (pm);
     return KCONV_ERROR_OUT_OF_MEMORY;
   }
   for (int k = 0; k < GROUP; k++) {
     const int r = ch * k % 4;
     for (int b = 0; b < row; b++) {
       const int at = r + b, word = at / 4, byte = at % 4;
-      for (int j = 0; j < th; j++)
-        t[((size_t) j * wp + word) * 16 + k * 4 + byte] =
-            tmpl[(size_t) j * row + b];
+      for (int j = 0; j < th; j++) {
+        const size_t to = ((size_t) j * wp + word) * 16 + k * 4 + byte;
+        const uint8_t keep = byte_mask ? byte_mask[(size_t) j * row + b] : 0xff;
+        t[to] = tmpl[(size_t) j * row + b] & keep;
+        if (pm)
+          pm[to] = keep;
+      }
       mk[(size_t) word * 16 + k * 4 + byte] = 0xff;
     }
   }
   CHECK_CUDA (g, cudaSetDevice (g->device));
   cudaFree (g->d_tmpl);
   cudaFree (g->d_mask);
+  cudaFree (g->d_pixel_mask);
   g->d_tmpl = NULL;
   g->d_mask = NULL;
+  g->d_pixel_mask = NULL;
   cudaError_t e = cudaMalloc (&g->d_tmpl, (size_t) th * wp * 16);
   if (e == cudaSuccess)
     e = cudaMalloc (&g->d_mask, (size_t) wp * 16);
+  if (e == cudaSuccess && pm)
+    e = cudaMalloc (&g->d_pixel_mask, (size_t) th * wp * 16);
   if (e == cudaSuccess)
     e = cudaMemcpy (g->d_tmpl, t, (size_t) th * wp * 16,
         cudaMemcpyHostToDevice);
   if (e == cudaSuccess)
     e = cudaMemcpy (g->d_mask, mk, (size_t) wp * 16, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess && pm)
+    e = cudaMemcpy (g->d_pixel_mask, pm, (size_t) th * wp * 16,
+        cudaMemcpyHostToDevice);
   free (t);
   free (mk);
+  free (pm);
   CHECK_CUDA (g, e);
   g->tw = tw;
   g->th = th;
@@ -341,19 +384,30 @@ kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
           g->stream));
   dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP),
       (mh + ROWS - 1) / ROWS);
-  size_t smem = ((size_t) g->th + 1) * (g->words + 1) * 16;
+  const bool pixel_mask = g->d_pixel_mask != NULL;
+  size_t smem = ((size_t) g->th * (pixel_mask ? 2 : 1) + 1) * (g->words + 1)
+      * 16;
   uint64_t *map = sad_map ? g->d_map : NULL;
   int optin = 0;
   CHECK_CUDA (g, cudaDeviceGetAttribute (&optin,
           cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device));
   const bool staged = smem <= (size_t) optin;
-  auto fn = g->ch == 1 ? (staged ? sad_kernel < 1, true > : sad_kernel < 1,
-      false >) : (staged ? sad_kernel < 3, true > : sad_kernel < 3, false >);
+  void (*fn) (const uint8_t *, int, int, int, const uint4 *, const uint4 *,
+      const uint4 *, int, int, uint64_t *, uint64_t *);
+  if (g->ch == 1)
+    fn = pixel_mask ? (staged ? sad_kernel < 1, true, true > :
+        sad_kernel < 1, false, true >) : (staged ? sad_kernel < 1, true,
+        false > : sad_kernel < 1, false, false >);
+  else
+    fn = pixel_mask ? (staged ? sad_kernel < 3, true, true > :
+        sad_kernel < 3, false, true >) : (staged ? sad_kernel < 3, true,
+        false > : sad_kernel < 3, false, false >);
   if (staged)
     CHECK_CUDA (g, cudaFuncSetAttribute (fn,
             cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
   fn <<< grid, THREADS, staged ? smem : 0, g->stream >>> (g->d_frame, pitch,
-      mw, mh, g->d_tmpl, g->d_mask, g->words, g->th, map, g->d_best);
+      mw, mh, g->d_tmpl, g->d_mask, g->d_pixel_mask, g->words, g->th, map,
+      g->d_best);
   CHECK_CUDA (g, cudaGetLastError ());
   uint64_t key;
   CHECK_CUDA (g, cudaMemcpyAsync (&key, g->d_best, sizeof key,
@@ -382,6 +436,7 @@ kmatch_cuda_free (KMatchCuda * g)
   cudaSetDevice (g->device);
   cudaFree (g->d_tmpl);
   cudaFree (g->d_mask);
+  cudaFree (g->d_pixel_mask);
   cudaFree (g->d_frame);
   cudaFree (g->d_raw);
   cudaFree (g->d_map);

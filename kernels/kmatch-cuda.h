@@ -17,8 +17,10 @@ typedef struct KMatchCuda KMatchCuda;
 
 KConvStatus kmatch_cuda_new (int device_id, KMatchCuda ** out,
     const char **why);
+/* byte_mask: NULL, or tw * th * ch bytes, 0xff where the template counts
+ * and 0 where it does not (transparent pixels). */
 KConvStatus kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl,
-    int tw, int th, int ch);
+    int tw, int th, int ch, const uint8_t * byte_mask);
 
 /* How the compared samples lie in the frame's pixels: the bytes at
  * offsets[0 .. ch - 1] of each pixel_stride, or with luma the luma of R, G,

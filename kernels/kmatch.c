@@ -20,6 +20,10 @@ struct KMatch
   int n_threads;
   uint8_t *tmpl;                /* packed tw * th * ch */
   int tw, th, ch;
+  uint8_t *mask;                /* NULL, or per template byte 0xff (counts)
+                                 * or 0 (transparent) */
+  uint8_t *tmpl_masked;         /* tmpl & mask, as the threaded map wants */
+  int pixels;                   /* template pixels that count */
   uint8_t *packed;              /* the frame's matched samples, packed */
   size_t packed_size;
   uint64_t *map;
@@ -79,15 +83,68 @@ kmatch_set_template (KMatch * m, const uint8_t * samples, int width,
     memcpy (t + (size_t) y * width * channels, samples + y * stride,
         (size_t) width * channels);
   free (m->tmpl);
+  free (m->mask);
+  free (m->tmpl_masked);
   m->tmpl = t;
+  m->mask = m->tmpl_masked = NULL;
   m->tw = width;
   m->th = height;
   m->ch = channels;
+  m->pixels = width * height;
 #ifdef KCONV_HAVE_CUDA
   if (m->cuda && (channels == 1 || channels == 3))
-    return kmatch_cuda_set_template (m->cuda, t, width, height, channels);
+    return kmatch_cuda_set_template (m->cuda, t, width, height, channels,
+        NULL);
 #endif
   return KCONV_OK;
+}
+
+KConvStatus
+kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
+    ptrdiff_t mask_stride)
+{
+  if (!m || !m->tmpl || (mask && mask_stride < m->tw))
+    return KCONV_ERROR_INVALID_ARGUMENT;
+  const size_t n = (size_t) m->tw * m->th * m->ch;
+  uint8_t *bm = NULL, *tm = NULL;
+  int pixels = m->tw * m->th;
+  if (mask) {
+    bm = malloc (n);
+    tm = malloc (n);
+    if (!bm || !tm) {
+      free (bm);
+      free (tm);
+      return KCONV_ERROR_OUT_OF_MEMORY;
+    }
+    pixels = 0;
+    for (int y = 0; y < m->th; y++)
+      for (int x = 0; x < m->tw; x++) {
+        const uint8_t keep = mask[y * mask_stride + x] ? 0xff : 0;
+        pixels += keep != 0;
+        for (int c = 0; c < m->ch; c++) {
+          const size_t at = ((size_t) y * m->tw + x) * m->ch + c;
+          bm[at] = keep;
+          tm[at] = m->tmpl[at] & keep;
+        }
+      }
+  }
+  free (m->mask);
+  free (m->tmpl_masked);
+  m->mask = bm;
+  m->tmpl_masked = tm;
+  m->pixels = pixels;
+#ifdef KCONV_HAVE_CUDA
+  if (m->cuda && (m->ch == 1 || m->ch == 3))
+    return kmatch_cuda_set_template (m->cuda, m->tmpl, m->tw, m->th, m->ch,
+        bm);
+#endif
+  return KCONV_OK;
+}
+
+int
+kmatch_template_pixels (const KMatch * m)
+{
+  return m ? m->pixels : 0;
 }
 
 #ifdef KCONV_HAVE_CUDA
@@ -228,10 +285,10 @@ search (KMatch * m, const KConvImage * frame, int luma,
     return KCONV_ERROR_OUT_OF_MEMORY;
   if (m->backend == KCONV_BACKEND_REFERENCE)
     kmatch_reference_map (base, stride, m->tmpl, m->tw, m->th, ch, mw, mh,
-        map);
+        map, m->mask);
   else
-    kmatch_cpu_map (base, stride, m->tmpl, m->tw, m->th, ch, mw, mh, map,
-        m->n_threads);
+    kmatch_cpu_map (base, stride, m->mask ? m->tmpl_masked : m->tmpl, m->tw,
+        m->th, ch, mw, mh, map, m->mask, m->n_threads);
 
   *n_matches = pick_best (map, mw, mh, m->tw, m->th, r.x, r.y, max_matches,
       matches);
@@ -271,6 +328,8 @@ kmatch_free (KMatch * m)
   kmatch_cuda_free (m->cuda);
 #endif
   free (m->tmpl);
+  free (m->mask);
+  free (m->tmpl_masked);
   free (m->packed);
   free (m->map);
   free (m);

@@ -37,6 +37,18 @@ KConvStatus kmatch_new (const KConvOptions * options, KMatch ** out);
 KConvStatus kmatch_set_template (KMatch * m, const uint8_t * samples,
     int width, int height, ptrdiff_t stride, int channels);
 
+/* Only the template's pixels whose byte in mask (width x height of the
+ * template set last, rows mask_stride apart) is non-zero count: a template
+ * with transparency (mask = alpha >= 128) matches over any background.
+ * The SAD is then the sum over the pixels that count.  NULL: all count
+ * again.  A new template starts with all counting. */
+KConvStatus kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
+    ptrdiff_t mask_stride);
+
+/* How many of the template's pixels count (width x height without a
+ * mask). */
+int kmatch_template_pixels (const KMatch * m);
+
 /* Searches frame (its n_channels samples at channel_offset must match the
  * template's channels) inside region (NULL: the whole frame).  Writes up to
  * max_matches non-overlapping positions, best first, and their count.

@@ -9,13 +9,15 @@
 void
 kmatch_reference_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
-    uint64_t * map)
+    uint64_t * map, const uint8_t * byte_mask)
 {
   for (int y = 0; y < mh; y++)
     for (int x = 0; x < mw; x++) {
       uint64_t s = 0;
       for (int j = 0; j < th; j++)
         for (int i = 0; i < tw * ch; i++) {
+          if (byte_mask && !byte_mask[(size_t) j * tw * ch + i])
+            continue;
           int d = frame[(ptrdiff_t) (y + j) * stride + x * ch + i] -
               tmpl[(size_t) j * tw * ch + i];
           s += (uint64_t) (d < 0 ? -d : d);
@@ -43,9 +45,24 @@ sad_row (const uint8_t * restrict a, const uint8_t * restrict b, int n)
   return s;
 }
 
+/* The same with a mask: the frame's bytes where the template does not
+ * count become 0, as the template's are. */
+static inline uint32_t
+sad_row_masked (const uint8_t * restrict a, const uint8_t * restrict b,
+    const uint8_t * restrict m, int n)
+{
+  uint32_t s = 0;
+  for (int i = 0; i < n; i++) {
+    int d = (a[i] & m[i]) - b[i];
+    s += (uint32_t) (d < 0 ? -d : d);
+  }
+  return s;
+}
+
 KMATCH_MULTIVERSION static void
 map_rows (const uint8_t * frame, ptrdiff_t stride, const uint8_t * tmpl,
-    int tw, int th, int ch, int mw, int y0, int y1, uint64_t * map)
+    const uint8_t * mask, int tw, int th, int ch, int mw, int y0, int y1,
+    uint64_t * map)
 {
   const int n = tw * ch;
   for (int y = y0; y < y1; y++)
@@ -53,7 +70,9 @@ map_rows (const uint8_t * frame, ptrdiff_t stride, const uint8_t * tmpl,
       const uint8_t *f = frame + (ptrdiff_t) y * stride + x * ch;
       uint64_t s = 0;
       for (int j = 0; j < th; j++)
-        s += sad_row (f + (ptrdiff_t) j * stride, tmpl + (size_t) j * n, n);
+        s += mask ? sad_row_masked (f + (ptrdiff_t) j * stride,
+            tmpl + (size_t) j * n, mask + (size_t) j * n, n) :
+            sad_row (f + (ptrdiff_t) j * stride, tmpl + (size_t) j * n, n);
       map[(size_t) y * mw + x] = s;
     }
 }
@@ -62,7 +81,7 @@ typedef struct
 {
   const uint8_t *frame;
   ptrdiff_t stride;
-  const uint8_t *tmpl;
+  const uint8_t *tmpl, *mask;
   int tw, th, ch, mw, mh;
   uint64_t *map;
 } MapJob;
@@ -73,16 +92,16 @@ map_part (int t, int n, void *ctx)
 {
   const MapJob *j = ctx;
   for (int y0 = 8 * t; y0 < j->mh; y0 += 8 * n)
-    map_rows (j->frame, j->stride, j->tmpl, j->tw, j->th, j->ch, j->mw, y0,
-        y0 + 8 < j->mh ? y0 + 8 : j->mh, j->map);
+    map_rows (j->frame, j->stride, j->tmpl, j->mask, j->tw, j->th, j->ch,
+        j->mw, y0, y0 + 8 < j->mh ? y0 + 8 : j->mh, j->map);
 }
 
 void
 kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
-    uint64_t * map, int n_threads)
+    uint64_t * map, const uint8_t * byte_mask, int n_threads)
 {
-  MapJob j = { frame, stride, tmpl, tw, th, ch, mw, mh, map };
+  MapJob j = { frame, stride, tmpl, byte_mask, tw, th, ch, mw, mh, map };
   kconv_parallel (n_threads, map_part, &j);
 }
 

@@ -13,7 +13,7 @@
  * the region's corner), for x < mw, y < mh.  The template is packed too. */
 void kmatch_reference_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
-    uint64_t * map);
+    uint64_t * map, const uint8_t * byte_mask);
 /* The samples a search compares, packed: w x h pixels of `ch` bytes from
  * rows `stride` apart of pixel_stride bytes, the bytes at offsets[0 ..
  * ch - 1]; or with luma, one byte, the luma of R, G, B at offsets[0 .. 2]. */
@@ -21,8 +21,11 @@ void kmatch_cpu_pack (uint8_t * dst, const uint8_t * src, ptrdiff_t stride,
     int pixel_stride, const int *offsets, int ch, int luma, int w, int h,
     int n_threads);
 
+/* byte_mask (both maps): NULL, or tw * th * ch bytes, 0xff where the
+ * template counts and 0 where it does not; the threaded map wants the
+ * template's bytes that do not count set to 0. */
 void kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
-    uint64_t * map, int n_threads);
+    uint64_t * map, const uint8_t * byte_mask, int n_threads);
 
 #endif

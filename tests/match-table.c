@@ -99,6 +99,18 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
   KConvStatus (*search) (KMatch *, const KConvImage *, const KMatchRegion *,
       int, KMatchPosition *, int *, uint64_t *) = lay->luma ?
       kmatch_search_luma : kmatch_search;
+  /* half the cases with a transparent part: a random mask, or a disc */
+  uint8_t *mask = NULL;
+  const int masked = rnd () % 2;
+  if (masked) {
+    mask = malloc ((size_t) tw * th);
+    const int disc = rnd () % 2;
+    for (int j = 0; j < th; j++)
+      for (int i = 0; i < tw; i++) {
+        const int dx = 2 * i - tw + 1, dy = 2 * j - th + 1;
+        mask[j * tw + i] = disc ? dx * dx + dy * dy <= tw * th : rnd () % 3 != 0;
+      }
+  }
   KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
   KConvOptions opt = { backend, rnd_range (1, 3), -1 };
   KMatch *mr = NULL, *m = NULL;
@@ -110,14 +122,16 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
       tch) == KCONV_OK
       && kmatch_set_template (m, t, tw, th, (ptrdiff_t) tw * tch,
       tch) == KCONV_OK
+      && kmatch_set_template_mask (mr, mask, tw) == KCONV_OK
+      && kmatch_set_template_mask (m, mask, tw) == KCONV_OK
       && kmatch_search (mr, &imr, use_region ? &region : NULL, max_matches,
       pr, &nr, map_ref) == KCONV_OK
       && search (m, &im, use_region ? &region : NULL, max_matches, p,
       &n, map) == KCONV_OK;
   char what[160];
-  snprintf (what, sizeof what, "%dx%d (ps %d, %d ch%s) template %dx%d, "
+  snprintf (what, sizeof what, "%dx%d (ps %d, %d ch%s) template %dx%d%s, "
       "region %d,%d %dx%d, %d matches%s%s", w, h, lay->ps, lay->ch,
-      lay->luma ? ", luma" : "", tw, th,
+      lay->luma ? ", luma" : "", tw, th, masked ? " masked" : "",
       region.x, region.y, region.width, region.height, max_matches,
       planted ? ", planted" : "", ties ? ", ties" : "");
   CHECK (ok, "%s: search failed", what);
@@ -159,6 +173,7 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
   kmatch_free (mr);
   kmatch_free (m);
   free (frame);
+  free (mask);
   free (luma);
   free (t);
   free (map);

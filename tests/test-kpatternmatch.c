@@ -79,6 +79,26 @@ gray_buffer (const guint8 * pixels, guint64 pts)
   return b;
 }
 
+static const gchar *formats[] = { "GRAY8", "RGB", "BGR", "RGBA", "BGRA",
+  "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "GBR", "GBRA", "I420",
+  "YV12", "NV12", "NV21", "NV16", "NV61", "NV24", "Y41B", "Y42B", "Y444",
+  "YUY2", "UYVY", "YVYU", "VYUY", "AYUV", "VUYA"
+};
+
+static GstBuffer *
+random_frame (const GstVideoInfo * info, guint32 seed)
+{
+  GRand *r = g_rand_new_with_seed (seed);
+  GstBuffer *b = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+  gst_buffer_map (b, &map, GST_MAP_WRITE);
+  for (gsize i = 0; i < map.size; i++)
+    map.data[i] = g_rand_int (r);
+  gst_buffer_unmap (b, &map);
+  g_rand_free (r);
+  return b;
+}
+
 /* the next kpatternmatch element message (warnings on the way counted) */
 static GstStructure *
 next_result (Fixture * f)
@@ -393,6 +413,100 @@ GST_START_TEST (test_template_from_file)
 
 GST_END_TEST;
 
+/* A template with transparency (an RGBA PNG whose corners are transparent
+ * and of colours the frame does not have there) is found over the frame's
+ * own background with SAD 0 and score 0; with use-alpha=false the corners
+ * count and it is not exact any more. */
+GST_START_TEST (test_template_with_transparency)
+{
+  const int tw = 16, th = 12, px0 = 30, py0 = 20;
+  GstVideoInfo frame_info;
+  gst_video_info_set_format (&frame_info, GST_VIDEO_FORMAT_RGB, W, H);
+  GstBuffer *frame = random_frame (&frame_info, 77);
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA,width=16,"
+      "height=12,framerate=0/1");
+  GstVideoInfo info;
+  gst_video_info_from_caps (&info, caps);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  GstVideoFrame vf, ff;
+  gst_video_frame_map (&vf, &info, buf, GST_MAP_WRITE);
+  gst_video_frame_map (&ff, &frame_info, frame, GST_MAP_READ);
+  gint opaque = 0;
+  for (int y = 0; y < th; y++)
+    for (int x = 0; x < tw; x++) {
+      guint8 *t = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 0) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0) + 4 * x;
+      const guint8 *f = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&ff, 0) +
+          (py0 + y) * GST_VIDEO_FRAME_PLANE_STRIDE (&ff, 0) + 3 * (px0 + x);
+      const int dx = 2 * x - tw + 1, dy = 2 * y - th + 1;
+      const gboolean inside = dx * dx + dy * dy <= tw * th;
+      for (int c = 0; c < 3; c++)
+        t[c] = inside ? f[c] : (guint8) (f[c] ^ 0x80);  /* another background */
+      t[3] = inside ? 200 : 40;
+      opaque += inside;
+    }
+  gst_video_frame_unmap (&ff);
+  gst_video_frame_unmap (&vf);
+  GstSample *raw = gst_sample_new (buf, caps, NULL, NULL);
+  GstCaps *png_caps = gst_caps_from_string ("image/png");
+  GError *err = NULL;
+  GstSample *png = gst_video_convert_sample (raw, png_caps, GST_SECOND, &err);
+  fail_unless (png != NULL, "pngenc: %s", err ? err->message : "?");
+  gchar *path = g_build_filename (g_get_tmp_dir (), "kpatternmatch-alpha.png",
+      NULL);
+  GstMapInfo map;
+  gst_buffer_map (gst_sample_get_buffer (png), &map, GST_MAP_READ);
+  fail_unless (g_file_set_contents (path, (gchar *) map.data, map.size, NULL));
+  gst_buffer_unmap (gst_sample_get_buffer (png), &map);
+
+  for (int from_file = 0; from_file <= 1; from_file++)
+    for (int use_alpha = 1; use_alpha >= 0; use_alpha--) {
+      Fixture f = fixture_new ("RGB", "match-on", "color", "use-alpha",
+          use_alpha ? "true" : "false", NULL);
+      if (from_file) {
+        g_object_set (f.h->element, "template-location", path, NULL);
+        gst_element_set_state (f.h->element, GST_STATE_READY);
+        gst_element_set_state (f.h->element, GST_STATE_PLAYING);
+      } else {
+        gboolean ok = FALSE;
+        g_signal_emit_by_name (f.h->element, "set-template", raw, &ok);
+        fail_unless (ok);
+      }
+      gst_buffer_unref (gst_harness_push_and_pull (f.h,
+              gst_buffer_ref (frame)));
+      GstStructure *s = next_result (&f);
+      fail_unless (s != NULL);
+      guint64 sad = 0;
+      gdouble score = 1;
+      gint x = -1, y = -1;
+      fail_unless (gst_structure_get (s, "sad", G_TYPE_UINT64, &sad, "score",
+              G_TYPE_DOUBLE, &score, "x", G_TYPE_INT, &x, "y", G_TYPE_INT, &y,
+              NULL));
+      if (use_alpha) {
+        fail_unless (sad == 0 && score == 0.0 && x == px0 && y == py0,
+            "%s, use-alpha: sad %" G_GUINT64_FORMAT " at %d,%d", from_file ?
+            "PNG" : "sample", sad, x, y);
+      } else {
+        /* every corner byte differs by 128 from the frame under it */
+        fail_unless (sad > 0, "use-alpha=false: the corners should count");
+        fail_unless (sad <= (guint64) (tw * th - opaque) * 3 * 128,
+            "sad %" G_GUINT64_FORMAT, sad);
+      }
+      gst_structure_free (s);
+      fixture_free (&f);
+    }
+  g_unlink (path);
+  g_free (path);
+  gst_sample_unref (png);
+  gst_sample_unref (raw);
+  gst_caps_unref (png_caps);
+  gst_caps_unref (caps);
+  gst_buffer_unref (buf);
+  gst_buffer_unref (frame);
+}
+
+GST_END_TEST;
+
 /* a missing template file is an error at start that names the file */
 GST_START_TEST (test_bad_template_file)
 {
@@ -482,26 +596,6 @@ GST_START_TEST (test_threshold)
 }
 
 GST_END_TEST;
-
-static const gchar *formats[] = { "GRAY8", "RGB", "BGR", "RGBA", "BGRA",
-  "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "GBR", "GBRA", "I420",
-  "YV12", "NV12", "NV21", "NV16", "NV61", "NV24", "Y41B", "Y42B", "Y444",
-  "YUY2", "UYVY", "YVYU", "VYUY", "AYUV", "VUYA"
-};
-
-static GstBuffer *
-random_frame (const GstVideoInfo * info, guint32 seed)
-{
-  GRand *r = g_rand_new_with_seed (seed);
-  GstBuffer *b = gst_buffer_new_allocate (NULL, info->size, NULL);
-  GstMapInfo map;
-  gst_buffer_map (b, &map, GST_MAP_WRITE);
-  for (gsize i = 0; i < map.size; i++)
-    map.data[i] = g_rand_int (r);
-  gst_buffer_unmap (b, &map);
-  g_rand_free (r);
-  return b;
-}
 
 /* Every format: a block cut from one frame is found where it was planted in
  * another (luma, and R, G, B on RGB formats), whatever the layout of the
@@ -662,6 +756,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_draw);
   tcase_add_test (tc, test_formats_planted);
   tcase_add_test (tc, test_draw_yuy2);
+  tcase_add_test (tc, test_template_with_transparency);
   return s;
 }
 
