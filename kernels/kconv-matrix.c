@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <locale.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,47 +13,72 @@
 #include "kconv-matrix.h"
 
 static int
-is_separator (char c)
+is_space (char c)
 {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',';
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static const char *
+skip_spaces (const char *p)
+{
+  while (is_space (*p))
+    p++;
+  return p;
+}
+
+static locale_t c_locale;
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+
+static void
+make_c_locale (void)
+{
+  c_locale = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
 }
 
 /* strtod in the C locale, so "0.5" means a half in every locale */
 static double
 c_strtod (const char *s, char **end)
 {
-  static locale_t c_locale;
-  if (!c_locale)
-    c_locale = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
+  pthread_once (&c_locale_once, make_c_locale);
   return c_locale ? strtod_l (s, end, c_locale) : strtod (s, end);
 }
 
+/* The grammar (whitespace: spaces, tabs, newlines):
+ *   matrix = ws row { ws ';' ws row } ws
+ *   row    = number { ( ws ',' ws | whitespace ) number }
+ * Every row has a value and the same number of them; nothing is empty: no
+ * ";;", no ";" at the end, no ",," and no ',' at either end of a row. */
 int
 kconv_matrix_parse (const char *text, float **weights, int *rows, int *cols,
     char *err, size_t err_size)
 {
   float *w = NULL;
   int n = 0, cap = 0, r = 0, c0 = -1;
-  const char *p = text ? text : "";
+  const char *p = skip_spaces (text ? text : "");
 
   *weights = NULL;
+  if (*p == '\0') {
+    snprintf (err, err_size, "the matrix is empty");
+    return -1;
+  }
   for (;;) {
-    /* one row, up to ';' or the end */
+    /* one row: values up to ';' or the end */
     int c = 0;
     for (;;) {
-      while (is_separator (*p))
-        p++;
-      if (*p == ';' || *p == '\0')
-        break;
-      char *end;
-      double v = c_strtod (p, &end);
-      if (end == p) {
-        int len = (int) strcspn (p, " \t\r\n,;");
-        snprintf (err, err_size, "'%.*s' in row %d is not a number",
-            len > 32 ? 32 : len, p, r + 1);
+      p = skip_spaces (p);
+      if (*p == ';' || *p == '\0' || *p == ',') {
+        if (c == 0 && *p != ',')
+          snprintf (err, err_size, *p == ';' || r == 0 ? "row %d is empty"
+              : "row %d is empty (the matrix ends with ';')", r + 1);
+        else
+          snprintf (err, err_size, "row %d: a value is missing %s ','",
+              r + 1, *p == ',' && c == 0 ? "before" : "after");
         goto fail;
       }
-      if (!is_separator (*end) && *end != ';' && *end != '\0') {
+      char *end;
+      double v = c_strtod (p, &end);
+      if (end == p || (!is_space (*end) && *end != ',' && *end != ';'
+              && *end != '\0')) {
         int len = (int) strcspn (p, " \t\r\n,;");
         snprintf (err, err_size, "'%.*s' in row %d is not a number",
             len > 32 ? 32 : len, p, r + 1);
@@ -74,16 +100,13 @@ kconv_matrix_parse (const char *text, float **weights, int *rows, int *cols,
       }
       w[n++] = (float) v;
       c++;
-      p = end;
-    }
-    int last = *p == '\0';
-    if (c == 0) {
-      /* a trailing ';' is harmless; any other empty row is not */
-      if (last && r > 0)
+      p = skip_spaces (end);
+      if (*p == ',') {
+        p++;                    /* one comma, then a value must follow */
+        continue;
+      }
+      if (*p == ';' || *p == '\0')
         break;
-      snprintf (err, err_size, r == 0 && last ? "the matrix is empty" :
-          "row %d is empty", r + 1);
-      goto fail;
     }
     if (c0 >= 0 && c != c0) {
       snprintf (err, err_size, "row %d has %d values but row 1 has %d",
@@ -97,7 +120,7 @@ kconv_matrix_parse (const char *text, float **weights, int *rows, int *cols,
           KCONV_MAX_KERNEL_SIZE, KCONV_MAX_KERNEL_SIZE);
       goto fail;
     }
-    if (last)
+    if (*p == '\0')
       break;
     p++;                        /* past ';' */
   }

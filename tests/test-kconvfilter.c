@@ -427,7 +427,7 @@ GST_START_TEST (test_property_round_trip)
   /* the matrix selects custom, tells so, and reads back canonical */
   g_signal_connect (e, "notify::kernel", G_CALLBACK (on_kernel_notify), NULL);
   kernel_notifies = 0;
-  g_object_set (e, "matrix", " 0.5,0.25 ; -1  2 ;", NULL);
+  g_object_set (e, "matrix", " 0.5,0.25 ; -1  2 ", NULL);
   fail_unless_equals_int (kernel_notifies, 1);
   g_object_get (e, "matrix", &matrix, NULL);
   fail_unless_equals_string (matrix, "0.5 0.25; -1 2");
@@ -478,7 +478,9 @@ GST_START_TEST (test_invalid_values_refused)
 
   gst_element_set_bus (e, bus);
   g_object_set (e, "matrix", "1 2; 3 4", NULL);
-  const gchar *bad[] = { "1 2; 3", "", "1 x", "nan", "1; inf", "1;;2" };
+  const gchar *bad[] = { "1 2; 3", "", "1 x", "nan", "1; inf", "1;;2",
+    "1,,2", "1 2;", ",1"
+  };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
     g_object_set (e, "matrix", bad[i], NULL);
     fail_unless_equals_int (count_warnings (bus, "invalid matrix"), 1);

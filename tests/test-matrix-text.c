@@ -46,7 +46,8 @@ main (void)
   setlocale (LC_ALL, "de_DE.UTF-8");
 
   expect_ok ("1 2 1; 2 4 2; 1 2 1", 3, 3, "1 2 1; 2 4 2; 1 2 1");
-  expect_ok ("  1,2,1 ;2, 4,2;1 2 1 ; ", 3, 3, "1 2 1; 2 4 2; 1 2 1");
+  expect_ok ("  1,2,1 ;2, 4,2;1 2 1  ", 3, 3, "1 2 1; 2 4 2; 1 2 1");
+  expect_ok ("1 ,2 , 3\n;\t4,\n5 6", 2, 3, "1 2 3; 4 5 6");
   expect_ok ("0.5 -0.25 1e-3", 1, 3, "0.5 -0.25 0.001");
   expect_ok ("0.1", 1, 1, "0.1");
   expect_ok ("-0", 1, 1, "0");
@@ -56,6 +57,15 @@ main (void)
   expect_error ("   ", "empty");
   expect_error ("1 2; 3", "row 2 has 1 values but row 1 has 2");
   expect_error ("1 2;; 3 4", "row 2 is empty");
+  /* the grammar is strict: nothing empty anywhere */
+  expect_error ("1 2;", "the matrix ends with ';'");
+  expect_error ("1 2; 3 4 ; ", "row 3 is empty (the matrix ends with ';')");
+  expect_error (";1", "row 1 is empty");
+  expect_error ("1,,2", "row 1: a value is missing after ','");
+  expect_error ("1, ,2", "row 1: a value is missing after ','");
+  expect_error ("1 2,", "row 1: a value is missing after ','");
+  expect_error (",1 2", "row 1: a value is missing before ','");
+  expect_error ("1 2; ,3 4", "row 2: a value is missing before ','");
   expect_error ("1 x 2", "'x' in row 1 is not a number");
   expect_error ("1 2abc", "'2abc' in row 1 is not a number");
   expect_error ("1; nan", "not a finite number");
