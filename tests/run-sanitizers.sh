@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Memory and undefined-behaviour checks, as CI runs them:
+#  - an AddressSanitizer + UndefinedBehaviorSanitizer build (CPU only) in
+#    ./build-asan: the core suite with leak detection, the element suite
+#    without it (loading GStreamer's plugins in-process, as ASan needs,
+#    brings their own one-time allocations: fontconfig, udev, OpenNI2...);
+#  - valgrind memcheck over the unit and element tests of ./build (or
+#    $BUILD; definite leaks are errors), the CPU table aside and a chosen
+#    set of element tests, to keep CI's time (VALGRIND_CHECKS="" runs every
+#    element test).
+# Exits non-zero on any report.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+status=0
+if [ ! -f build-asan/build.ninja ]; then
+  meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dcuda=disabled -Dbenchmarks=disabled >/dev/null || exit 1
+fi
+meson compile -C build-asan >/dev/null || exit 1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export GST_REGISTRY_FORK=no     # ASan wants the plugins in this process
+ASAN_OPTIONS=detect_leaks=1 meson test -C build-asan --suite core \
+  --print-errorlogs || status=1
+ASAN_OPTIONS=detect_leaks=0 meson test -C build-asan --suite element \
+  --print-errorlogs || status=1
+unset GST_REGISTRY_FORK
+
+checks=${VALGRIND_CHECKS-test_formats_match_gray_reference,test_presets_round_trip,test_invalid_values_refused,test_renegotiation,test_flush_drops_frames_in_flight,test_template_with_transparency,test_formats_planted,test_max_matches}
+GST_CHECKS=$checks meson test -C "${BUILD:-build}" --setup valgrind \
+  --print-errorlogs test-matrix-text test-named-kernels test-match-vs-reference \
+  test-kconvfilter test-kconvfilter-streaming test-kpatternmatch || status=1
+exit $status
