@@ -350,6 +350,25 @@ GST_START_TEST (test_max_matches)
 
 GST_END_TEST;
 
+/* Writes a raw sample as a PNG (GStreamer's pngenc) into the temporary
+ * folder; g_free the path, g_unlink the file. */
+static gchar *
+write_png (GstSample * raw, const gchar * name)
+{
+  GstCaps *png_caps = gst_caps_from_string ("image/png");
+  GError *err = NULL;
+  GstSample *png = gst_video_convert_sample (raw, png_caps, GST_SECOND, &err);
+  fail_unless (png != NULL, "pngenc: %s", err ? err->message : "?");
+  gchar *path = g_build_filename (g_get_tmp_dir (), name, NULL);
+  GstMapInfo map;
+  gst_buffer_map (gst_sample_get_buffer (png), &map, GST_MAP_READ);
+  fail_unless (g_file_set_contents (path, (gchar *) map.data, map.size, NULL));
+  gst_buffer_unmap (gst_sample_get_buffer (png), &map);
+  gst_sample_unref (png);
+  gst_caps_unref (png_caps);
+  return path;
+}
+
 /* a PNG written by GStreamer itself, found where it was cut from */
 GST_START_TEST (test_template_from_file)
 {
@@ -369,16 +388,7 @@ GST_START_TEST (test_template_from_file)
         y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0), cut + y * 16, 16);
   gst_video_frame_unmap (&vf);
   GstSample *raw = gst_sample_new (buf, caps, NULL, NULL);
-  GstCaps *png_caps = gst_caps_from_string ("image/png");
-  GError *err = NULL;
-  GstSample *png = gst_video_convert_sample (raw, png_caps, GST_SECOND, &err);
-  fail_unless (png != NULL, "pngenc: %s", err ? err->message : "?");
-  gchar *path = g_build_filename (g_get_tmp_dir (), "kpatternmatch-test.png",
-      NULL);
-  GstMapInfo map;
-  gst_buffer_map (gst_sample_get_buffer (png), &map, GST_MAP_READ);
-  fail_unless (g_file_set_contents (path, (gchar *) map.data, map.size, NULL));
-  gst_buffer_unmap (gst_sample_get_buffer (png), &map);
+  gchar *path = write_png (raw, "kpatternmatch-test.png");
 
   Fixture f = fixture_new ("GRAY8", "template-location", path, NULL);
   gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (px, 0)));
@@ -403,9 +413,7 @@ GST_START_TEST (test_template_from_file)
 
   g_unlink (path);
   g_free (path);
-  gst_sample_unref (png);
   gst_sample_unref (raw);
-  gst_caps_unref (png_caps);
   gst_caps_unref (caps);
   gst_buffer_unref (buf);
   g_free (px);
@@ -448,16 +456,7 @@ GST_START_TEST (test_template_with_transparency)
   gst_video_frame_unmap (&ff);
   gst_video_frame_unmap (&vf);
   GstSample *raw = gst_sample_new (buf, caps, NULL, NULL);
-  GstCaps *png_caps = gst_caps_from_string ("image/png");
-  GError *err = NULL;
-  GstSample *png = gst_video_convert_sample (raw, png_caps, GST_SECOND, &err);
-  fail_unless (png != NULL, "pngenc: %s", err ? err->message : "?");
-  gchar *path = g_build_filename (g_get_tmp_dir (), "kpatternmatch-alpha.png",
-      NULL);
-  GstMapInfo map;
-  gst_buffer_map (gst_sample_get_buffer (png), &map, GST_MAP_READ);
-  fail_unless (g_file_set_contents (path, (gchar *) map.data, map.size, NULL));
-  gst_buffer_unmap (gst_sample_get_buffer (png), &map);
+  gchar *path = write_png (raw, "kpatternmatch-alpha.png");
 
   for (int from_file = 0; from_file <= 1; from_file++)
     for (int use_alpha = 1; use_alpha >= 0; use_alpha--) {
@@ -497,9 +496,7 @@ GST_START_TEST (test_template_with_transparency)
     }
   g_unlink (path);
   g_free (path);
-  gst_sample_unref (png);
   gst_sample_unref (raw);
-  gst_caps_unref (png_caps);
   gst_caps_unref (caps);
   gst_buffer_unref (buf);
   gst_buffer_unref (frame);
