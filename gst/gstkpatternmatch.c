@@ -164,16 +164,6 @@ gst_kmatch_on_get_type (void)
   return type;
 }
 
-/* "x,y,w,h" with w, h >= 1; FALSE for anything else */
-static gboolean
-parse_region (const gchar * text, KMatchRegion * r)
-{
-  char tail;
-  return text && sscanf (text, " %d , %d , %d , %d %c", &r->x, &r->y,
-      &r->width, &r->height, &tail) == 4 && r->x >= 0 && r->y >= 0
-      && r->width >= 1 && r->height >= 1;
-}
-
 static gchar *
 format_region (const KMatchRegion * r)
 {
@@ -214,10 +204,11 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
       break;
     case PROP_TEMPLATE_REGION:{
       KMatchRegion r;
+      char why[128];
       const gchar *text = g_value_get_string (value);
-      if (!parse_region (text, &r)) {
-        kconv_refusal_post (GST_ELEMENT (self), "template-region must be "
-            "\"x,y,width,height\"; \"%s\" refused", text ? text : "");
+      if (kmatch_region_parse (text, &r, why, sizeof why) != 0) {
+        kconv_refusal_post (GST_ELEMENT (self), "template-region \"%.40s\" "
+            "refused: %s", text ? text : "", why);
         return;
       }
       GST_OBJECT_LOCK (self);
@@ -228,12 +219,12 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
     }
     case PROP_SEARCH_REGION:{
       KMatchRegion r = { 0 };
+      char why[128];
       const gchar *text = g_value_get_string (value);
       gboolean whole = !text || !*text;
-      if (!whole && !parse_region (text, &r)) {
-        kconv_refusal_post (GST_ELEMENT (self), "search-region must be "
-            "\"x,y,width,height\" (or empty for the whole frame); \"%s\" "
-            "refused", text);
+      if (!whole && kmatch_region_parse (text, &r, why, sizeof why) != 0) {
+        kconv_refusal_post (GST_ELEMENT (self), "search-region \"%.40s\" "
+            "refused: %s (empty: the whole frame)", text, why);
         return;
       }
       GST_OBJECT_LOCK (self);

@@ -27,6 +27,13 @@ typedef struct {
   int x, y, width, height;
 } KMatchRegion;
 
+/* Parses "x,y,width,height" (whitespace around the numbers allowed):
+ * x, y >= 0 and width, height >= 1, each at most KMATCH_MAX_COORD.
+ * Returns 0, or -1 and a sentence in err. */
+#define KMATCH_MAX_COORD (1 << 24)
+int kmatch_region_parse (const char *text, KMatchRegion * region, char *err,
+    size_t err_size);
+
 typedef struct KMatch KMatch;
 
 /* options->backend: AUTO, CPU, CUDA or REFERENCE, as for kconv filters. */

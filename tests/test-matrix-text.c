@@ -1,4 +1,4 @@
-/* kconv: kernels as text
+/* kconv: kernels and search regions as text
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,6 +8,23 @@
 #include "check.h"
 #include "kconv.h"
 #include "kconv-matrix.h"
+#include "kmatch.h"
+
+static void
+expect_region (const char *text, int ok, int x, int y, int w, int h,
+    const char *needle)
+{
+  KMatchRegion r = { -1, -1, -1, -1 };
+  char err[128] = "";
+  int ret = kmatch_region_parse (text, &r, err, sizeof err);
+  if (ok)
+    CHECK (ret == 0 && r.x == x && r.y == y && r.width == w && r.height == h,
+        "region \"%s\": %s (%d,%d,%d,%d)", text, err, r.x, r.y, r.width,
+        r.height);
+  else
+    CHECK (ret == -1 && strstr (err, needle) != NULL && r.x == -1,
+        "region \"%s\" gave \"%s\", not \"%s\"", text, err, needle);
+}
 
 static void
 expect_ok (const char *text, int rows, int cols, const char *canonical)
@@ -92,6 +109,19 @@ main (void)
       && memcmp (back, odd, sizeof odd) == 0, "round trip of \"%s\"", text);
   free (back);
   free (text);
+
+  expect_region ("1,2,3,4", 1, 1, 2, 3, 4, NULL);
+  expect_region (" 0 , 0 ,1,\t16 ", 1, 0, 0, 1, 16, NULL);
+  expect_region ("1,2,3", 0, 0, 0, 0, 0, "a ',' must follow width");
+  expect_region ("", 0, 0, 0, 0, 0, "x is missing");
+  expect_region (NULL, 0, 0, 0, 0, 0, "x is missing");
+  expect_region ("-1,2,3,4", 0, 0, 0, 0, 0, "x is missing or not a whole");
+  expect_region ("1,2,0,4", 0, 0, 0, 0, 0, "width must be at least 1");
+  expect_region ("1,2,3,4,5", 0, 0, 0, 0, 0, "unexpected text after");
+  expect_region ("1,2,3,4x", 0, 0, 0, 0, 0, "unexpected text after");
+  expect_region ("99999999999999999999,2,3,4", 0, 0, 0, 0, 0, "larger than");
+  expect_region ("1,2,16777217,4", 0, 0, 0, 0, 0, "width is larger than");
+  expect_region ("1;2;3;4", 0, 0, 0, 0, 0, "a ',' must follow x");
 
   CHECK (kconv_named_kernel (KCONV_NAMED_BOX, 4, 0, &r, &c) == NULL,
       "even box refused");

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# libFuzzer over the text the elements take from users: the matrix property
+# and the regions of kpatternmatch.  Builds each target with clang
+# (AddressSanitizer and UBSan on) into ./build-fuzz, starts from the corpus
+# of nasty inputs in tests/fuzz/, and runs it for SECONDS (default 20).
+# A crash, a sanitizer report or a broken promise (abort) fails; the input
+# that did it is left in build-fuzz/.
+#   tests/run-fuzz.sh [SECONDS]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-20}
+out=build-fuzz
+mkdir -p "$out"
+flags="-O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+  -Ikernels -Iomp"
+status=0
+build() {   # target, sources...
+  local t=$1; shift
+  # shellcheck disable=SC2086
+  clang $flags "tests/fuzz/$t.c" "$@" -lm -lpthread -o "$out/$t" || return 1
+}
+build fuzz-matrix kernels/kconv-matrix.c || exit 1
+build fuzz-region kernels/kmatch-region.c || exit 1
+for t in fuzz-matrix fuzz-region; do
+  corpus=$PWD/tests/fuzz/corpus-${t#fuzz-}
+  work="$out/$t-corpus"
+  mkdir -p "$work"
+  (cd "$out" && "./$t" -max_total_time="$seconds" -max_len=4096 \
+      -print_final_stats=1 "$t-corpus" "$corpus" 2>"$t.log")
+  rc=$?
+  runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/$t.log" \
+    | grep -o '[0-9]*$')
+  if [ $rc -ne 0 ]; then
+    echo "$t: FAILED (see $out/$t.log)"; tail -n 30 "$out/$t.log"; status=1
+  else
+    echo "$t: ${runs:-?} inputs in ${seconds} s, no crash"
+  fi
+done
+exit $status
