@@ -34,7 +34,8 @@ struct Region
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work_queued = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t part_done = PTHREAD_COND_INITIALIZER;
-static Region *queue_head;
+static Region *queue_head;     /* written under the lock, atomically: the
+                                 * spinning workers read it without it */
 static int n_workers;
 
 static void
@@ -44,7 +45,7 @@ dequeue (Region * r)
   while (*p && *p != r)
     p = &(*p)->later;
   if (*p)
-    *p = r->later;
+    __atomic_store_n (p, r->later, __ATOMIC_RELEASE);
 }
 
 /* Hands out the next part of r; the lock is held. */
@@ -146,7 +147,7 @@ kconv_parallel (int n, KConvPartFunc fn, void *ctx)
   Region **tail = &queue_head;
   while (*tail)
     tail = &(*tail)->later;
-  *tail = &r;
+  __atomic_store_n (tail, &r, __ATOMIC_RELEASE);
   for (int i = 1; i < n; i++)
     pthread_cond_signal (&work_queued);
   run_part (&r, 0);
