@@ -59,6 +59,7 @@
 
 #include "gstkconvfilter.h"
 #include "kconv-backend-enum.h"
+#include "kconv-cuda-memory.h"
 #include "kconv-formats.h"
 #include "kconv-inflight.h"
 #include "kconv-pinned-allocator.h"
@@ -170,15 +171,20 @@ struct _GstKConvFilter
   GstFlowReturn drain_flow;     /* what pushing frames out before an event
                                  * returned, for the next buffer */
   GstClockTime last_duration;
+
+  /* frames in GStreamer's CUDA memory: the core then runs in its context */
+  KConvCudaMemory cuda;
+  gboolean on_cuda_memory;      /* the negotiated caps */
+  gboolean core_on_cuda_memory; /* what the core was made for */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS)));
+    GST_STATIC_CAPS (KCONV_VIDEO_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS)));
+    GST_STATIC_CAPS (KCONV_VIDEO_CAPS));
 
 #define gst_kconv_filter_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstKConvFilter, gst_kconv_filter,
@@ -534,6 +540,11 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   KConvOptions options = { snap.backend, (int) snap.n_threads,
     snap.device_id
   };
+  if (self->on_cuda_memory) {
+    /* the GPU the frames are on */
+    options.backend = KCONV_BACKEND_CUDA;
+    options.device_id = kconv_cuda_memory_device (&self->cuda);
+  }
   KConvFilter *core = NULL;
   KConvStatus st = KCONV_ERROR_INVALID_KERNEL;
   gfloat *w = settings_weights (&snap, &kernel.rows, &kernel.cols);
@@ -667,16 +678,65 @@ gst_kconv_filter_before_transform (GstBaseTransform * trans,
     gst_object_sync_values (GST_OBJECT (trans), ts);
 }
 
+/* Waits for the frames in flight and frees the core, in the CUDA context it
+ * runs in. */
+static void
+gst_kconv_filter_free_core (GstKConvFilter * self)
+{
+  if (!self->core)
+    return;
+  if (kconv_inflight_wait_all (&self->inflight) != KCONV_OK)
+    GST_WARNING_OBJECT (self, "a frame in flight failed: %s",
+        kconv_last_error ());
+  gboolean pushed = self->on_cuda_memory
+      && kconv_cuda_memory_push (&self->cuda);
+  kconv_filter_free (self->core);
+  self->core = NULL;
+  if (pushed)
+    kconv_cuda_memory_pop (&self->cuda);
+}
+
 /* GstVideoFilter makes a filter without transform_frame work in place;
  * ours never does: every frame goes to a new output buffer. */
 static gboolean
 gst_kconv_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
+  GstKConvFilter *self = GST_KCONV_FILTER (trans);
+
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps,
           outcaps))
     return FALSE;
   gst_base_transform_set_in_place (trans, FALSE);
+
+  gboolean cuda = kconv_cuda_memory_caps (incaps);
+  if (cuda != self->on_cuda_memory) {
+    /* the core belongs to the memory it was made for (its CUDA context) */
+    gst_kconv_filter_free_core (self);
+    self->on_cuda_memory = cuda;
+  }
+  if (!cuda)
+    return TRUE;
+
+  GST_OBJECT_LOCK (self);
+  KConvBackend backend = self->settings.backend;
+  gint device_id = self->settings.device_id;
+  GST_OBJECT_UNLOCK (self);
+  if (kconv_backend_resolve (backend) != KCONV_BACKEND_CUDA) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("backend=%s cannot work on "
+            "frames in CUDA memory", kconv_backend_name (backend)),
+        ("put cudadownload before the element, or use backend=auto or "
+            "cuda"));
+    return FALSE;
+  }
+  if (!kconv_cuda_memory_open (&self->cuda, GST_ELEMENT (self), device_id)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No CUDA context for "
+            "frames in CUDA memory"), ("device-id=%d; %s", device_id,
+            "GStreamer's CUDA library found no usable device"));
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "frames in CUDA memory on device %d",
+      kconv_cuda_memory_device (&self->cuda));
   return TRUE;
 }
 
@@ -690,6 +750,96 @@ gst_kconv_filter_frames_in_flight (GstKConvFilter * self)
   guint n = self->frames_in_flight;
   GST_OBJECT_UNLOCK (self);
   return n;
+}
+
+/* Rows of `plane`: those of the components it holds. */
+static gint
+plane_height (const GstVideoFrame * frame, guint plane)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++)
+    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) == plane)
+      return GST_VIDEO_FRAME_COMP_HEIGHT (frame, c);
+  return 0;
+}
+
+/* Every plane of a frame in CUDA memory, convolved where it lies on the
+ * filter's stream; the same planes, images and copies as in system memory.
+ * Returns once the GPU is done: GStreamer 1.22's CUDA memory carries no
+ * stream to order the next element's work after ours. */
+static KConvStatus
+convolve_on_device (GstKConvFilter * self, GstVideoFrame * in,
+    GstVideoFrame * out)
+{
+  void *stream = kconv_filter_stream (self->core);
+  KConvStatus st = KCONV_OK;
+
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && st == KCONV_OK; p++) {
+    KConvImage src[GST_VIDEO_MAX_COMPONENTS], dst[GST_VIDEO_MAX_COMPONENTS];
+    guint n = plane_images (in, p, self->luma_only, src);
+    gsize row = plane_row_bytes (in, p);
+    gsize covered = 0;
+    if (n > 0) {
+      plane_images (out, p, self->luma_only, dst);
+      covered = (gsize) src[0].width * src[0].pixel_stride;
+    }
+    /* what no image covers: a whole plane, or the tails of its rows */
+    if (covered < row)
+      st = kconv_device_copy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (out,
+              p) + covered, GST_VIDEO_FRAME_PLANE_STRIDE (out, p),
+          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (in, p) + covered,
+          GST_VIDEO_FRAME_PLANE_STRIDE (in, p), row - covered,
+          plane_height (in, p), stream);
+    for (guint i = 0; i < n && st == KCONV_OK; i++)
+      st = kconv_filter_run_device (self->core, &src[i], &dst[i], stream);
+  }
+  KConvStatus synced = kconv_device_sync (stream);
+  return st != KCONV_OK ? st : synced;
+}
+
+/* The frame of inbuf in CUDA memory into a new buffer of CUDA memory; it
+ * is done when this returns, and queued to keep its place.  Takes inbuf
+ * and outbuf. */
+static GstFlowReturn
+gst_kconv_filter_start_frame_on_device (GstKConvFilter * self,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
+  GstVideoFrame in, out;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (!kconv_cuda_memory_map (&in, &vfilter->in_info, inbuf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame of "
+            "CUDA memory"), ("the input buffer holds %u bytes, no CUDA memory "
+            "or less than the %" G_GSIZE_FORMAT " the caps need",
+            (guint) gst_buffer_get_size (inbuf), vfilter->in_info.size));
+    ret = GST_FLOW_ERROR;
+  } else if (!kconv_cuda_memory_map (&out, &vfilter->out_info, outbuf,
+          GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map an output "
+            "buffer of CUDA memory"), (NULL));
+    ret = GST_FLOW_ERROR;
+  } else {
+    KConvStatus st = convolve_on_device (self, &in, &out);
+    gst_video_frame_unmap (&out);
+    gst_video_frame_unmap (&in);
+    if (st != KCONV_OK) {
+      GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Convolution failed on the "
+              "GPU"), ("%s: %s", kconv_status_string (st),
+              kconv_last_error ()));
+      ret = GST_FLOW_ERROR;
+    }
+  }
+  gst_buffer_unref (inbuf);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (outbuf);
+    return ret;
+  }
+  kconv_inflight_push (&self->inflight,
+      kconv_inflight_frame_new_passthrough (outbuf));
+  self->drain_all = TRUE;       /* nothing to overlap: out at once */
+  return GST_FLOW_OK;
 }
 
 /* Starts the convolution of every plane of inbuf into a new output buffer
@@ -719,6 +869,8 @@ gst_kconv_filter_start_frame (GstKConvFilter * self, GstBuffer * inbuf)
     self->drain_all = TRUE;
     return GST_FLOW_OK;
   }
+  if (self->on_cuda_memory)
+    return gst_kconv_filter_start_frame_on_device (self, inbuf, outbuf);
   KConvInflightFrame *f = kconv_inflight_frame_new (&self->inflight, inbuf,
       &vfilter->in_info, outbuf, &vfilter->out_info);
   if (!f) {
@@ -787,7 +939,18 @@ gst_kconv_filter_submit_input_buffer (GstBaseTransform * trans,
     self->drain_all = TRUE;
     return GST_FLOW_OK;
   }
-  return gst_kconv_filter_start_frame (self, inbuf);
+  /* on CUDA memory the core runs in the memory's context */
+  if (!self->on_cuda_memory)
+    return gst_kconv_filter_start_frame (self, inbuf);
+  if (!kconv_cuda_memory_push (&self->cuda)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Could not make the CUDA "
+            "context current"), (NULL));
+    gst_buffer_unref (inbuf);
+    return GST_FLOW_ERROR;
+  }
+  ret = gst_kconv_filter_start_frame (self, inbuf);
+  kconv_cuda_memory_pop (&self->cuda);
+  return ret;
 }
 
 /* Finishes the oldest frame in flight. */
@@ -874,6 +1037,8 @@ gst_kconv_filter_held_latency (GstKConvFilter * self)
   GstClockTime frame = GST_CLOCK_TIME_NONE;
   guint n = gst_kconv_filter_frames_in_flight (self);
 
+  if (self->on_cuda_memory)
+    return 0;                   /* frames leave as they are done */
   if (GST_VIDEO_INFO_FPS_N (info) > 0)
     frame = gst_util_uint64_scale_int (GST_SECOND,
         GST_VIDEO_INFO_FPS_D (info), GST_VIDEO_INFO_FPS_N (info));
@@ -887,6 +1052,9 @@ gst_kconv_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
   GstKConvFilter *self = GST_KCONV_FILTER (trans);
+
+  if (kconv_cuda_memory_query (&self->cuda, GST_ELEMENT (self), query))
+    return TRUE;
   gboolean res = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans,
       direction, query);
 
@@ -922,6 +1090,9 @@ gst_kconv_filter_propose_allocation (GstBaseTransform * trans,
 {
   GstKConvFilter *self = GST_KCONV_FILTER (trans);
 
+  if (self->on_cuda_memory && !gst_base_transform_is_passthrough (trans))
+    return kconv_cuda_memory_propose_allocation (&self->cuda, query,
+        gst_kconv_filter_frames_in_flight (self));
   if (gst_base_transform_is_passthrough (trans)
       || !gst_kconv_filter_wants_pinned (self))
     return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
@@ -939,6 +1110,12 @@ gst_kconv_filter_decide_allocation (GstBaseTransform * trans,
 {
   GstKConvFilter *self = GST_KCONV_FILTER (trans);
 
+  if (self->on_cuda_memory) {
+    if (!kconv_cuda_memory_decide_allocation (&self->cuda, query, 2))
+      return FALSE;
+    GST_DEBUG_OBJECT (self, "output buffers from a pool of CUDA memory");
+    return TRUE;
+  }
   /* downstream's own pool wins (a sink may need its memory); else ours */
   if (gst_kconv_filter_wants_pinned (self)
       && gst_query_get_n_allocation_pools (query) == 0
@@ -977,8 +1154,9 @@ gst_kconv_filter_stop (GstBaseTransform * trans)
   kconv_inflight_clear (&self->inflight);
   self->drain_all = FALSE;
   self->drain_flow = GST_FLOW_OK;
-  kconv_filter_free (self->core);
-  self->core = NULL;
+  gst_kconv_filter_free_core (self);
+  self->on_cuda_memory = FALSE;
+  kconv_cuda_memory_close (&self->cuda);
   return TRUE;
 }
 
@@ -988,9 +1166,22 @@ gst_kconv_filter_finalize (GObject * object)
   GstKConvFilter *self = GST_KCONV_FILTER (object);
 
   kconv_inflight_clear (&self->inflight);
-  kconv_filter_free (self->core);
+  gst_kconv_filter_free_core (self);
+  kconv_cuda_memory_close (&self->cuda);
   g_free (self->settings.custom);
   G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_kconv_filter_set_context (GstElement * element, GstContext * context)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (element);
+
+  GST_OBJECT_LOCK (self);
+  gint device_id = self->settings.device_id;
+  GST_OBJECT_UNLOCK (self);
+  kconv_cuda_memory_set_context (&self->cuda, element, context, device_id);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
 static void
@@ -1064,6 +1255,7 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
       "on CUDA or the CPU", "kconv contributors");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_kconv_filter_set_context);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_kconv_filter_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_kconv_filter_stop);

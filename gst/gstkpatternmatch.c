@@ -36,6 +36,7 @@
 
 #include "gstkpatternmatch.h"
 #include "kconv-backend-enum.h"
+#include "kconv-cuda-memory.h"
 #include "kconv-formats.h"
 #include "kconv-pinned-allocator.h"
 #include "kconv-refusal.h"
@@ -134,15 +135,20 @@ struct _GstKPatternMatch
   gboolean have_last;
   KMatchPosition last;
   gboolean warned_size, warned_color;
+
+  /* frames in GStreamer's CUDA memory: matched where they lie, with the
+   * matcher in the memory's context */
+  KConvCudaMemory cuda;
+  gboolean on_cuda_memory;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS)));
+    GST_STATIC_CAPS (KCONV_VIDEO_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS)));
+    GST_STATIC_CAPS (KCONV_VIDEO_CAPS));
 
 #define gst_kpattern_match_parent_class parent_class
 G_DEFINE_TYPE (GstKPatternMatch, gst_kpattern_match, GST_TYPE_VIDEO_FILTER);
@@ -416,13 +422,27 @@ gst_kpattern_match_start (GstBaseTransform * trans)
   return TRUE;
 }
 
+/* The matcher belongs to the memory it was made for (its CUDA context). */
+static void
+gst_kpattern_match_free_matcher (GstKPatternMatch * self)
+{
+  gboolean pushed = self->matcher && self->on_cuda_memory
+      && kconv_cuda_memory_push (&self->cuda);
+  kmatch_free (self->matcher);
+  self->matcher = NULL;
+  self->have_template = FALSE;
+  if (pushed)
+    kconv_cuda_memory_pop (&self->cuda);
+}
+
 static gboolean
 gst_kpattern_match_stop (GstBaseTransform * trans)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
 
-  kmatch_free (self->matcher);
-  self->matcher = NULL;
+  gst_kpattern_match_free_matcher (self);
+  self->on_cuda_memory = FALSE;
+  kconv_cuda_memory_close (&self->cuda);
   g_clear_pointer (&self->luma, g_free);
   self->luma_size = 0;
   self->template_built = 0;
@@ -505,27 +525,36 @@ match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
   return TRUE;
 }
 
-/* A 2-pixel outline: green on RGB, white on luma. */
-static void
-draw_box (GstVideoFrame * frame, const KMatchPosition * p, gint w, gint h)
+/* A 2-pixel outline: green on RGB, white on luma; drawn by the core on
+ * the GPU (on_device: queued on the default stream) or the CPU. */
+static KConvStatus
+draw_box (GstVideoFrame * frame, const KMatchPosition * p, gint w, gint h,
+    gboolean on_device)
 {
-  gboolean rgb = GST_VIDEO_FORMAT_INFO_IS_RGB (frame->info.finfo);
-  gint fw = GST_VIDEO_FRAME_WIDTH (frame), fh = GST_VIDEO_FRAME_HEIGHT (frame);
+  static const gint rgb[3] = { GST_VIDEO_COMP_R, GST_VIDEO_COMP_G,
+    GST_VIDEO_COMP_B
+  };
+  static const guint8 green[3] = { 0, 255, 0 };
+  gboolean is_rgb = GST_VIDEO_FORMAT_INFO_IS_RGB (frame->info.finfo);
+  KConvStatus st = KCONV_OK;
 
-  for (gint y = p->y; y < p->y + h && y < fh; y++)
-    for (gint x = p->x; x < p->x + w && x < fw; x++) {
-      gboolean edge = x - p->x < 2 || p->x + w - 1 - x < 2 || y - p->y < 2
-          || p->y + h - 1 - y < 2;
-      if (!edge)
-        continue;
-      if (rgb) {
-        *comp_pixel (frame, GST_VIDEO_COMP_R, x, y) = 0;
-        *comp_pixel (frame, GST_VIDEO_COMP_G, x, y) = 255;
-        *comp_pixel (frame, GST_VIDEO_COMP_B, x, y) = 0;
-      } else {
-        *comp_pixel (frame, GST_VIDEO_COMP_Y, x, y) = 255;
-      }
-    }
+  for (gint i = 0; i < (is_rgb ? 3 : 1) && st == KCONV_OK; i++) {
+    gint c = is_rgb ? rgb[i] : GST_VIDEO_COMP_Y;
+    guint8 value[KCONV_MAX_CHANNELS] = { is_rgb ? green[i] : 255 };
+    KConvImage im = {
+      .data = GST_VIDEO_FRAME_COMP_DATA (frame, c),
+      .width = GST_VIDEO_FRAME_WIDTH (frame),
+      .height = GST_VIDEO_FRAME_HEIGHT (frame),
+      .stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c),
+      .pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c),
+      .n_channels = 1,
+    };
+    if (on_device)
+      st = kconv_device_draw_box (&im, p->x, p->y, w, h, 2, value, NULL);
+    else
+      kconv_image_draw_box (&im, p->x, p->y, w, h, 2, value);
+  }
+  return st;
 }
 
 /* Builds the matcher and its template when something they depend on
@@ -539,6 +568,11 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
     KConvOptions opt = { snap->backend, (int) snap->n_threads,
       snap->device_id
     };
+    if (self->on_cuda_memory) {
+      /* the GPU the frames are on */
+      opt.backend = KCONV_BACKEND_CUDA;
+      opt.device_id = kconv_cuda_memory_device (&self->cuda);
+    }
     kmatch_free (self->matcher);
     self->matcher = NULL;
     KConvStatus st = kmatch_new (&opt, &self->matcher);
@@ -721,11 +755,12 @@ gst_kpattern_match_before_transform (GstBaseTransform * trans,
     gst_object_sync_values (GST_OBJECT (trans), ts);
 }
 
+/* Searches a mapped frame and reports: on_device when its planes are
+ * device pointers (CUDA memory, the matcher in its context). */
 static GstFlowReturn
-gst_kpattern_match_transform_frame_ip (GstVideoFilter * vfilter,
-    GstVideoFrame * frame)
+match_frame (GstKPatternMatch * self, GstVideoFrame * frame,
+    gboolean on_device)
 {
-  GstKPatternMatch *self = GST_KPATTERN_MATCH (vfilter);
   Settings snap;
 
   GST_OBJECT_LOCK (self);
@@ -750,6 +785,14 @@ gst_kpattern_match_transform_frame_ip (GstVideoFilter * vfilter,
 
   KConvImage im;
   gboolean rgb_luma;
+  if (on_device && GST_VIDEO_INFO_IS_RGB (&frame->info)
+      && GST_VIDEO_FRAME_N_PLANES (frame) > 1) {
+    if (snap.template_rgb)
+      gst_sample_unref (snap.template_rgb);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Planar RGB in CUDA memory is "
+            "not matched yet"), ("put cudadownload before the element"));
+    return GST_FLOW_ERROR;
+  }
   match_image (self, frame, channels, &im, &rgb_luma);
   gboolean ok = ensure_matcher (self, frame, &snap, template_cookie,
       matcher_cookie, channels, &im);
@@ -794,12 +837,14 @@ gst_kpattern_match_transform_frame_ip (GstVideoFilter * vfilter,
       self->warned_size = TRUE;
     }
   } else {
-    KConvStatus st = (rgb_luma ? kmatch_search_luma : kmatch_search)
-        (self->matcher, &im, &region,
-        snap.max_matches, matches, &n, NULL);
+    KConvStatus st = on_device ?
+        kmatch_search_device (self->matcher, &im, rgb_luma, &region,
+        snap.max_matches, matches, &n) :
+        (rgb_luma ? kmatch_search_luma : kmatch_search) (self->matcher, &im,
+        &region, snap.max_matches, matches, &n, NULL);
     if (st != KCONV_OK) {
       GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Template search failed"),
-          ("%s", kconv_status_string (st)));
+          ("%s: %s", kconv_status_string (st), kconv_last_error ()));
       return GST_FLOW_ERROR;
     }
     /* only matches at or under the threshold count */
@@ -824,12 +869,127 @@ gst_kpattern_match_transform_frame_ip (GstVideoFilter * vfilter,
         gst_structure_new ("kpatternmatch", "score", G_TYPE_DOUBLE,
             matches[i].sad / norm, "sad", G_TYPE_UINT64,
             (guint64) matches[i].sad, NULL));
-    if (snap.draw)
-      draw_box (frame, &matches[i], self->tw, self->th);
+    if (snap.draw && draw_box (frame, &matches[i], self->tw, self->th,
+            on_device) != KCONV_OK) {
+      GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Drawing the match failed"),
+          ("%s", kconv_last_error ()));
+      return GST_FLOW_ERROR;
+    }
+  }
+  if (on_device && snap.draw && n > 0 && kconv_device_sync (NULL) != KCONV_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Drawing the match failed"),
+        ("%s", kconv_last_error ()));
+    return GST_FLOW_ERROR;
   }
   post_message (self, frame->buffer, matches, n, self->tw, self->th, norm,
       snap.max_matches);
   return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_kpattern_match_transform_frame_ip (GstVideoFilter * vfilter,
+    GstVideoFrame * frame)
+{
+  return match_frame (GST_KPATTERN_MATCH (vfilter), frame, FALSE);
+}
+
+/* Frames in CUDA memory are matched where they lie.  A frame a template is
+ * cut from (template-region) is read once in system memory. */
+static GstFlowReturn
+gst_kpattern_match_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
+  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  GstVideoFrame frame;
+
+  if (!self->on_cuda_memory)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
+
+  GST_OBJECT_LOCK (self);
+  gboolean cut = self->settings.cut_pending;
+  GstMapFlags flags = self->settings.draw ? GST_MAP_READWRITE : GST_MAP_READ;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!kconv_cuda_memory_push (&self->cuda)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Could not make the CUDA "
+            "context current"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  gboolean mapped = cut ? gst_video_frame_map (&frame, info, buf, flags) :
+      kconv_cuda_memory_map (&frame, info, buf, flags);
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  if (mapped) {
+    ret = match_frame (self, &frame, !cut);
+    gst_video_frame_unmap (&frame);
+  } else {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame of "
+            "CUDA memory"), ("the buffer holds %u bytes, no CUDA memory or "
+            "less than the %" G_GSIZE_FORMAT " the caps need",
+            (guint) gst_buffer_get_size (buf), info->size));
+  }
+  kconv_cuda_memory_pop (&self->cuda);
+  return ret;
+}
+
+static gboolean
+gst_kpattern_match_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps,
+          outcaps))
+    return FALSE;
+  gboolean cuda = kconv_cuda_memory_caps (incaps);
+  if (cuda != self->on_cuda_memory) {
+    gst_kpattern_match_free_matcher (self);
+    self->on_cuda_memory = cuda;
+  }
+  if (!cuda)
+    return TRUE;
+
+  GST_OBJECT_LOCK (self);
+  KConvBackend backend = self->settings.backend;
+  gint device_id = self->settings.device_id;
+  GST_OBJECT_UNLOCK (self);
+  if (kconv_backend_resolve (backend) != KCONV_BACKEND_CUDA) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("backend=%s cannot work on "
+            "frames in CUDA memory", kconv_backend_name (backend)),
+        ("put cudadownload before the element, or use backend=auto or "
+            "cuda"));
+    return FALSE;
+  }
+  if (!kconv_cuda_memory_open (&self->cuda, GST_ELEMENT (self), device_id)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No CUDA context for "
+            "frames in CUDA memory"), ("device-id=%d; GStreamer's CUDA "
+            "library found no usable device", device_id));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_kpattern_match_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
+
+  if (kconv_cuda_memory_query (&self->cuda, GST_ELEMENT (self), query))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+static void
+gst_kpattern_match_set_context (GstElement * element, GstContext * context)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (element);
+
+  GST_OBJECT_LOCK (self);
+  gint device_id = self->settings.device_id;
+  GST_OBJECT_UNLOCK (self);
+  kconv_cuda_memory_set_context (&self->cuda, element, context, device_id);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
 static void
@@ -837,7 +997,8 @@ gst_kpattern_match_finalize (GObject * object)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (object);
 
-  kmatch_free (self->matcher);
+  gst_kpattern_match_free_matcher (self);
+  kconv_cuda_memory_close (&self->cuda);
   g_free (self->luma);
   g_free (self->tmpl);
   g_free (self->tmask);
@@ -857,7 +1018,8 @@ gst_kpattern_match_propose_allocation (GstBaseTransform * trans,
   GST_OBJECT_LOCK (self);
   KConvBackend backend = self->settings.backend;
   GST_OBJECT_UNLOCK (self);
-  if (kconv_backend_resolve (backend) != KCONV_BACKEND_CUDA)
+  if (kconv_backend_resolve (backend) != KCONV_BACKEND_CUDA
+      || self->on_cuda_memory)
     return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
         decide_query, query);
   GST_DEBUG_OBJECT (self, "offering a pool of pinned memory");
@@ -941,7 +1103,13 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_kpattern_match_set_context);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_kpattern_match_start);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_kpattern_match_set_caps);
+  trans_class->transform_ip =
+      GST_DEBUG_FUNCPTR (gst_kpattern_match_transform_ip);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_kpattern_match_query);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_kpattern_match_stop);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_kpattern_match_propose_allocation);

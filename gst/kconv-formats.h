@@ -15,4 +15,15 @@
     "VYUY, NV16, NV61, NV24, Y41B, Y42B, Y444, AYUV, VUYA, GRAY8, RGB, BGR, " \
     "RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, GBR, GBRA }"
 
+/* Pad template caps: system memory, and where the build has GStreamer's
+ * CUDA library, the same formats in CUDA memory, which comes first so that
+ * frames already on the GPU stay there. */
+#ifdef KCONV_HAVE_GST_CUDA
+#define KCONV_VIDEO_CAPS \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", \
+        KCONV_VIDEO_FORMATS) "; " GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS)
+#else
+#define KCONV_VIDEO_CAPS GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS)
+#endif
+
 #endif /* KCONV_FORMATS_H */

@@ -50,13 +50,17 @@ struct KConvCudaJob
 };
 
 /* What a kernel instantiation may take of dynamic shared memory on each
- * device so far: the attribute that raises it is the device's own, so a
- * filter on a second GPU must raise it there too. */
+ * device so far, and in which CUDA context it was raised: the attribute
+ * belongs to a context, so a filter on a second GPU, or in GStreamer's own
+ * context of the same GPU, must raise it there too. */
 #define KCONV_CUDA_MAX_DEVICES 64
 typedef struct
 {
   int on[KCONV_CUDA_MAX_DEVICES];
+  void *context[KCONV_CUDA_MAX_DEVICES];
 } KConvCudaSmemAllowed;
+
+extern "C" void *kconv_cuda_current_context (void);
 
 /* Lets fn take the current device's whole opt-in shared memory, the first
  * time a launch there needs more than the default 48 KB; *allowed (one per
@@ -70,7 +74,10 @@ kconv_cuda_allow_smem (Kernel fn, size_t smem, KConvCudaSmemAllowed * allowed)
   if (err != cudaSuccess)
     return err;
   int *raised = dev < KCONV_CUDA_MAX_DEVICES ? &allowed->on[dev] : NULL;
-  if (raised && (int) smem <= __atomic_load_n (raised, __ATOMIC_ACQUIRE))
+  void **where = dev < KCONV_CUDA_MAX_DEVICES ? &allowed->context[dev] : NULL;
+  void *context = kconv_cuda_current_context ();
+  if (raised && __atomic_load_n (where, __ATOMIC_ACQUIRE) == context
+      && (int) smem <= __atomic_load_n (raised, __ATOMIC_ACQUIRE))
     return cudaSuccess;
   cudaFuncAttributes fa;
   err = cudaDeviceGetAttribute (&optin,
@@ -82,10 +89,12 @@ kconv_cuda_allow_smem (Kernel fn, size_t smem, KConvCudaSmemAllowed * allowed)
     err = cudaFuncSetAttribute (fn,
         cudaFuncAttributeMaxDynamicSharedMemorySize,
         optin - (int) fa.sharedSizeBytes);
-  if (err == cudaSuccess && raised)
+  /* the value is the device's: only the context it was raised in changes */
+  if (err == cudaSuccess && raised) {
     __atomic_store_n (raised, optin - (int) fa.sharedSizeBytes,
         __ATOMIC_RELEASE);
-  else if (err != cudaSuccess)
+    __atomic_store_n (where, context, __ATOMIC_RELEASE);
+  } else if (err != cudaSuccess)
     cudaGetLastError ();        /* reported here, not by the next launch */
   return err;
 }

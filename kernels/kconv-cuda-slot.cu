@@ -110,7 +110,7 @@ is_pinned (const void *p)
 static void
 slot_release (KConvCudaSlot * slot)
 {
-  cudaSetDevice (slot->device);
+  (void) kconv_cuda_use_device (slot->device);
   for (int i = 0; i < MAX_BANDS; i++) {
     if (slot->uploaded[i])
       cudaEventDestroy (slot->uploaded[i]);
@@ -133,7 +133,7 @@ slot_init (KConvCudaSlot * slot, int device)
   slot->max_bands = bands ? atoi (bands) : MAX_BANDS;
   slot->max_bands = slot->max_bands < 1 ? 1 :
       slot->max_bands > MAX_BANDS ? MAX_BANDS : slot->max_bands;
-  SLOT_CHECK (slot, cudaSetDevice (device));
+  SLOT_CHECK (slot, (cudaError_t) kconv_cuda_use_device (device));
   SLOT_CHECK (slot, cudaEventCreateWithFlags (&slot->done,
           cudaEventDisableTiming));
   for (int i = 0; i < MAX_BANDS; i++) {
@@ -153,7 +153,7 @@ slot_finish (KConvCudaSlot * slot)
   KConvStatus st = KCONV_OK;
   cudaError_t err = cudaSuccess;
   if (slot->ready) {
-    cudaSetDevice (slot->device);
+    (void) kconv_cuda_use_device (slot->device);
     /* the downloads wait for the kernels, which wait for the uploads; a
      * submission that broke off may have left any of them queued */
     err = slot->broken ? cudaDeviceSynchronize () :
@@ -235,7 +235,7 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
   const int dst_pinned = is_pinned (dst->data);
   const size_t plane = pitch * h;
 
-  SLOT_CHECK (slot, cudaSetDevice (slot->device));
+  SLOT_CHECK (slot, (cudaError_t) kconv_cuda_use_device (slot->device));
   void *up_ptr, *down_ptr;
   kconv_cuda_copy_streams (cu, &up_ptr, &down_ptr);
   cudaStream_t up = (cudaStream_t) up_ptr, down = (cudaStream_t) down_ptr;
@@ -290,13 +290,16 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
     }
     SLOT_CHECK (slot, cudaMemcpy2DAsync (d_src + y0 * pitch, pitch, from,
             from_stride, row, y1 - y0, cudaMemcpyHostToDevice, up));
+    kconv_cuda_count_transfer (1, row * (y1 - y0));
     /* bytes the destination keeps come back down with the result: they
      * must be on the device first (rare: the element's second image over
      * a plane is the case above, with nothing to upload) */
-    if (dst->keep_other_bytes)
+    if (dst->keep_other_bytes) {
       SLOT_CHECK (slot, cudaMemcpy2DAsync (d_dst + y0 * pitch, pitch,
               dst->data + (ptrdiff_t) y0 * dst->stride, dst->stride, row,
               y1 - y0, cudaMemcpyHostToDevice, up));
+      kconv_cuda_count_transfer (1, row * (y1 - y0));
+    }
     SLOT_CHECK (slot, cudaEventRecord (slot->uploaded[b], up));
   }
 
@@ -335,6 +338,7 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
     SLOT_CHECK (slot, cudaMemcpy2DAsync (to + y0 * to_stride, to_stride,
             d_dst + y0 * pitch, pitch, row, y1 - y0, cudaMemcpyDeviceToHost,
             down));
+    kconv_cuda_count_transfer (0, row * (y1 - y0));
   }
   SLOT_CHECK (slot, cudaEventRecord (slot->done, down));
   if (stage_out)

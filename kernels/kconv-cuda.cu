@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <pthread.h>
 #include <cuda_runtime.h>
 
 #include "kconv-cuda.h"
@@ -80,10 +81,122 @@ kconv_cuda_device_count (void)
   return n;
 }
 
+extern "C" int
+kconv_cuda_use_device (int device)
+{
+  int current = -1;
+  if (cudaGetDevice (&current) == cudaSuccess && current == device)
+    return cudaSuccess;
+  return cudaSetDevice (device);
+}
+
+/* cuCtxGetCurrent, from the driver the runtime loaded */
+typedef int (*CtxGetCurrent) (void **context);
+static CtxGetCurrent ctx_get_current;
+static pthread_once_t ctx_get_current_once = PTHREAD_ONCE_INIT;
+
+static void
+find_ctx_get_current (void)
+{
+  void *fn = NULL;
+  cudaDriverEntryPointQueryResult found;
+  if (cudaGetDriverEntryPointByVersion ("cuCtxGetCurrent", &fn, 12000,
+          cudaEnableDefault, &found) == cudaSuccess
+      && found == cudaDriverEntryPointSuccess)
+    ctx_get_current = (CtxGetCurrent) fn;
+  else
+    cudaGetLastError ();
+}
+
+extern "C" void *
+kconv_cuda_current_context (void)
+{
+  void *context = NULL;
+  pthread_once (&ctx_get_current_once, find_ctx_get_current);
+  if (ctx_get_current)
+    ctx_get_current (&context);
+  return context;
+}
+
+static uint64_t bytes_to_device, bytes_to_host;
+
+extern "C" void
+kconv_cuda_count_transfer (int to_device, size_t bytes)
+{
+  __atomic_add_fetch (to_device ? &bytes_to_device : &bytes_to_host,
+      (uint64_t) bytes, __ATOMIC_RELAXED);
+}
+
+extern "C" void
+kconv_transfer_bytes (uint64_t * to_device, uint64_t * to_host)
+{
+  *to_device = __atomic_load_n (&bytes_to_device, __ATOMIC_RELAXED);
+  *to_host = __atomic_load_n (&bytes_to_host, __ATOMIC_RELAXED);
+}
+
+extern "C" KConvStatus
+kconv_cuda_copy_device (void *dst, ptrdiff_t dst_stride, const void *src,
+    ptrdiff_t src_stride, size_t row_bytes, int rows, void *stream)
+{
+  if (rows <= 0 || row_bytes == 0)
+    return KCONV_OK;
+  if (cudaMemcpy2DAsync (dst, dst_stride, src, src_stride, row_bytes, rows,
+          cudaMemcpyDeviceToDevice, (cudaStream_t) stream) != cudaSuccess)
+    return KCONV_ERROR_DEVICE;
+  return KCONV_OK;
+}
+
+/* One thread a pixel of the box; those off the outline do nothing. */
+__global__ static void
+draw_box_kernel (uint8_t * data, ptrdiff_t stride, int pixel_stride,
+    int n_channels, uchar4 offsets, uchar4 value, int x0, int y0, int w,
+    int h, int visible_w, int visible_h, int thickness)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y;
+  if (i >= visible_w || j >= visible_h)
+    return;
+  if (i >= thickness && w - 1 - i >= thickness && j >= thickness
+      && h - 1 - j >= thickness)
+    return;
+  uint8_t *p = data + (ptrdiff_t) (y0 + j) * stride + (ptrdiff_t) (x0 + i) *
+      pixel_stride;
+  const uint8_t off[4] = { offsets.x, offsets.y, offsets.z, offsets.w };
+  const uint8_t val[4] = { value.x, value.y, value.z, value.w };
+  for (int c = 0; c < n_channels; c++)
+    p[off[c]] = val[c];
+}
+
+extern "C" KConvStatus
+kconv_cuda_draw_box (const KConvImage * im, int x, int y, int w, int h,
+    int thickness, const uint8_t value[KCONV_MAX_CHANNELS], void *stream)
+{
+  /* the part inside the image; the outline stays the whole box's */
+  const int x1 = x + w < im->width ? x + w : im->width;
+  const int y1 = y + h < im->height ? y + h : im->height;
+  if (x < 0 || y < 0 || x1 <= x || y1 <= y)
+    return KCONV_OK;
+  const uchar4 off = make_uchar4 (im->channel_offset[0],
+      im->channel_offset[1], im->channel_offset[2], im->channel_offset[3]);
+  const uchar4 val = make_uchar4 (value[0], value[1], value[2], value[3]);
+  dim3 grid ((x1 - x + 127) / 128, y1 - y);
+  draw_box_kernel <<< grid, 128, 0, (cudaStream_t) stream >>> (im->data,
+      im->stride, im->pixel_stride, im->n_channels, off, val, x, y, w, h,
+      x1 - x, y1 - y, thickness);
+  return cudaGetLastError () == cudaSuccess ? KCONV_OK : KCONV_ERROR_DEVICE;
+}
+
+extern "C" KConvStatus
+kconv_cuda_sync (void *stream)
+{
+  if (cudaStreamSynchronize ((cudaStream_t) stream) != cudaSuccess)
+    return KCONV_ERROR_DEVICE;
+  return KCONV_OK;
+}
+
 static KConvStatus
 cuda_setup (KConvCuda * cu, const KConvPlan * plan)
 {
-  CHECK_CUDA (cu, cudaSetDevice (cu->device));
+  CHECK_CUDA (cu, (cudaError_t) kconv_cuda_use_device (cu->device));
   CHECK_CUDA (cu, cudaDeviceGetAttribute (&cu->max_smem,
           cudaDevAttrMaxSharedMemoryPerBlockOptin, cu->device));
   CHECK_CUDA (cu, cudaStreamCreateWithFlags (&cu->stream,
@@ -294,7 +407,7 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
     const KConvImage * dst, int row_begin, int row_end, void *stream_ptr)
 {
   cudaStream_t stream = (cudaStream_t) stream_ptr;
-  CHECK_CUDA (cu, cudaSetDevice (cu->device));
+  CHECK_CUDA (cu, (cudaError_t) kconv_cuda_use_device (cu->device));
 
   KConvCudaJob job = cu->arith;
   job.src = src->data;
@@ -451,7 +564,7 @@ kconv_cuda_free (KConvCuda * cu)
   if (!cu)
     return;
   kconv_cuda_slot_free (cu->own_slot);
-  cudaSetDevice (cu->device);
+  (void) kconv_cuda_use_device (cu->device);
   kconv_cuda_fft_free (cu->fft);
   cudaFree (cu->d_weights);
   cudaFree (cu->d_mma_table);

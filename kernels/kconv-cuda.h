@@ -72,6 +72,26 @@ void kconv_cuda_slot_free (KConvCudaSlot * slot);
 void *kconv_cuda_host_alloc (size_t size);
 void kconv_cuda_host_free (void *data);
 
+/* Makes device current unless it already is (a cudaError_t): cudaSetDevice
+ * would replace a context the caller pushed (GStreamer's, whose memory we
+ * work on) by the device's primary one. */
+int kconv_cuda_use_device (int device);
+
+/* The calling thread's current CUDA context (a CUcontext), NULL if none. */
+void *kconv_cuda_current_context (void);
+
+/* Counts frame bytes crossing the bus, for kconv_transfer_bytes. */
+void kconv_cuda_count_transfer (int to_device, size_t bytes);
+
+/* Device-to-device copy of rows, and waiting for a stream (cudaStream_t). */
+KConvStatus kconv_cuda_copy_device (void *dst, ptrdiff_t dst_stride,
+    const void *src, ptrdiff_t src_stride, size_t row_bytes, int rows,
+    void *stream);
+KConvStatus kconv_cuda_sync (void *stream);
+KConvStatus kconv_cuda_draw_box (const KConvImage * image, int x, int y,
+    int w, int h, int thickness, const uint8_t value[KCONV_MAX_CHANNELS],
+    void *stream);
+
 /* What the last failed call said. */
 const char *kconv_cuda_error (const KConvCuda * cu);
 

@@ -308,6 +308,94 @@ kconv_filter_run_device (KConvFilter * f, const KConvImage * src,
   return KCONV_ERROR_BACKEND_UNAVAILABLE;
 }
 
+void *
+kconv_filter_stream (const KConvFilter * f)
+{
+#ifdef KCONV_HAVE_CUDA
+  if (f && f->backend == KCONV_BACKEND_CUDA)
+    return kconv_cuda_compute_stream (f->cuda);
+#endif
+  (void) f;
+  return NULL;
+}
+
+KConvStatus
+kconv_device_copy (void *dst, ptrdiff_t dst_stride, const void *src,
+    ptrdiff_t src_stride, size_t row_bytes, int rows, void *stream)
+{
+#ifdef KCONV_HAVE_CUDA
+  KConvStatus st = kconv_cuda_copy_device (dst, dst_stride, src, src_stride,
+      row_bytes, rows, stream);
+  if (st != KCONV_OK)
+    set_last_error ("a device-to-device copy failed");
+  return st;
+#else
+  (void) dst, (void) dst_stride, (void) src, (void) src_stride;
+  (void) row_bytes, (void) rows, (void) stream;
+  set_last_error ("this build of kconv has no CUDA support");
+  return KCONV_ERROR_BACKEND_UNAVAILABLE;
+#endif
+}
+
+KConvStatus
+kconv_device_sync (void *stream)
+{
+#ifdef KCONV_HAVE_CUDA
+  KConvStatus st = kconv_cuda_sync (stream);
+  if (st != KCONV_OK)
+    set_last_error ("waiting for the GPU failed");
+  return st;
+#else
+  (void) stream;
+  set_last_error ("this build of kconv has no CUDA support");
+  return KCONV_ERROR_BACKEND_UNAVAILABLE;
+#endif
+}
+
+void
+kconv_image_draw_box (const KConvImage * im, int x, int y, int w, int h,
+    int thickness, const uint8_t value[KCONV_MAX_CHANNELS])
+{
+  const int x1 = x + w < im->width ? x + w : im->width;
+  const int y1 = y + h < im->height ? y + h : im->height;
+  for (int j = y < 0 ? 0 : y; j < y1; j++)
+    for (int i = x < 0 ? 0 : x; i < x1; i++) {
+      if (i - x >= thickness && x + w - 1 - i >= thickness
+          && j - y >= thickness && y + h - 1 - j >= thickness)
+        continue;
+      uint8_t *p = im->data + (ptrdiff_t) j * im->stride +
+          (ptrdiff_t) i * im->pixel_stride;
+      for (int c = 0; c < im->n_channels; c++)
+        p[im->channel_offset[c]] = value[c];
+    }
+}
+
+KConvStatus
+kconv_device_draw_box (const KConvImage * im, int x, int y, int w, int h,
+    int thickness, const uint8_t value[KCONV_MAX_CHANNELS], void *stream)
+{
+#ifdef KCONV_HAVE_CUDA
+  KConvStatus st = kconv_cuda_draw_box (im, x, y, w, h, thickness, value,
+      stream);
+  if (st != KCONV_OK)
+    set_last_error ("drawing on the GPU failed");
+  return st;
+#else
+  (void) im, (void) x, (void) y, (void) w, (void) h, (void) thickness;
+  (void) value, (void) stream;
+  set_last_error ("this build of kconv has no CUDA support");
+  return KCONV_ERROR_BACKEND_UNAVAILABLE;
+#endif
+}
+
+#ifndef KCONV_HAVE_CUDA
+void
+kconv_transfer_bytes (uint64_t * to_device, uint64_t * to_host)
+{
+  *to_device = *to_host = 0;
+}
+#endif
+
 struct KConvSlot
 {
 #ifdef KCONV_HAVE_CUDA

@@ -129,6 +129,36 @@ KConvStatus kconv_filter_run_device (KConvFilter * filter,
 
 void kconv_filter_free (KConvFilter * filter);
 
+/* Device memory that is not ours (GStreamer's CUDA memory): the caller
+ * makes the CUDA context it belongs to current around every call on the
+ * filter, from kconv_filter_new to kconv_filter_free.  The stream the
+ * filter's convolutions run on, one after another (a cudaStream_t; NULL for
+ * a CPU filter): queue device work on it with kconv_filter_run_device and
+ * kconv_device_copy, then kconv_device_sync before the output is read. */
+void *kconv_filter_stream (const KConvFilter * filter);
+
+/* Copies rows of row_bytes from device memory to device memory on stream. */
+KConvStatus kconv_device_copy (void *dst, ptrdiff_t dst_stride,
+    const void *src, ptrdiff_t src_stride, size_t row_bytes, int rows,
+    void *stream);
+
+/* Draws the thickness-pixel outline of the w x h box at (x, y), clipped to
+ * the image: in each pixel on it, the byte at channel_offset[c] becomes
+ * value[c].  kconv_image_draw_box for host images, kconv_device_draw_box
+ * for device images (queued on stream). */
+void kconv_image_draw_box (const KConvImage * image, int x, int y, int w,
+    int h, int thickness, const uint8_t value[KCONV_MAX_CHANNELS]);
+KConvStatus kconv_device_draw_box (const KConvImage * image, int x, int y,
+    int w, int h, int thickness, const uint8_t value[KCONV_MAX_CHANNELS],
+    void *stream);
+
+/* Waits until everything queued on stream is done. */
+KConvStatus kconv_device_sync (void *stream);
+
+/* Frame bytes the core has copied to and from a GPU in this process, for
+ * tests and logs (whether a pipeline stays on the GPU). */
+void kconv_transfer_bytes (uint64_t * to_device, uint64_t * to_host);
+
 /* Frames in flight.  A slot carries one frame through a filter without
  * waiting for it.  On CUDA each slot has its own streams, device buffers
  * and pinned staging, so with a few slots the upload of one frame, the

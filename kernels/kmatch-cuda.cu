@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cuda_runtime.h>
 #include "kmatch-cuda.h"
+#include "kconv-cuda.h"
 
 #define GROUP 4                 /* neighbouring positions per thread */
 #define ROWS 4                  /* rows of them */
@@ -213,7 +214,7 @@ kmatch_cuda_new (int device_id, KMatchCuda ** out, const char **why)
   if (!g)
     return KCONV_ERROR_OUT_OF_MEMORY;
   g->device = device_id < 0 ? 0 : device_id;
-  cudaError_t e = cudaSetDevice (g->device);
+  cudaError_t e = (cudaError_t) kconv_cuda_use_device (g->device);
   if (e == cudaSuccess)
     e = cudaStreamCreateWithFlags (&g->stream, cudaStreamNonBlocking);
   if (e == cudaSuccess)
@@ -260,7 +261,7 @@ kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl, int tw,
       mk[(size_t) word * 16 + k * 4 + byte] = 0xff;
     }
   }
-  CHECK_CUDA (g, cudaSetDevice (g->device));
+  CHECK_CUDA (g, (cudaError_t) kconv_cuda_use_device (g->device));
   cudaFree (g->d_tmpl);
   cudaFree (g->d_mask);
   cudaFree (g->d_pixel_mask);
@@ -316,33 +317,45 @@ gather_kernel (const uint8_t * raw, size_t raw_pitch, KMatchCudaLayout lay,
 /* Puts the region's compared samples into d_frame (pitch bytes a row). */
 static KConvStatus
 upload_region (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
-    const KMatchCudaLayout * layout, int w, int h, int pitch)
+    int on_device, const KMatchCudaLayout * layout, int w, int h, int pitch)
 {
   if (!layout) {
     CHECK_CUDA (g, cudaMemcpy2DAsync (g->d_frame, pitch, frame, stride,
-            (size_t) w * g->ch, h, cudaMemcpyHostToDevice, g->stream));
+            (size_t) w * g->ch, h, on_device ? cudaMemcpyDeviceToDevice :
+            cudaMemcpyHostToDevice, g->stream));
+    if (!on_device)
+      kconv_cuda_count_transfer (1, (size_t) w * g->ch * h);
     return KCONV_OK;
   }
   const size_t row = (size_t) w * layout->pixel_stride;
-  const size_t raw_pitch = (row + 127) / 128 * 128;
-  if (raw_pitch * h > g->raw_size) {
+  size_t raw_pitch = (row + 127) / 128 * 128;
+  const uint8_t *raw = g->d_raw;
+  if (on_device) {
+    /* gathered where it lies */
+    raw = frame;
+    raw_pitch = stride;
+  } else if (raw_pitch * h > g->raw_size) {
     cudaFree (g->d_raw);
     g->d_raw = NULL;
     g->raw_size = 0;
     CHECK_CUDA (g, cudaMalloc (&g->d_raw, raw_pitch * h));
     g->raw_size = raw_pitch * h;
   }
-  CHECK_CUDA (g, cudaMemcpy2DAsync (g->d_raw, raw_pitch, frame, stride, row,
-          h, cudaMemcpyHostToDevice, g->stream));
+  if (!on_device) {
+    CHECK_CUDA (g, cudaMemcpy2DAsync (g->d_raw, raw_pitch, frame, stride,
+            row, h, cudaMemcpyHostToDevice, g->stream));
+    kconv_cuda_count_transfer (1, row * h);
+    raw = g->d_raw;
+  }
   dim3 grid ((w + 127) / 128, h);
   if (layout->luma)
-    gather_kernel < 1, true > <<< grid, 128, 0, g->stream >>> (g->d_raw,
+    gather_kernel < 1, true > <<< grid, 128, 0, g->stream >>> (raw,
         raw_pitch, *layout, g->d_frame, pitch, w, h);
   else if (g->ch == 1)
-    gather_kernel < 1, false > <<< grid, 128, 0, g->stream >>> (g->d_raw,
+    gather_kernel < 1, false > <<< grid, 128, 0, g->stream >>> (raw,
         raw_pitch, *layout, g->d_frame, pitch, w, h);
   else
-    gather_kernel < 3, false > <<< grid, 128, 0, g->stream >>> (g->d_raw,
+    gather_kernel < 3, false > <<< grid, 128, 0, g->stream >>> (raw,
         raw_pitch, *layout, g->d_frame, pitch, w, h);
   CHECK_CUDA (g, cudaGetLastError ());
   return KCONV_OK;
@@ -350,12 +363,12 @@ upload_region (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
 
 extern "C" KConvStatus
 kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
-    const KMatchCudaLayout * layout, int mw, int mh, int *best_x,
+    int on_device, const KMatchCudaLayout * layout, int mw, int mh, int *best_x,
     int *best_y, uint64_t * best_sad, uint64_t * sad_map)
 {
   if (!g->d_tmpl || mw > 65535 || mh > 65535)
     return KCONV_ERROR_INVALID_ARGUMENT;
-  CHECK_CUDA (g, cudaSetDevice (g->device));
+  CHECK_CUDA (g, (cudaError_t) kconv_cuda_use_device (g->device));
   const int rw = (mw + g->tw - 1) * g->ch, rh = mh + g->th - 1;
   /* rows padded so the word window may read past the last position, and
    * ROWS - 1 rows more for a thread's rows beyond the last */
@@ -376,7 +389,7 @@ kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
     CHECK_CUDA (g, cudaMalloc (&g->d_map, sizeof (uint64_t) * mw * mh));
     g->map_size = (size_t) mw * mh;
   }
-  KConvStatus st = upload_region (g, frame, stride, layout, mw + g->tw - 1,
+  KConvStatus st = upload_region (g, frame, stride, on_device, layout, mw + g->tw - 1,
       rh, pitch);
   if (st != KCONV_OK)
     return st;
@@ -433,7 +446,7 @@ kmatch_cuda_free (KMatchCuda * g)
 {
   if (!g)
     return;
-  cudaSetDevice (g->device);
+  (void) kconv_cuda_use_device (g->device);
   cudaFree (g->d_tmpl);
   cudaFree (g->d_mask);
   cudaFree (g->d_pixel_mask);

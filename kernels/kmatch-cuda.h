@@ -32,13 +32,16 @@ typedef struct
   int luma;
 } KMatchCudaLayout;
 
-/* Host samples of an mw + tw - 1 by mh + th - 1 region, rows `stride`
- * bytes apart: packed (ch per pixel) when layout is NULL, else as layout
- * says, gathered on the GPU.  Either the best position (sad_map NULL: only
- * it crosses PCIe) or the whole map. */
+/* Samples of an mw + tw - 1 by mh + th - 1 region, rows `stride` bytes
+ * apart: packed (ch per pixel) when layout is NULL, else as layout says,
+ * gathered on the GPU.  frame is host memory, or device memory when
+ * on_device (read where it lies: nothing crosses the bus but the result).
+ * Either the best position (sad_map NULL: only it crosses PCIe) or the
+ * whole map. */
 KConvStatus kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame,
-    ptrdiff_t stride, const KMatchCudaLayout * layout, int mw, int mh,
-    int *best_x, int *best_y, uint64_t * best_sad, uint64_t * sad_map);
+    ptrdiff_t stride, int on_device, const KMatchCudaLayout * layout,
+    int mw, int mh, int *best_x, int *best_y, uint64_t * best_sad,
+    uint64_t * sad_map);
 
 const char *kmatch_cuda_error (const KMatchCuda * g);
 void kmatch_cuda_free (KMatchCuda * g);

@@ -207,7 +207,7 @@ pick_best (const uint64_t * map, int mw, int mh, int tw, int th, int x0,
 /* kmatch_search and kmatch_search_luma: the frame's samples are taken as
  * they are (luma 0) or as the luma of its R, G, B (luma 1). */
 static KConvStatus
-search (KMatch * m, const KConvImage * frame, int luma,
+search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
     int *n_matches, uint64_t * sad_map)
 {
@@ -250,7 +250,7 @@ search (KMatch * m, const KConvImage * frame, int luma,
       if (!map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
         return KCONV_ERROR_OUT_OF_MEMORY;
     }
-    KConvStatus st = kmatch_cuda_search (m->cuda, base, stride,
+    KConvStatus st = kmatch_cuda_search (m->cuda, base, stride, on_device,
         in_order ? NULL : &layout, mw, mh, &bx, &by, &bs, map);
     if (st != KCONV_OK)
       return st;
@@ -264,6 +264,8 @@ search (KMatch * m, const KConvImage * frame, int luma,
     return KCONV_OK;
   }
 #endif
+  if (on_device)
+    return KCONV_ERROR_BACKEND_UNAVAILABLE;
 
   if (!in_order) {
     size_t need = (size_t) r.width * r.height * ch;
@@ -300,7 +302,7 @@ kmatch_search (KMatch * m, const KConvImage * frame,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
     int *n_matches, uint64_t * sad_map)
 {
-  return search (m, frame, 0, region, max_matches, matches, n_matches,
+  return search (m, frame, 0, 0, region, max_matches, matches, n_matches,
       sad_map);
 }
 
@@ -309,8 +311,17 @@ kmatch_search_luma (KMatch * m, const KConvImage * rgb_frame,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
     int *n_matches, uint64_t * sad_map)
 {
-  return search (m, rgb_frame, 1, region, max_matches, matches, n_matches,
-      sad_map);
+  return search (m, rgb_frame, 1, 0, region, max_matches, matches,
+      n_matches, sad_map);
+}
+
+KConvStatus
+kmatch_search_device (KMatch * m, const KConvImage * frame, int luma,
+    const KMatchRegion * region, int max_matches, KMatchPosition * matches,
+    int *n_matches)
+{
+  return search (m, frame, luma, 1, region, max_matches, matches, n_matches,
+      NULL);
 }
 
 KConvBackend

@@ -75,6 +75,16 @@ KConvStatus kmatch_search_luma (KMatch * m, const KConvImage * rgb_frame,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
     int *n_matches, uint64_t * sad_map);
 
+/* As kmatch_search (luma 0) or kmatch_search_luma (luma 1) for a frame in
+ * device memory (data is a device pointer) on a CUDA matcher: read where it
+ * lies, only the result crosses the bus.  The caller makes the memory's
+ * CUDA context current around every call on the matcher, from kmatch_new
+ * on.  KCONV_ERROR_BACKEND_UNAVAILABLE when the search cannot run on the
+ * GPU (a CPU matcher; a region wider than 65536 positions). */
+KConvStatus kmatch_search_device (KMatch * m, const KConvImage * frame,
+    int luma, const KMatchRegion * region, int max_matches,
+    KMatchPosition * matches, int *n_matches);
+
 /* The luma kmatch_search_luma compares. */
 static inline uint8_t
 kmatch_rgb_luma (uint8_t r, uint8_t g, uint8_t b)

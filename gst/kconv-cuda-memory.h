@@ -1,0 +1,59 @@
+/* GStreamer kconv plugin: frames in GStreamer's CUDA memory
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * What an element needs to take and give video/x-raw(memory:CUDAMemory):
+ * the GstCudaContext shared with its neighbours (the memory belongs to it,
+ * so the core runs with it current), buffer pools of CUDA memory, and
+ * frames mapped as device pointers.  Where the build has no GStreamer CUDA
+ * library, every call is a no-op that says "no", and the pad templates
+ * carry no CUDA feature (kconv-formats.h).
+ */
+#ifndef KCONV_CUDA_MEMORY_H
+#define KCONV_CUDA_MEMORY_H
+
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  GstObject *context;           /* a GstCudaContext, or NULL */
+} KConvCudaMemory;
+
+/* The caps are in CUDA memory. */
+gboolean kconv_cuda_memory_caps (const GstCaps * caps);
+
+/* GstElement.set_context, and the context query a neighbour sends. */
+void kconv_cuda_memory_set_context (KConvCudaMemory * cm, GstElement * element,
+    GstContext * context, gint device_id);
+gboolean kconv_cuda_memory_query (KConvCudaMemory * cm, GstElement * element,
+    GstQuery * query);
+
+/* Finds a neighbour's context for device_id (-1: any), or makes and shares
+ * one.  FALSE without GStreamer's CUDA library or a usable device. */
+gboolean kconv_cuda_memory_open (KConvCudaMemory * cm, GstElement * element,
+    gint device_id);
+void kconv_cuda_memory_close (KConvCudaMemory * cm);
+
+/* The CUDA device of the context, -1 without one. */
+gint kconv_cuda_memory_device (const KConvCudaMemory * cm);
+
+/* Makes the context current on the calling thread, and undoes it. */
+gboolean kconv_cuda_memory_push (KConvCudaMemory * cm);
+void kconv_cuda_memory_pop (KConvCudaMemory * cm);
+
+/* Allocation queries for caps in CUDA memory: a pool of CUDA memory of our
+ * context, holding at least min buffers. */
+gboolean kconv_cuda_memory_propose_allocation (KConvCudaMemory * cm,
+    GstQuery * query, guint min);
+gboolean kconv_cuda_memory_decide_allocation (KConvCudaMemory * cm,
+    GstQuery * query, guint min);
+
+/* Maps a frame of CUDA memory as device pointers (strides are the
+ * memory's pitch); flags are GST_MAP_READ and/or GST_MAP_WRITE. */
+gboolean kconv_cuda_memory_map (GstVideoFrame * frame, const GstVideoInfo *
+    info, GstBuffer * buffer, GstMapFlags flags);
+
+G_END_DECLS
+#endif /* KCONV_CUDA_MEMORY_H */
