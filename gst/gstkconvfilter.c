@@ -808,14 +808,16 @@ gst_kconv_filter_start_frame_on_device (GstKConvFilter * self,
   GstVideoFrame in, out;
   GstFlowReturn ret = GST_FLOW_OK;
 
-  if (!kconv_cuda_memory_map (&in, &vfilter->in_info, inbuf, GST_MAP_READ)) {
+  if (!kconv_cuda_memory_map (&self->cuda, &in, &vfilter->in_info, inbuf,
+          GST_MAP_READ)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame of "
-            "CUDA memory"), ("the input buffer holds %u bytes, no CUDA memory "
-            "or less than the %" G_GSIZE_FORMAT " the caps need",
-            (guint) gst_buffer_get_size (inbuf), vfilter->in_info.size));
+            "CUDA memory"), ("the input buffer holds %u bytes, not CUDA "
+            "memory of the element's CUDA context, or less than the %"
+            G_GSIZE_FORMAT " the caps need", (guint) gst_buffer_get_size (inbuf),
+            vfilter->in_info.size));
     ret = GST_FLOW_ERROR;
-  } else if (!kconv_cuda_memory_map (&out, &vfilter->out_info, outbuf,
-          GST_MAP_WRITE)) {
+  } else if (!kconv_cuda_memory_map (&self->cuda, &out, &vfilter->out_info,
+          outbuf, GST_MAP_WRITE)) {
     gst_video_frame_unmap (&in);
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map an output "
             "buffer of CUDA memory"), (NULL));
@@ -1157,6 +1159,11 @@ gst_kconv_filter_stop (GstBaseTransform * trans)
   gst_kconv_filter_free_core (self);
   self->on_cuda_memory = FALSE;
   kconv_cuda_memory_close (&self->cuda);
+  guint64 up, down;
+  kconv_transfer_bytes (&up, &down);
+  GST_INFO_OBJECT (trans, "frame bytes the core moved over the bus in this "
+      "process: %" G_GUINT64_FORMAT " to the GPU, %" G_GUINT64_FORMAT
+      " back", up, down);
   return TRUE;
 }
 

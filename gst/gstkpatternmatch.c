@@ -449,6 +449,11 @@ gst_kpattern_match_stop (GstBaseTransform * trans)
   self->have_template = FALSE;
   g_clear_pointer (&self->tmpl, g_free);
   g_clear_pointer (&self->tmask, g_free);
+  guint64 up, down;
+  kconv_transfer_bytes (&up, &down);
+  GST_INFO_OBJECT (trans, "frame bytes the core moved over the bus in this "
+      "process: %" G_GUINT64_FORMAT " to the GPU, %" G_GUINT64_FORMAT
+      " back", up, down);
   return TRUE;
 }
 
@@ -915,16 +920,18 @@ gst_kpattern_match_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
             "context current"), (NULL));
     return GST_FLOW_ERROR;
   }
+  /* as GstVideoFilter maps: no extra ref, so metas can still be added */
+  flags |= GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
   gboolean mapped = cut ? gst_video_frame_map (&frame, info, buf, flags) :
-      kconv_cuda_memory_map (&frame, info, buf, flags);
+      kconv_cuda_memory_map (&self->cuda, &frame, info, buf, flags);
   GstFlowReturn ret = GST_FLOW_ERROR;
   if (mapped) {
     ret = match_frame (self, &frame, !cut);
     gst_video_frame_unmap (&frame);
   } else {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame of "
-            "CUDA memory"), ("the buffer holds %u bytes, no CUDA memory or "
-            "less than the %" G_GSIZE_FORMAT " the caps need",
+            "CUDA memory"), ("the buffer holds %u bytes, not CUDA memory of "
+            "the element's CUDA context, or less than the %" G_GSIZE_FORMAT " the caps need",
             (guint) gst_buffer_get_size (buf), info->size));
   }
   kconv_cuda_memory_pop (&self->cuda);

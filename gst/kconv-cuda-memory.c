@@ -182,13 +182,18 @@ kconv_cuda_memory_decide_allocation (KConvCudaMemory * cm, GstQuery * query,
 }
 
 gboolean
-kconv_cuda_memory_map (GstVideoFrame * frame, const GstVideoInfo * info,
-    GstBuffer * buffer, GstMapFlags flags)
+kconv_cuda_memory_map (KConvCudaMemory * cm, GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags)
 {
   GstMemory *mem = gst_buffer_n_memory (buffer) > 0 ?
       gst_buffer_peek_memory (buffer, 0) : NULL;
-  if (!mem || !gst_is_cuda_memory (mem))
+  if (!mem || !gst_is_cuda_memory (mem)
+      || GST_CUDA_MEMORY_CAST (mem)->context !=
+      (GstCudaContext *) cm->context) {
+    GST_WARNING ("%s", mem && gst_is_cuda_memory (mem) ?
+        "CUDA memory of another context" : "not CUDA memory");
     return FALSE;
+  }
   return gst_video_frame_map (frame, (GstVideoInfo *) info, buffer,
       flags | GST_MAP_CUDA);
 }
@@ -258,8 +263,8 @@ kconv_cuda_memory_decide_allocation (KConvCudaMemory * cm, GstQuery * query,
 }
 
 gboolean
-kconv_cuda_memory_map (GstVideoFrame * frame, const GstVideoInfo * info,
-    GstBuffer * buffer, GstMapFlags flags)
+kconv_cuda_memory_map (KConvCudaMemory * cm, GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags)
 {
   return FALSE;
 }

@@ -50,10 +50,11 @@ gboolean kconv_cuda_memory_propose_allocation (KConvCudaMemory * cm,
 gboolean kconv_cuda_memory_decide_allocation (KConvCudaMemory * cm,
     GstQuery * query, guint min);
 
-/* Maps a frame of CUDA memory as device pointers (strides are the
- * memory's pitch); flags are GST_MAP_READ and/or GST_MAP_WRITE. */
-gboolean kconv_cuda_memory_map (GstVideoFrame * frame, const GstVideoInfo *
-    info, GstBuffer * buffer, GstMapFlags flags);
+/* Maps a frame of CUDA memory of our context as device pointers (strides
+ * are the memory's pitch); flags are GST_MAP_READ and/or GST_MAP_WRITE.
+ * FALSE for system memory or another context's memory. */
+gboolean kconv_cuda_memory_map (KConvCudaMemory * cm, GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags);
 
 G_END_DECLS
 #endif /* KCONV_CUDA_MEMORY_H */

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Frames/s with frames resident in GStreamer's CUDA memory, the way users
+# run it (gst-launch-1.0), beside the system-memory streaming path, in one
+# run.  Prints a table and writes OUTDIR/cuda-memory.csv.
+#   tests/gpu/bench-cuda-memory.sh [OUTDIR]
+# Resident: one frame uploaded once, repeated by imagefreeze, so the source
+# costs nothing and every frame is already on the GPU:
+#   videotestsrc num-buffers=1 ! cudaupload ! video/x-raw(memory:CUDAMemory) !
+#     imagefreeze ! queue ! ELEMENT ! fakesink
+# (cudaupload prefers system memory when downstream takes both: the caps
+# filter after it keeps the frames on the GPU).  SIZES picks the frame sizes
+# (default "1920x1080 3840x2160").
+# Each rate is (N - N/5) frames over the difference between a run of N and
+# one of N/5 (start-up cancels); the median of ROUNDS (default 3) pairs.
+set -uo pipefail
+out=${1:-gpu-results}
+mkdir -p "$out"
+csv="$out/cuda-memory.csv"
+[ -f "$csv" ] || echo "size,path,pipeline,fps" > "$csv"
+
+run_time() {
+  local t0 t1
+  t0=$(date +%s%N)
+  gst-launch-1.0 -q $1 >/dev/null 2>>"$out/cuda-memory.err" || echo "FAILED: $1" >>"$out/cuda-memory.err"
+  t1=$(date +%s%N)
+  echo $(( (t1 - t0) / 1000 ))
+}
+
+rate() {  # pipeline with @N@ for the frame count, N
+  local p=$1 n=$2 short=$(($2 / 5)) a b rates="" r
+  for r in $(seq "${ROUNDS:-3}"); do
+    a=$(run_time "${p//@N@/$short}")
+    b=$(run_time "${p//@N@/$n}")
+    rates="$rates $(python3 -c "print(($n - $short) / max(($b - $a) / 1e6, 1e-6))")"
+  done
+  python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.0f}')" $rates
+}
+
+row() {  # size path label pipeline n
+  local fps
+  fps=$(rate "$4" "$5")
+  printf '%-10s %-9s %-58s %8s\n' "$1" "$2" "$3" "$fps"
+  echo "$1,$2,$3,$fps" >> "$csv"
+}
+
+printf '%-10s %-9s %-58s %8s\n' size path pipeline frames/s
+match="kpatternmatch template-region=200,200,64,64"
+for size in ${SIZES:-1920x1080 3840x2160}; do
+  caps="video/x-raw,format=RGBA,width=${size%x*},height=${size#*x},framerate=1000/1"
+  n=10000; [ "$size" = 3840x2160 ] && n=5000
+  resident="videotestsrc pattern=ball num-buffers=1 ! $caps ! cudaupload ! video/x-raw(memory:CUDAMemory) ! imagefreeze num-buffers=@N@ ! queue"
+  row $size resident "identity" "$resident ! identity ! fakesink sync=false" $n
+  row $size resident "kconvfilter kernel=edge (3x3)" "$resident ! kconvfilter kernel=edge ! fakesink sync=false" $n
+  row $size resident "kconvfilter gaussian 31x31" "$resident ! kconvfilter kernel=gaussian kernel-size=31 ! fakesink sync=false" $n
+  row $size resident "kpatternmatch 64x64" "$resident ! $match ! fakesink sync=false" $n
+  row $size resident "kconvfilter ! kconvfilter ! kpatternmatch" "$resident ! kconvfilter kernel=edge ! kconvfilter kernel=gaussian kernel-size=5 ! $match ! fakesink sync=false" $n
+  # uploaded and downloaded every frame
+  m=300; [ "$size" = 3840x2160 ] && m=100
+  src="videotestsrc pattern=solid-color num-buffers=@N@ ! $caps ! queue"
+  row $size upload "cudaupload ! cudadownload" "$src ! cudaupload ! cudadownload ! fakesink sync=false" $m
+  row $size upload "cudaupload ! 2 kconvfilter ! kpatternmatch ! cudadownload" "$src ! cudaupload ! video/x-raw(memory:CUDAMemory) ! kconvfilter kernel=edge ! kconvfilter kernel=gaussian kernel-size=5 ! $match ! cudadownload ! fakesink sync=false" $m
+  # system memory, frames in flight
+  row $size system "identity" "$src ! identity ! fakesink sync=false" $m
+  row $size system "kconvfilter kernel=edge" "$src ! kconvfilter kernel=edge ! fakesink sync=false" $m
+  row $size system "kconvfilter gaussian 31x31" "$src ! kconvfilter kernel=gaussian kernel-size=31 ! fakesink sync=false" $m
+  row $size system "kconvfilter ! kconvfilter ! kpatternmatch" "$src ! kconvfilter kernel=edge ! kconvfilter kernel=gaussian kernel-size=5 ! $match ! fakesink sync=false" $m
+done
+[ -s "$out/cuda-memory.err" ] && { echo "errors:"; sort -u "$out/cuda-memory.err" | head; }
