@@ -853,6 +853,14 @@ gst_kconv_filter_start_frame (GstKConvFilter * self, GstBuffer * inbuf)
   GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
   GstBuffer *outbuf = NULL;
 
+  gchar *why = NULL;
+  if (!kconv_buffer_fits (inbuf, &vfilter->in_info, &why)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Input buffer too small for "
+            "its caps"), ("%s", why));
+    g_free (why);
+    gst_buffer_unref (inbuf);
+    return GST_FLOW_ERROR;
+  }
   if (!gst_kconv_filter_ensure_core (self)) {
     gst_buffer_unref (inbuf);
     return GST_FLOW_ERROR;

@@ -907,6 +907,13 @@ gst_kpattern_match_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
   GstVideoFrame frame;
 
+  gchar *why = NULL;
+  if (!kconv_buffer_fits (buf, info, &why)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Buffer too small for its "
+            "caps"), ("%s", why));
+    g_free (why);
+    return GST_FLOW_ERROR;
+  }
   if (!self->on_cuda_memory)
     return GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
 

@@ -9,6 +9,7 @@
 #include <gst/video/video.h>
 
 #include "kconv.h"
+#include "check-short-buffer.h"
 
 static const gchar *formats[] = {
   "GRAY8", "RGB", "BGR", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx",
@@ -812,6 +813,13 @@ GST_START_TEST (test_cuda_matches_cpu)
 
 GST_END_TEST;
 
+GST_START_TEST (test_short_buffer_names_both_sizes)
+{
+  check_short_buffer ("kconvfilter", "kernel=edge");
+}
+
+GST_END_TEST;
+
 static Suite *
 kconvfilter_suite (void)
 {
@@ -835,6 +843,7 @@ kconvfilter_suite (void)
   tcase_add_test (tc, test_property_stress_while_streaming);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_cuda_unavailable_is_an_error);
+  tcase_add_test (tc, test_short_buffer_names_both_sizes);
   tcase_add_test (tc, test_cuda_matches_cpu);
   return s;
 }

@@ -8,6 +8,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/controller/controller.h>
 #include <gst/video/video.h>
+#include "check-short-buffer.h"
 
 #define W 96
 #define H 64
@@ -733,6 +734,13 @@ GST_START_TEST (test_draw)
 
 GST_END_TEST;
 
+GST_START_TEST (test_short_buffer_names_both_sizes)
+{
+  check_short_buffer ("kpatternmatch", "template-region=0,0,8,8");
+}
+
+GST_END_TEST;
+
 static Suite *
 kpatternmatch_suite (void)
 {
@@ -754,6 +762,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_formats_planted);
   tcase_add_test (tc, test_draw_yuy2);
   tcase_add_test (tc, test_template_with_transparency);
+  tcase_add_test (tc, test_short_buffer_names_both_sizes);
   return s;
 }
 
