@@ -722,19 +722,9 @@ gst_kconv_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   KConvBackend backend = self->settings.backend;
   gint device_id = self->settings.device_id;
   GST_OBJECT_UNLOCK (self);
-  if (kconv_backend_resolve (backend) != KCONV_BACKEND_CUDA) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("backend=%s cannot work on "
-            "frames in CUDA memory", kconv_backend_name (backend)),
-        ("put cudadownload before the element, or use backend=auto or "
-            "cuda"));
+  if (!kconv_cuda_memory_open (&self->cuda, GST_ELEMENT (self), backend,
+          device_id))
     return FALSE;
-  }
-  if (!kconv_cuda_memory_open (&self->cuda, GST_ELEMENT (self), device_id)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No CUDA context for "
-            "frames in CUDA memory"), ("device-id=%d; %s", device_id,
-            "GStreamer's CUDA library found no usable device"));
-    return FALSE;
-  }
   GST_DEBUG_OBJECT (self, "frames in CUDA memory on device %d",
       kconv_cuda_memory_device (&self->cuda));
   return TRUE;

@@ -938,8 +938,8 @@ gst_kpattern_match_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   } else {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame of "
             "CUDA memory"), ("the buffer holds %u bytes, not CUDA memory of "
-            "the element's CUDA context, or less than the %" G_GSIZE_FORMAT " the caps need",
-            (guint) gst_buffer_get_size (buf), info->size));
+            "the element's CUDA context, or less than the %" G_GSIZE_FORMAT
+            " the caps need", (guint) gst_buffer_get_size (buf), info->size));
   }
   kconv_cuda_memory_pop (&self->cuda);
   return ret;
@@ -966,20 +966,8 @@ gst_kpattern_match_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   KConvBackend backend = self->settings.backend;
   gint device_id = self->settings.device_id;
   GST_OBJECT_UNLOCK (self);
-  if (kconv_backend_resolve (backend) != KCONV_BACKEND_CUDA) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("backend=%s cannot work on "
-            "frames in CUDA memory", kconv_backend_name (backend)),
-        ("put cudadownload before the element, or use backend=auto or "
-            "cuda"));
-    return FALSE;
-  }
-  if (!kconv_cuda_memory_open (&self->cuda, GST_ELEMENT (self), device_id)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No CUDA context for "
-            "frames in CUDA memory"), ("device-id=%d; GStreamer's CUDA "
-            "library found no usable device", device_id));
-    return FALSE;
-  }
-  return TRUE;
+  return kconv_cuda_memory_open (&self->cuda, GST_ELEMENT (self), backend,
+      device_id);
 }
 
 static gboolean

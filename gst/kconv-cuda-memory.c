@@ -58,14 +58,25 @@ kconv_cuda_memory_query (KConvCudaMemory * cm, GstElement * element,
 
 gboolean
 kconv_cuda_memory_open (KConvCudaMemory * cm, GstElement * element,
-    gint device_id)
+    KConvBackend backend, gint device_id)
 {
   init_debug ();
+  if (kconv_backend_resolve (backend) != KCONV_BACKEND_CUDA) {
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("backend=%s cannot work "
+            "on frames in CUDA memory", kconv_backend_name (backend)),
+        ("put cudadownload before the element, or use backend=auto or "
+            "cuda"));
+    return FALSE;
+  }
   if (cm->context && device_id >= 0
       && kconv_cuda_memory_device (cm) != device_id)
     gst_clear_object (&cm->context);    /* device-id changed since */
-  if (!gst_cuda_ensure_element_context (element, device_id, CONTEXT (cm)))
+  if (!gst_cuda_ensure_element_context (element, device_id, CONTEXT (cm))) {
+    GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND, ("No CUDA context for "
+            "frames in CUDA memory"), ("device-id=%d; GStreamer's CUDA "
+            "library found no usable device", device_id));
     return FALSE;
+  }
   GST_DEBUG_OBJECT (element, "CUDA context %" GST_PTR_FORMAT " on device %d",
       cm->context, kconv_cuda_memory_device (cm));
   return TRUE;
@@ -221,9 +232,9 @@ kconv_cuda_memory_query (KConvCudaMemory * cm, GstElement * element,
 
 gboolean
 kconv_cuda_memory_open (KConvCudaMemory * cm, GstElement * element,
-    gint device_id)
+    KConvBackend backend, gint device_id)
 {
-  return FALSE;
+  return FALSE;                 /* caps never carry CUDA memory here */
 }
 
 void

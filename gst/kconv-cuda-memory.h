@@ -13,6 +13,7 @@
 #define KCONV_CUDA_MEMORY_H
 
 #include <gst/video/video.h>
+#include "kconv.h"
 
 G_BEGIN_DECLS
 
@@ -30,10 +31,12 @@ void kconv_cuda_memory_set_context (KConvCudaMemory * cm, GstElement * element,
 gboolean kconv_cuda_memory_query (KConvCudaMemory * cm, GstElement * element,
     GstQuery * query);
 
-/* Finds a neighbour's context for device_id (-1: any), or makes and shares
- * one.  FALSE without GStreamer's CUDA library or a usable device. */
+/* For caps in CUDA memory (set_caps): checks that backend can work on it,
+ * then finds a neighbour's context for device_id (-1: any), or makes and
+ * shares one.  FALSE, with an element error that says why, when the
+ * backend is the CPU or no device is usable. */
 gboolean kconv_cuda_memory_open (KConvCudaMemory * cm, GstElement * element,
-    gint device_id);
+    KConvBackend backend, gint device_id);
 void kconv_cuda_memory_close (KConvCudaMemory * cm);
 
 /* The CUDA device of the context, -1 without one. */
