@@ -10,35 +10,20 @@
 # (cudaupload prefers system memory when downstream takes both: the caps
 # filter after it keeps the frames on the GPU).  SIZES picks the frame sizes
 # (default "1920x1080 3840x2160").
-# Each rate is (N - N/5) frames over the difference between a run of N and
-# one of N/5 (start-up cancels); the median of ROUNDS (default 3) pairs.
+# Rates as tests/gpu/pipeline-rate.sh measures them (short-minus-long runs,
+# the median of ROUNDS pairs).
 set -uo pipefail
 out=${1:-gpu-results}
 mkdir -p "$out"
 csv="$out/cuda-memory.csv"
 [ -f "$csv" ] || echo "size,path,pipeline,fps" > "$csv"
 
-run_time() {
-  local t0 t1
-  t0=$(date +%s%N)
-  gst-launch-1.0 -q $1 >/dev/null 2>>"$out/cuda-memory.err" || echo "FAILED: $1" >>"$out/cuda-memory.err"
-  t1=$(date +%s%N)
-  echo $(( (t1 - t0) / 1000 ))
-}
-
-rate() {  # pipeline with @N@ for the frame count, N
-  local p=$1 n=$2 short=$(($2 / 5)) a b rates="" r
-  for r in $(seq "${ROUNDS:-3}"); do
-    a=$(run_time "${p//@N@/$short}")
-    b=$(run_time "${p//@N@/$n}")
-    rates="$rates $(python3 -c "print(($n - $short) / max(($b - $a) / 1e6, 1e-6))")"
-  done
-  python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.0f}')" $rates
-}
+RATE_ERR="$out/cuda-memory.err"
+. "$(dirname "$0")/pipeline-rate.sh"
 
 row() {  # size path label pipeline n
   local fps
-  fps=$(rate "$4" "$5")
+  fps=$(pipeline_rate "$4" "$5")
   printf '%-10s %-9s %-58s %8s\n' "$1" "$2" "$3" "$fps"
   echo "$1,$2,$3,$fps" >> "$csv"
 }

@@ -15,29 +15,16 @@ mkdir -p "$out"
 csv="$out/pipelines.csv"
 echo "size,format,element,fps" > "$csv"
 
-# seconds (to the microsecond) that a pipeline takes
-run_time() {
-  local t0 t1
-  t0=$(date +%s%N)
-  gst-launch-1.0 -q $1 >/dev/null 2>>"$out/pipelines.err" || echo "FAILED: $1" >>"$out/pipelines.err"
-  t1=$(date +%s%N)
-  echo $(( (t1 - t0) / 1000 ))
-}
+RATE_ERR="$out/pipelines.err"
+. "$(dirname "$0")/pipeline-rate.sh"
 
-# frames/s of SOURCE ! ELEMENT ! fakesink, from two lengths
+# frames/s of SOURCE ! ELEMENT ! fakesink
 rate() {
   local w=$1 h=$2 fmt=$3 n=$4 element=$5
   local caps="video/x-raw,format=$fmt,width=$w,height=$h,framerate=1000/1"
   local tail="fakesink sync=false"
   [ -n "$element" ] && tail="queue ! $element ! fakesink sync=false"
-  local short=$((n / 5))
-  local a b rates="" r
-  for r in $(seq "${ROUNDS:-3}"); do
-    a=$(run_time "videotestsrc pattern=solid-color num-buffers=$short ! $caps ! $tail")
-    b=$(run_time "videotestsrc pattern=solid-color num-buffers=$n ! $caps ! $tail")
-    rates="$rates $(python3 -c "print(($n - $short) / max(($b - $a) / 1e6, 1e-6))")"
-  done
-  python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.0f}')" $rates
+  pipeline_rate "videotestsrc pattern=solid-color num-buffers=@N@ ! $caps ! $tail" "$n"
 }
 
 row() {   # size format label element frames

@@ -1,0 +1,24 @@
+# Sourced by the gst-launch-1.0 benchmarks in tests/gpu/: frames/s of a
+# pipeline.  RATE_ERR names the file failures are appended to.
+
+# microseconds that a pipeline takes
+run_time() {
+  local t0 t1
+  t0=$(date +%s%N)
+  gst-launch-1.0 -q $1 >/dev/null 2>>"$RATE_ERR" || echo "FAILED: $1" >>"$RATE_ERR"
+  t1=$(date +%s%N)
+  echo $(( (t1 - t0) / 1000 ))
+}
+
+# frames/s of PIPELINE (with @N@ where the frame count goes): (N - N/5)
+# frames over the difference between a run of N and one of N/5, so that
+# start-up cancels; the median of ROUNDS (default 3) such pairs
+pipeline_rate() {  # pipeline, N
+  local p=$1 n=$2 short=$(($2 / 5)) a b rates="" r
+  for r in $(seq "${ROUNDS:-3}"); do
+    a=$(run_time "${p//@N@/$short}")
+    b=$(run_time "${p//@N@/$n}")
+    rates="$rates $(python3 -c "print(($n - $short) / max(($b - $a) / 1e6, 1e-6))")"
+  done
+  python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.0f}')" $rates
+}
