@@ -58,11 +58,6 @@
 #include <gst/base/gstbasetransform.h>
 
 #include "gstkconvfilter.h"
-#include "kconv-backend-enum.h"
-#include "kconv-cuda-memory.h"
-#include "kconv-formats.h"
-#include "kconv-inflight.h"
-#include "kconv-pinned-allocator.h"
 #include "kconv-preset.h"
 #include "kconv-refusal.h"
 #include "kconv.h"
@@ -110,9 +105,6 @@ enum
   PROP_ABSOLUTE,
   PROP_BORDER,
   PROP_PLANES,
-  PROP_BACKEND,
-  PROP_DEVICE_ID,
-  PROP_N_THREADS,
   PROP_FRAMES_IN_FLIGHT,
   N_PROPERTIES
 };
@@ -125,13 +117,9 @@ enum
 #define DEFAULT_ABSOLUTE GST_KCONV_ABSOLUTE_AUTO
 #define DEFAULT_BORDER KCONV_BORDER_REFLECT
 #define DEFAULT_PLANES GST_KCONV_PLANES_ALL
-#define DEFAULT_BACKEND KCONV_BACKEND_AUTO
-#define DEFAULT_DEVICE_ID -1
-#define DEFAULT_N_THREADS 0
 #define DEFAULT_FRAMES_IN_FLIGHT 3
 
 #define MAX_SIGMA 1000.0
-#define MAX_N_THREADS 1024
 #define MAX_FRAMES_IN_FLIGHT 16
 
 static GParamSpec *properties[N_PROPERTIES];
@@ -149,46 +137,24 @@ typedef struct
   GstKConvAbsolute absolute;
   KConvBorder border;
   GstKConvPlanes planes;
-  KConvBackend backend;
-  gint device_id;
-  guint n_threads;
 } Settings;
 
 struct _GstKConvFilter
 {
-  GstVideoFilter parent;
+  GstKConvBase parent;
 
   Settings settings;
   guint settings_cookie;        /* bumped by every change */
-  guint frames_in_flight;       /* under the object lock too */
 
   /* streaming thread only */
   KConvFilter *core;
-  guint core_cookie;
+  guint core_cookie, core_options_cookie;
   gboolean luma_only;
-  KConvInflight inflight;
-  gboolean drain_all;           /* a passthrough frame waits: let all out */
-  GstFlowReturn drain_flow;     /* what pushing frames out before an event
-                                 * returned, for the next buffer */
-  GstClockTime last_duration;
-
-  /* frames in GStreamer's CUDA memory: the core then runs in its context */
-  KConvCudaMemory cuda;
-  gboolean on_cuda_memory;      /* the negotiated caps */
-  gboolean core_on_cuda_memory; /* what the core was made for */
 };
-
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (KCONV_VIDEO_CAPS));
-
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (KCONV_VIDEO_CAPS));
 
 #define gst_kconv_filter_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstKConvFilter, gst_kconv_filter,
-    GST_TYPE_VIDEO_FILTER, G_IMPLEMENT_INTERFACE (GST_TYPE_PRESET,
+    GST_TYPE_KCONV_BASE, G_IMPLEMENT_INTERFACE (GST_TYPE_PRESET,
         kconv_filter_preset_init));
 GST_ELEMENT_REGISTER_DEFINE (kconvfilter, "kconvfilter", GST_RANK_NONE,
     GST_TYPE_KCONV_FILTER);
@@ -320,25 +286,50 @@ settings_copy (Settings * dst, const Settings * src)
       src->custom_cols);
 }
 
-static const gchar *
-backend_unavailable_reason (void)
+/* A value a property refuses, with a message (the settings stay as they
+ * were); a matrix is parsed here, outside the lock. */
+static gboolean
+gst_kconv_filter_refuses (GstKConvFilter * self, guint prop_id,
+    const GValue * value, GParamSpec * pspec, float **matrix, int *rows,
+    int *cols)
 {
-#ifdef KCONV_HAVE_CUDA
-  return "no usable CUDA device was found";
-#else
-  return "this build of kconv has no CUDA support";
-#endif
-}
+  GstElement *element = GST_ELEMENT (self);
 
-/* Bumps the cookie and updates passthrough; call without the object lock. */
-static void
-settings_changed (GstKConvFilter * self)
-{
-  GST_OBJECT_LOCK (self);
-  self->settings_cookie++;
-  gboolean identity = settings_are_identity (&self->settings);
-  GST_OBJECT_UNLOCK (self);
-  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), identity);
+  switch (prop_id) {
+    case PROP_KERNEL_SIZE:{
+      gint size = g_value_get_int (value);
+      if (size % 2 == 0) {
+        kconv_refusal_post (element, "kernel-size must be odd; %d refused",
+            size);
+        return TRUE;
+      }
+      return FALSE;
+    }
+    case PROP_SIGMA:
+    case PROP_DIVISOR:
+    case PROP_OFFSET:{
+      gdouble v = g_value_get_double (value);
+      if (!isfinite (v)) {
+        kconv_refusal_post (element, "%s must be a finite number; %g refused",
+            pspec->name, v);
+        return TRUE;
+      }
+      return FALSE;
+    }
+    case PROP_MATRIX:{
+      const gchar *text = g_value_get_string (value);
+      char err[160];
+      if (kconv_matrix_parse (text, matrix, rows, cols, err, sizeof err) != 0) {
+        kconv_refusal_post (element, "invalid matrix \"%.60s%s\": %s; the "
+            "kernel stays as it was", text ? text : "",
+            text && strlen (text) > 60 ? "..." : "", err);
+        return TRUE;
+      }
+      return FALSE;
+    }
+    default:
+      return FALSE;
+  }
 }
 
 static void
@@ -347,115 +338,64 @@ gst_kconv_filter_set_property (GObject * object, guint prop_id,
 {
   GstKConvFilter *self = GST_KCONV_FILTER (object);
   Settings *s = &self->settings;
-  gboolean kernel_became_custom = FALSE;
+  float *matrix = NULL;
+  int rows = 0, cols = 0;
+  gboolean became_custom = FALSE;
 
+  if (gst_kconv_filter_refuses (self, prop_id, value, pspec, &matrix, &rows,
+          &cols))
+    return;
+  if (prop_id == PROP_FRAMES_IN_FLIGHT) {
+    gst_kconv_base_set_frames_in_flight (GST_KCONV_BASE (self),
+        g_value_get_uint (value));
+    return;
+  }
+
+  GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_KERNEL:
-      GST_OBJECT_LOCK (self);
       s->kernel = g_value_get_enum (value);
-      GST_OBJECT_UNLOCK (self);
       break;
-    case PROP_KERNEL_SIZE:{
-      gint size = g_value_get_int (value);
-      if (size % 2 == 0) {
-        kconv_refusal_post (GST_ELEMENT (self), "kernel-size must be odd; %d "
-            "refused, keeping %d", size, s->kernel_size);
-        return;
-      }
-      GST_OBJECT_LOCK (self);
-      s->kernel_size = size;
-      GST_OBJECT_UNLOCK (self);
+    case PROP_KERNEL_SIZE:
+      s->kernel_size = g_value_get_int (value);
       break;
-    }
     case PROP_SIGMA:
-    case PROP_DIVISOR:
-    case PROP_OFFSET:{
-      gdouble v = g_value_get_double (value);
-      if (!isfinite (v)) {
-        kconv_refusal_post (GST_ELEMENT (self), "%s must be a finite number; "
-            "%g refused", pspec->name, v);
-        return;
-      }
-      GST_OBJECT_LOCK (self);
-      if (prop_id == PROP_SIGMA)
-        s->sigma = v;
-      else if (prop_id == PROP_DIVISOR)
-        s->divisor = v;
-      else
-        s->offset = v;
-      GST_OBJECT_UNLOCK (self);
+      s->sigma = g_value_get_double (value);
       break;
-    }
-    case PROP_MATRIX:{
-      const gchar *text = g_value_get_string (value);
-      float *w;
-      int rows, cols;
-      char err[160];
-      if (kconv_matrix_parse (text, &w, &rows, &cols, err, sizeof err) != 0) {
-        kconv_refusal_post (GST_ELEMENT (self), "invalid matrix \"%.60s%s\": "
-            "%s; the kernel stays as it was", text ? text : "",
-            text && strlen (text) > 60 ? "..." : "", err);
-        return;
-      }
-      GST_OBJECT_LOCK (self);
+    case PROP_DIVISOR:
+      s->divisor = g_value_get_double (value);
+      break;
+    case PROP_OFFSET:
+      s->offset = g_value_get_double (value);
+      break;
+    case PROP_MATRIX:
       g_free (s->custom);
-      s->custom = g_memdup2 (w, sizeof (gfloat) * rows * cols);
+      s->custom = g_memdup2 (matrix, sizeof (gfloat) * rows * cols);
       s->custom_rows = rows;
       s->custom_cols = cols;
-      kernel_became_custom = s->kernel != GST_KCONV_KERNEL_CUSTOM;
+      became_custom = s->kernel != GST_KCONV_KERNEL_CUSTOM;
       s->kernel = GST_KCONV_KERNEL_CUSTOM;
-      GST_OBJECT_UNLOCK (self);
-      free (w);
       break;
-    }
     case PROP_ABSOLUTE:
-      GST_OBJECT_LOCK (self);
       s->absolute = g_value_get_enum (value);
-      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_BORDER:
-      GST_OBJECT_LOCK (self);
       s->border = g_value_get_enum (value);
-      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_PLANES:
-      GST_OBJECT_LOCK (self);
       s->planes = g_value_get_enum (value);
-      GST_OBJECT_UNLOCK (self);
       break;
-    case PROP_BACKEND:
-      GST_OBJECT_LOCK (self);
-      s->backend = g_value_get_enum (value);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    case PROP_DEVICE_ID:
-      GST_OBJECT_LOCK (self);
-      s->device_id = g_value_get_int (value);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    case PROP_N_THREADS:
-      GST_OBJECT_LOCK (self);
-      s->n_threads = g_value_get_uint (value);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    case PROP_FRAMES_IN_FLIGHT:{
-      guint n = g_value_get_uint (value);
-      GST_OBJECT_LOCK (self);
-      gboolean changed = n != self->frames_in_flight;
-      self->frames_in_flight = n;
-      GST_OBJECT_UNLOCK (self);
-      /* the latency we add changes with it */
-      if (changed)
-        gst_element_post_message (GST_ELEMENT (self),
-            gst_message_new_latency (GST_OBJECT (self)));
-      return;
-    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      return;
+      break;
   }
-  settings_changed (self);
-  if (kernel_became_custom)
+  self->settings_cookie++;
+  gboolean identity = settings_are_identity (s);
+  GST_OBJECT_UNLOCK (self);
+
+  free (matrix);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), identity);
+  if (became_custom)
     g_object_notify_by_pspec (object, properties[PROP_KERNEL]);
 }
 
@@ -501,23 +441,14 @@ gst_kconv_filter_get_property (GObject * object, guint prop_id,
     case PROP_PLANES:
       g_value_set_enum (value, s->planes);
       break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, s->backend);
-      break;
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, s->device_id);
-      break;
-    case PROP_N_THREADS:
-      g_value_set_uint (value, s->n_threads);
-      break;
-    case PROP_FRAMES_IN_FLIGHT:
-      g_value_set_uint (value, self->frames_in_flight);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  if (prop_id == PROP_FRAMES_IN_FLIGHT)
+    g_value_set_uint (value,
+        gst_kconv_base_get_frames_in_flight (GST_KCONV_BASE (self)));
 }
 
 /* Rebuilds the core filter when a property changed since the last frame.
@@ -525,10 +456,14 @@ gst_kconv_filter_get_property (GObject * object, guint prop_id,
 static gboolean
 gst_kconv_filter_ensure_core (GstKConvFilter * self)
 {
+  GstKConvBase *base = GST_KCONV_BASE (self);
+  KConvOptions options;
   Settings snap;
 
+  guint options_cookie = gst_kconv_base_options (base, &options);
   GST_OBJECT_LOCK (self);
-  if (self->core && self->core_cookie == self->settings_cookie) {
+  if (self->core && self->core_cookie == self->settings_cookie
+      && self->core_options_cookie == options_cookie) {
     GST_OBJECT_UNLOCK (self);
     return TRUE;
   }
@@ -537,14 +472,6 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   GST_OBJECT_UNLOCK (self);
 
   KConvKernel kernel = { 0 };
-  KConvOptions options = { snap.backend, (int) snap.n_threads,
-    snap.device_id
-  };
-  if (self->on_cuda_memory) {
-    /* the GPU the frames are on */
-    options.backend = KCONV_BACKEND_CUDA;
-    options.device_id = kconv_cuda_memory_device (&self->cuda);
-  }
   KConvFilter *core = NULL;
   KConvStatus st = KCONV_ERROR_INVALID_KERNEL;
   gfloat *w = settings_weights (&snap, &kernel.rows, &kernel.cols);
@@ -562,7 +489,8 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   if (st == KCONV_ERROR_BACKEND_UNAVAILABLE) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
         ("backend=%s requested but it is not available",
-            kconv_backend_name (snap.backend)), ("%s", kconv_last_error ()));
+            kconv_backend_name (options.backend)), ("%s",
+            kconv_last_error ()));
     return FALSE;
   }
   if (st != KCONV_OK) {
@@ -577,18 +505,17 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
       kconv_backend_name (kconv_filter_backend (core)),
       kconv_filter_strategy (core),
       kconv_filter_is_exact (core) ? "exact integer" : "single-precision");
-  if (snap.backend == KCONV_BACKEND_AUTO)
+  if (options.backend == KCONV_BACKEND_AUTO)
     GST_INFO_OBJECT (self, "backend=auto: %s",
         kconv_filter_backend (core) == KCONV_BACKEND_CUDA ?
         "using CUDA" : "no usable CUDA device, using the CPU");
 
   /* frames in flight were submitted to the old filter */
-  if (kconv_inflight_wait_all (&self->inflight) != KCONV_OK)
-    GST_WARNING_OBJECT (self, "a frame in flight failed: %s",
-        kconv_last_error ());
+  gst_kconv_base_wait_all (base);
   kconv_filter_free (self->core);
   self->core = core;
   self->core_cookie = cookie;
+  self->core_options_cookie = options_cookie;
   self->luma_only = snap.planes == GST_KCONV_PLANES_LUMA;
   return TRUE;
 }
@@ -669,31 +596,12 @@ copy_row_tails (GstVideoFrame * out, GstVideoFrame * in, guint plane,
 }
 
 static void
-gst_kconv_filter_before_transform (GstBaseTransform * trans,
-    GstBuffer * buffer)
+gst_kconv_filter_free_core (GstKConvBase * base)
 {
-  GstClockTime ts = gst_segment_to_stream_time (&trans->segment,
-      GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buffer));
-  if (GST_CLOCK_TIME_IS_VALID (ts))
-    gst_object_sync_values (GST_OBJECT (trans), ts);
-}
+  GstKConvFilter *self = GST_KCONV_FILTER (base);
 
-/* Waits for the frames in flight and frees the core, in the CUDA context it
- * runs in. */
-static void
-gst_kconv_filter_free_core (GstKConvFilter * self)
-{
-  if (!self->core)
-    return;
-  if (kconv_inflight_wait_all (&self->inflight) != KCONV_OK)
-    GST_WARNING_OBJECT (self, "a frame in flight failed: %s",
-        kconv_last_error ());
-  gboolean pushed = self->on_cuda_memory
-      && kconv_cuda_memory_push (&self->cuda);
   kconv_filter_free (self->core);
   self->core = NULL;
-  if (pushed)
-    kconv_cuda_memory_pop (&self->cuda);
 }
 
 /* GstVideoFilter makes a filter without transform_frame work in place;
@@ -702,44 +610,11 @@ static gboolean
 gst_kconv_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
-  GstKConvFilter *self = GST_KCONV_FILTER (trans);
-
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps,
           outcaps))
     return FALSE;
   gst_base_transform_set_in_place (trans, FALSE);
-
-  gboolean cuda = kconv_cuda_memory_caps (incaps);
-  if (cuda != self->on_cuda_memory) {
-    /* the core belongs to the memory it was made for (its CUDA context) */
-    gst_kconv_filter_free_core (self);
-    self->on_cuda_memory = cuda;
-  }
-  if (!cuda)
-    return TRUE;
-
-  GST_OBJECT_LOCK (self);
-  KConvBackend backend = self->settings.backend;
-  gint device_id = self->settings.device_id;
-  GST_OBJECT_UNLOCK (self);
-  if (!kconv_cuda_memory_open (&self->cuda, GST_ELEMENT (self), backend,
-          device_id))
-    return FALSE;
-  GST_DEBUG_OBJECT (self, "frames in CUDA memory on device %d",
-      kconv_cuda_memory_device (&self->cuda));
   return TRUE;
-}
-
-/* Frames in flight.  submit_input_buffer starts a frame and queues it;
- * generate_output lets the oldest out once frames-in-flight are queued. */
-
-static guint
-gst_kconv_filter_frames_in_flight (GstKConvFilter * self)
-{
-  GST_OBJECT_LOCK (self);
-  guint n = self->frames_in_flight;
-  GST_OBJECT_UNLOCK (self);
-  return n;
 }
 
 /* Rows of `plane`: those of the components it holds. */
@@ -794,64 +669,47 @@ static GstFlowReturn
 gst_kconv_filter_start_frame_on_device (GstKConvFilter * self,
     GstBuffer * inbuf, GstBuffer * outbuf)
 {
+  GstKConvBase *base = GST_KCONV_BASE (self);
   GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
   GstVideoFrame in, out;
-  GstFlowReturn ret = GST_FLOW_OK;
+  GstFlowReturn ret = GST_FLOW_ERROR;
 
-  if (!kconv_cuda_memory_map (&self->cuda, &in, &vfilter->in_info, inbuf,
+  if (gst_kconv_base_map_cuda (base, &in, &vfilter->in_info, inbuf,
           GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame of "
-            "CUDA memory"), ("the input buffer holds %u bytes, not CUDA "
-            "memory of the element's CUDA context, or less than the %"
-            G_GSIZE_FORMAT " the caps need", (guint) gst_buffer_get_size (inbuf),
-            vfilter->in_info.size));
-    ret = GST_FLOW_ERROR;
-  } else if (!kconv_cuda_memory_map (&self->cuda, &out, &vfilter->out_info,
-          outbuf, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map an output "
-            "buffer of CUDA memory"), (NULL));
-    ret = GST_FLOW_ERROR;
-  } else {
-    KConvStatus st = convolve_on_device (self, &in, &out);
-    gst_video_frame_unmap (&out);
-    gst_video_frame_unmap (&in);
-    if (st != KCONV_OK) {
-      GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Convolution failed on the "
-              "GPU"), ("%s: %s", kconv_status_string (st),
-              kconv_last_error ()));
-      ret = GST_FLOW_ERROR;
+    if (gst_kconv_base_map_cuda (base, &out, &vfilter->out_info, outbuf,
+            GST_MAP_WRITE)) {
+      KConvStatus st = convolve_on_device (self, &in, &out);
+      gst_video_frame_unmap (&out);
+      if (st == KCONV_OK)
+        ret = GST_FLOW_OK;
+      else
+        GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Convolution failed on "
+                "the GPU"), ("%s: %s", kconv_status_string (st),
+                kconv_last_error ()));
     }
+    gst_video_frame_unmap (&in);
   }
   gst_buffer_unref (inbuf);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (outbuf);
     return ret;
   }
-  kconv_inflight_push (&self->inflight,
-      kconv_inflight_frame_new_passthrough (outbuf));
-  self->drain_all = TRUE;       /* nothing to overlap: out at once */
+  gst_kconv_base_queue_done (base, outbuf);
   return GST_FLOW_OK;
 }
 
 /* Starts the convolution of every plane of inbuf into a new output buffer
  * and queues the frame.  Takes inbuf. */
 static GstFlowReturn
-gst_kconv_filter_start_frame (GstKConvFilter * self, GstBuffer * inbuf)
+gst_kconv_filter_start_frame (GstKConvBase * base, GstBuffer * inbuf)
 {
+  GstKConvFilter *self = GST_KCONV_FILTER (base);
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
   GstBuffer *outbuf = NULL;
 
-  gchar *why = NULL;
-  if (!kconv_buffer_fits (inbuf, &vfilter->in_info, &why)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Input buffer too small for "
-            "its caps"), ("%s", why));
-    g_free (why);
-    gst_buffer_unref (inbuf);
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_kconv_filter_ensure_core (self)) {
+  if (!gst_kconv_base_check_size (base, inbuf, &vfilter->in_info)
+      || !gst_kconv_filter_ensure_core (self)) {
     gst_buffer_unref (inbuf);
     return GST_FLOW_ERROR;
   }
@@ -864,14 +722,12 @@ gst_kconv_filter_start_frame (GstKConvFilter * self, GstBuffer * inbuf)
 
   if (outbuf == inbuf) {
     /* became passthrough since the caller looked: outbuf is inbuf's ref */
-    kconv_inflight_push (&self->inflight,
-        kconv_inflight_frame_new_passthrough (outbuf));
-    self->drain_all = TRUE;
+    gst_kconv_base_queue_done (base, outbuf);
     return GST_FLOW_OK;
   }
-  if (self->on_cuda_memory)
+  if (base->on_cuda_memory)
     return gst_kconv_filter_start_frame_on_device (self, inbuf, outbuf);
-  KConvInflightFrame *f = kconv_inflight_frame_new (&self->inflight, inbuf,
+  KConvInflightFrame *f = kconv_inflight_frame_new (&base->inflight, inbuf,
       &vfilter->in_info, outbuf, &vfilter->out_info);
   if (!f) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a video frame"),
@@ -897,272 +753,12 @@ gst_kconv_filter_start_frame (GstKConvFilter * self, GstBuffer * inbuf)
       GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
           ("Convolution failed on plane %u", p), ("%s: %s",
               kconv_status_string (st), kconv_last_error ()));
-      kconv_inflight_frame_discard (&self->inflight, f);
+      kconv_inflight_frame_discard (&base->inflight, f);
       return GST_FLOW_ERROR;
     }
   }
-  kconv_inflight_push (&self->inflight, f);
+  gst_kconv_base_queue (base, f);
   return GST_FLOW_OK;
-}
-
-static GstFlowReturn
-gst_kconv_filter_submit_input_buffer (GstBaseTransform * trans,
-    gboolean is_discont, GstBuffer * input)
-{
-  GstKConvFilter *self = GST_KCONV_FILTER (trans);
-
-  /* the default keeps renegotiation and QoS; it leaves the buffer to us in
-   * queued_buf (or drops it, late) */
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->
-      submit_input_buffer (trans, is_discont, input);
-  GstBuffer *inbuf = trans->queued_buf;
-  trans->queued_buf = NULL;
-  if (ret != GST_FLOW_OK || !inbuf) {
-    gst_clear_buffer (&inbuf);
-    return ret;
-  }
-  if (self->drain_flow != GST_FLOW_OK) {
-    ret = self->drain_flow;
-    self->drain_flow = GST_FLOW_OK;
-    gst_buffer_unref (inbuf);
-    return ret;
-  }
-
-  if (GST_BUFFER_DURATION_IS_VALID (inbuf))
-    self->last_duration = GST_BUFFER_DURATION (inbuf);
-  gst_kconv_filter_before_transform (trans, inbuf);
-
-  if (gst_base_transform_is_passthrough (trans)) {
-    /* in order behind the frames in flight, which all go out with it */
-    kconv_inflight_push (&self->inflight,
-        kconv_inflight_frame_new_passthrough (inbuf));
-    self->drain_all = TRUE;
-    return GST_FLOW_OK;
-  }
-  /* on CUDA memory the core runs in the memory's context */
-  if (!self->on_cuda_memory)
-    return gst_kconv_filter_start_frame (self, inbuf);
-  if (!kconv_cuda_memory_push (&self->cuda)) {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Could not make the CUDA "
-            "context current"), (NULL));
-    gst_buffer_unref (inbuf);
-    return GST_FLOW_ERROR;
-  }
-  ret = gst_kconv_filter_start_frame (self, inbuf);
-  kconv_cuda_memory_pop (&self->cuda);
-  return ret;
-}
-
-/* Finishes the oldest frame in flight. */
-static GstFlowReturn
-gst_kconv_filter_finish_oldest (GstKConvFilter * self, GstBuffer ** outbuf)
-{
-  KConvStatus st = kconv_inflight_pop (&self->inflight, outbuf);
-  if (kconv_inflight_length (&self->inflight) == 0)
-    self->drain_all = FALSE;
-  if (st != KCONV_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Convolution failed while the frame was in flight"), ("%s: %s",
-            kconv_status_string (st), kconv_last_error ()));
-    return GST_FLOW_ERROR;
-  }
-  return GST_FLOW_OK;
-}
-
-static GstFlowReturn
-gst_kconv_filter_generate_output (GstBaseTransform * trans,
-    GstBuffer ** outbuf)
-{
-  GstKConvFilter *self = GST_KCONV_FILTER (trans);
-  guint queued = kconv_inflight_length (&self->inflight);
-  guint allowed = gst_kconv_filter_frames_in_flight (self);
-
-  *outbuf = NULL;
-  GST_LOG_OBJECT (self, "%u queued, %u in flight allowed, drain %d", queued,
-      allowed, self->drain_all);
-  if (queued == 0 || (queued < allowed && !self->drain_all))
-    return GST_FLOW_OK;
-  return gst_kconv_filter_finish_oldest (self, outbuf);
-}
-
-/* Pushes every frame in flight downstream, in order.  After a failed push
- * the rest are dropped: downstream is flushing or gone. */
-static GstFlowReturn
-gst_kconv_filter_drain (GstKConvFilter * self)
-{
-  GstFlowReturn ret = GST_FLOW_OK;
-
-  GST_DEBUG_OBJECT (self, "pushing %u frames in flight",
-      kconv_inflight_length (&self->inflight));
-  while (kconv_inflight_length (&self->inflight) > 0) {
-    GstBuffer *outbuf = NULL;
-    GstFlowReturn fr = gst_kconv_filter_finish_oldest (self, &outbuf);
-    if (ret == GST_FLOW_OK)
-      ret = fr;
-    if (outbuf && ret == GST_FLOW_OK)
-      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), outbuf);
-    else
-      gst_clear_buffer (&outbuf);
-  }
-  return ret;
-}
-
-static gboolean
-gst_kconv_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
-{
-  GstKConvFilter *self = GST_KCONV_FILTER (trans);
-
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
-    kconv_inflight_drop_all (&self->inflight);
-    self->drain_all = FALSE;
-    self->drain_flow = GST_FLOW_OK;
-  } else if (GST_EVENT_IS_SERIALIZED (event)
-      && kconv_inflight_length (&self->inflight) > 0) {
-    /* EOS, caps, segments... keep their place after the frames before */
-    GstFlowReturn ret = gst_kconv_filter_drain (self);
-    if (ret != GST_FLOW_OK) {
-      GST_DEBUG_OBJECT (self, "pushing frames before %s: %s",
-          GST_EVENT_TYPE_NAME (event), gst_flow_get_name (ret));
-      self->drain_flow = ret;
-    }
-  }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
-}
-
-/* The frames held back: (frames-in-flight - 1) frame durations. */
-static GstClockTime
-gst_kconv_filter_held_latency (GstKConvFilter * self)
-{
-  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
-  GstClockTime frame = GST_CLOCK_TIME_NONE;
-  guint n = gst_kconv_filter_frames_in_flight (self);
-
-  if (self->on_cuda_memory)
-    return 0;                   /* frames leave as they are done */
-  if (GST_VIDEO_INFO_FPS_N (info) > 0)
-    frame = gst_util_uint64_scale_int (GST_SECOND,
-        GST_VIDEO_INFO_FPS_D (info), GST_VIDEO_INFO_FPS_N (info));
-  else
-    frame = self->last_duration;        /* variable rate: the last we saw */
-  return GST_CLOCK_TIME_IS_VALID (frame) ? (n - 1) * frame : 0;
-}
-
-static gboolean
-gst_kconv_filter_query (GstBaseTransform * trans, GstPadDirection direction,
-    GstQuery * query)
-{
-  GstKConvFilter *self = GST_KCONV_FILTER (trans);
-
-  if (kconv_cuda_memory_query (&self->cuda, GST_ELEMENT (self), query))
-    return TRUE;
-  gboolean res = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans,
-      direction, query);
-
-  if (res && direction == GST_PAD_SRC
-      && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    gboolean live;
-    GstClockTime min, max;
-    GstClockTime ours = gst_kconv_filter_held_latency (self);
-    gst_query_parse_latency (query, &live, &min, &max);
-    GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of frames in flight",
-        GST_TIME_ARGS (ours));
-    min += ours;
-    if (GST_CLOCK_TIME_IS_VALID (max))
-      max += ours;
-    gst_query_set_latency (query, live, min, max);
-  }
-  return res;
-}
-
-/* Pinned pools pay off only where frames cross to a GPU. */
-static gboolean
-gst_kconv_filter_wants_pinned (GstKConvFilter * self)
-{
-  GST_OBJECT_LOCK (self);
-  KConvBackend backend = self->settings.backend;
-  GST_OBJECT_UNLOCK (self);
-  return kconv_backend_resolve (backend) == KCONV_BACKEND_CUDA;
-}
-
-static gboolean
-gst_kconv_filter_propose_allocation (GstBaseTransform * trans,
-    GstQuery * decide_query, GstQuery * query)
-{
-  GstKConvFilter *self = GST_KCONV_FILTER (trans);
-
-  if (self->on_cuda_memory && !gst_base_transform_is_passthrough (trans))
-    return kconv_cuda_memory_propose_allocation (&self->cuda, query,
-        gst_kconv_filter_frames_in_flight (self));
-  if (gst_base_transform_is_passthrough (trans)
-      || !gst_kconv_filter_wants_pinned (self))
-    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
-        decide_query, query);
-  /* we hold this many of upstream's buffers while they are in flight */
-  if (!kconv_pinned_propose (query, gst_kconv_filter_frames_in_flight (self)))
-    return FALSE;
-  GST_DEBUG_OBJECT (self, "offered a pool of pinned memory");
-  return TRUE;
-}
-
-static gboolean
-gst_kconv_filter_decide_allocation (GstBaseTransform * trans,
-    GstQuery * query)
-{
-  GstKConvFilter *self = GST_KCONV_FILTER (trans);
-
-  if (self->on_cuda_memory) {
-    if (!kconv_cuda_memory_decide_allocation (&self->cuda, query, 2))
-      return FALSE;
-    GST_DEBUG_OBJECT (self, "output buffers from a pool of CUDA memory");
-    return TRUE;
-  }
-  /* downstream's own pool wins (a sink may need its memory); else ours */
-  if (gst_kconv_filter_wants_pinned (self)
-      && gst_query_get_n_allocation_pools (query) == 0
-      && kconv_pinned_offer (query, gst_kconv_filter_frames_in_flight (self) +
-          1))
-    GST_DEBUG_OBJECT (self, "output buffers from a pool of pinned memory");
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
-      query);
-}
-
-static gboolean
-gst_kconv_filter_start (GstBaseTransform * trans)
-{
-  GstKConvFilter *self = GST_KCONV_FILTER (trans);
-
-  kconv_refusal_flush (GST_ELEMENT (self));
-  GST_OBJECT_LOCK (self);
-  KConvBackend backend = self->settings.backend;
-  GST_OBJECT_UNLOCK (self);
-
-  if (!kconv_backend_available (backend)) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("backend=%s requested but it is not available",
-            kconv_backend_name (backend)), ("%s",
-            backend_unavailable_reason ()));
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-gst_kconv_filter_stop (GstBaseTransform * trans)
-{
-  GstKConvFilter *self = GST_KCONV_FILTER (trans);
-
-  kconv_inflight_clear (&self->inflight);
-  self->drain_all = FALSE;
-  self->drain_flow = GST_FLOW_OK;
-  gst_kconv_filter_free_core (self);
-  self->on_cuda_memory = FALSE;
-  kconv_cuda_memory_close (&self->cuda);
-  guint64 up, down;
-  kconv_transfer_bytes (&up, &down);
-  GST_INFO_OBJECT (trans, "frame bytes the core moved over the bus in this "
-      "process: %" G_GUINT64_FORMAT " to the GPU, %" G_GUINT64_FORMAT
-      " back", up, down);
-  return TRUE;
 }
 
 static void
@@ -1170,23 +766,9 @@ gst_kconv_filter_finalize (GObject * object)
 {
   GstKConvFilter *self = GST_KCONV_FILTER (object);
 
-  kconv_inflight_clear (&self->inflight);
-  gst_kconv_filter_free_core (self);
-  kconv_cuda_memory_close (&self->cuda);
+  /* the core goes in the base's finalize, through free_core */
   g_free (self->settings.custom);
   G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
-static void
-gst_kconv_filter_set_context (GstElement * element, GstContext * context)
-{
-  GstKConvFilter *self = GST_KCONV_FILTER (element);
-
-  GST_OBJECT_LOCK (self);
-  gint device_id = self->settings.device_id;
-  GST_OBJECT_UNLOCK (self);
-  kconv_cuda_memory_set_context (&self->cuda, element, context, device_id);
-  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
 static void
@@ -1195,6 +777,7 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstKConvBaseClass *base_class = GST_KCONV_BASE_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
@@ -1238,15 +821,6 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
   properties[PROP_PLANES] = g_param_spec_enum ("planes", "Planes",
       "Which planes of YUV video to filter", GST_TYPE_KCONV_PLANES,
       DEFAULT_PLANES, flags);
-  properties[PROP_BACKEND] = g_param_spec_enum ("backend", "Backend",
-      "Where the convolution runs", GST_TYPE_KCONV_BACKEND, DEFAULT_BACKEND,
-      flags);
-  properties[PROP_DEVICE_ID] = g_param_spec_int ("device-id", "Device ID",
-      "CUDA device to run on (-1 = the default device)", -1, 1023,
-      DEFAULT_DEVICE_ID, flags);
-  properties[PROP_N_THREADS] = g_param_spec_uint ("n-threads", "Threads",
-      "CPU threads for the cpu backend (0 = one per core)", 0, MAX_N_THREADS,
-      DEFAULT_N_THREADS, flags);
   properties[PROP_FRAMES_IN_FLIGHT] = g_param_spec_uint ("frames-in-flight",
       "Frames in flight", "Frames processed at once: on CUDA the upload, "
       "convolution and download of different frames overlap.  Adds "
@@ -1258,31 +832,14 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
       "Convolution filter", "Filter/Effect/Video",
       "Convolves video with a named or custom kernel up to 121x121, "
       "on CUDA or the CPU", "kconv contributors");
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
-  element_class->set_context = GST_DEBUG_FUNCPTR (gst_kconv_filter_set_context);
-
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_kconv_filter_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_kconv_filter_stop);
-  trans_class->before_transform =
-      GST_DEBUG_FUNCPTR (gst_kconv_filter_before_transform);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_kconv_filter_set_caps);
-  trans_class->submit_input_buffer =
-      GST_DEBUG_FUNCPTR (gst_kconv_filter_submit_input_buffer);
-  trans_class->generate_output =
-      GST_DEBUG_FUNCPTR (gst_kconv_filter_generate_output);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_kconv_filter_sink_event);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_kconv_filter_query);
-  trans_class->propose_allocation =
-      GST_DEBUG_FUNCPTR (gst_kconv_filter_propose_allocation);
-  trans_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_kconv_filter_decide_allocation);
+  base_class->free_core = GST_DEBUG_FUNCPTR (gst_kconv_filter_free_core);
+  base_class->start_frame = GST_DEBUG_FUNCPTR (gst_kconv_filter_start_frame);
 
   gst_type_mark_as_plugin_api (GST_TYPE_KCONV_KERNEL, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_KCONV_ABSOLUTE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_KCONV_BORDER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_KCONV_PLANES, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_KCONV_BACKEND, 0);
 }
 
 static void
@@ -1301,12 +858,7 @@ gst_kconv_filter_init (GstKConvFilter * self)
   s->absolute = DEFAULT_ABSOLUTE;
   s->border = DEFAULT_BORDER;
   s->planes = DEFAULT_PLANES;
-  s->backend = DEFAULT_BACKEND;
-  s->device_id = DEFAULT_DEVICE_ID;
-  s->n_threads = DEFAULT_N_THREADS;
-  self->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
-  kconv_inflight_init (&self->inflight);
-  self->drain_flow = GST_FLOW_OK;
-  self->last_duration = GST_CLOCK_TIME_NONE;
+  gst_kconv_base_set_frames_in_flight (GST_KCONV_BASE (self),
+      DEFAULT_FRAMES_IN_FLIGHT);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }

@@ -4,15 +4,13 @@
  */
 #pragma once
 
-#include <gst/gst.h>
-#include <gst/video/video.h>
-#include <gst/video/gstvideofilter.h>
+#include "gstkconvbase.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_KCONV_FILTER (gst_kconv_filter_get_type ())
 G_DECLARE_FINAL_TYPE (GstKConvFilter, gst_kconv_filter, GST, KCONV_FILTER,
-    GstVideoFilter);
+    GstKConvBase);
 
 GST_ELEMENT_REGISTER_DECLARE (kconvfilter);
 

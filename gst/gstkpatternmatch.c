@@ -35,10 +35,6 @@
 #include <gst/base/gstbasetransform.h>
 
 #include "gstkpatternmatch.h"
-#include "kconv-backend-enum.h"
-#include "kconv-cuda-memory.h"
-#include "kconv-formats.h"
-#include "kconv-pinned-allocator.h"
 #include "kconv-refusal.h"
 #include "kmatch-template.h"
 #include "kmatch.h"
@@ -64,9 +60,6 @@ enum
   PROP_DRAW,
   PROP_MATCH_ON,
   PROP_USE_ALPHA,
-  PROP_BACKEND,
-  PROP_DEVICE_ID,
-  PROP_N_THREADS,
   N_PROPERTIES
 };
 
@@ -82,9 +75,6 @@ enum
 #define DEFAULT_DRAW FALSE
 #define DEFAULT_MATCH_ON GST_KMATCH_ON_LUMA
 #define DEFAULT_USE_ALPHA TRUE
-#define DEFAULT_BACKEND KCONV_BACKEND_AUTO
-#define DEFAULT_DEVICE_ID -1
-#define DEFAULT_N_THREADS 0
 #define MAX_MATCHES 64
 
 static GParamSpec *properties[N_PROPERTIES];
@@ -105,18 +95,14 @@ typedef struct
   gint max_matches;
   gboolean draw;
   GstKMatchOn match_on;
-  KConvBackend backend;
-  gint device_id;
-  guint n_threads;
 } Settings;
 
 struct _GstKPatternMatch
 {
-  GstVideoFilter parent;
+  GstKConvBase parent;
 
   Settings settings;
   guint template_cookie;        /* bumped when the template source changes */
-  guint matcher_cookie;         /* bumped when backend or threads change */
 
   /* streaming thread only */
   KMatch *matcher;
@@ -135,23 +121,10 @@ struct _GstKPatternMatch
   gboolean have_last;
   KMatchPosition last;
   gboolean warned_size, warned_color;
-
-  /* frames in GStreamer's CUDA memory: matched where they lie, with the
-   * matcher in the memory's context */
-  KConvCudaMemory cuda;
-  gboolean on_cuda_memory;
 };
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (KCONV_VIDEO_CAPS));
-
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (KCONV_VIDEO_CAPS));
-
 #define gst_kpattern_match_parent_class parent_class
-G_DEFINE_TYPE (GstKPatternMatch, gst_kpattern_match, GST_TYPE_VIDEO_FILTER);
+G_DEFINE_TYPE (GstKPatternMatch, gst_kpattern_match, GST_TYPE_KCONV_BASE);
 GST_ELEMENT_REGISTER_DEFINE (kpatternmatch, "kpatternmatch", GST_RANK_NONE,
     GST_TYPE_KPATTERN_MATCH);
 
@@ -276,24 +249,6 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
       s->use_alpha = g_value_get_boolean (value);
       GST_OBJECT_UNLOCK (self);
       break;
-    case PROP_BACKEND:
-      GST_OBJECT_LOCK (self);
-      s->backend = g_value_get_enum (value);
-      self->matcher_cookie++;
-      GST_OBJECT_UNLOCK (self);
-      break;
-    case PROP_DEVICE_ID:
-      GST_OBJECT_LOCK (self);
-      s->device_id = g_value_get_int (value);
-      self->matcher_cookie++;
-      GST_OBJECT_UNLOCK (self);
-      break;
-    case PROP_N_THREADS:
-      GST_OBJECT_LOCK (self);
-      s->n_threads = g_value_get_uint (value);
-      self->matcher_cookie++;
-      GST_OBJECT_UNLOCK (self);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -338,15 +293,6 @@ gst_kpattern_match_get_property (GObject * object, guint prop_id,
     case PROP_USE_ALPHA:
       g_value_set_boolean (value, s->use_alpha);
       break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, s->backend);
-      break;
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, s->device_id);
-      break;
-    case PROP_N_THREADS:
-      g_value_set_uint (value, s->n_threads);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -385,20 +331,12 @@ gst_kpattern_match_start (GstBaseTransform * trans)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
 
-  kconv_refusal_flush (GST_ELEMENT (self));
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
+    return FALSE;
   GST_OBJECT_LOCK (self);
   gchar *location = g_strdup (self->settings.template_location);
-  KConvBackend backend = self->settings.backend;
   GST_OBJECT_UNLOCK (self);
 
-  if (!kconv_backend_available (backend)) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("backend=%s requested but it is not available",
-            kconv_backend_name (backend)), ("no usable CUDA device, or a "
-            "build without CUDA"));
-    g_free (location);
-    return FALSE;
-  }
   if (location) {
     GError *err = NULL;
     GstSample *rgb = kmatch_template_load_file (location, &err);
@@ -422,17 +360,14 @@ gst_kpattern_match_start (GstBaseTransform * trans)
   return TRUE;
 }
 
-/* The matcher belongs to the memory it was made for (its CUDA context). */
 static void
-gst_kpattern_match_free_matcher (GstKPatternMatch * self)
+gst_kpattern_match_free_core (GstKConvBase * base)
 {
-  gboolean pushed = self->matcher && self->on_cuda_memory
-      && kconv_cuda_memory_push (&self->cuda);
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
+
   kmatch_free (self->matcher);
   self->matcher = NULL;
   self->have_template = FALSE;
-  if (pushed)
-    kconv_cuda_memory_pop (&self->cuda);
 }
 
 static gboolean
@@ -440,30 +375,29 @@ gst_kpattern_match_stop (GstBaseTransform * trans)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
 
-  gst_kpattern_match_free_matcher (self);
-  self->on_cuda_memory = FALSE;
-  kconv_cuda_memory_close (&self->cuda);
+  /* the matcher goes first, through free_core */
+  GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   g_clear_pointer (&self->luma, g_free);
   self->luma_size = 0;
   self->template_built = 0;
-  self->have_template = FALSE;
   g_clear_pointer (&self->tmpl, g_free);
   g_clear_pointer (&self->tmask, g_free);
-  guint64 up, down;
-  kconv_transfer_bytes (&up, &down);
-  GST_INFO_OBJECT (trans, "frame bytes the core moved over the bus in this "
-      "process: %" G_GUINT64_FORMAT " to the GPU, %" G_GUINT64_FORMAT
-      " back", up, down);
   return TRUE;
 }
 
-/* Sample (x, y) of component c of a mapped frame. */
-static inline guint8 *
-comp_pixel (GstVideoFrame * frame, gint c, gint x, gint y)
+/* Component c of a mapped frame as a one-channel image. */
+static KConvImage
+comp_image (GstVideoFrame * frame, gint c)
 {
-  return (guint8 *) GST_VIDEO_FRAME_COMP_DATA (frame, c) +
-      (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (frame, c) +
-      (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+  KConvImage im = {
+    .data = GST_VIDEO_FRAME_COMP_DATA (frame, c),
+    .width = GST_VIDEO_FRAME_COMP_WIDTH (frame, c),
+    .height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c),
+    .stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c),
+    .pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c),
+    .n_channels = 1,
+  };
+  return im;
 }
 
 /* A w x h scratch image of `channels` bytes a pixel, kept between frames. */
@@ -516,17 +450,12 @@ match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
     return TRUE;
   }
   /* planar RGB (GBR), gathered */
+  KConvImage planes[3];
+  for (gint c = 0; c < 3; c++)
+    planes[c] = comp_image (frame, rgb[c]);
   im->data = scratch (self, im->width, im->height, 3);
   im->stride = (ptrdiff_t) im->width * 3;
-  for (gint y = 0; y < im->height; y++) {
-    guint8 *d = im->data + (gsize) y * im->stride;
-    for (gint c = 0; c < 3; c++) {
-      const guint8 *s = comp_pixel (frame, rgb[c], 0, y);
-      const gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, rgb[c]);
-      for (gint x = 0; x < im->width; x++)
-        d[3 * x + c] = s[(gsize) x * ps];
-    }
-  }
+  kmatch_interleave (planes, 3, im->data, im->stride);
   return TRUE;
 }
 
@@ -546,14 +475,7 @@ draw_box (GstVideoFrame * frame, const KMatchPosition * p, gint w, gint h,
   for (gint i = 0; i < (is_rgb ? 3 : 1) && st == KCONV_OK; i++) {
     gint c = is_rgb ? rgb[i] : GST_VIDEO_COMP_Y;
     guint8 value[KCONV_MAX_CHANNELS] = { is_rgb ? green[i] : 255 };
-    KConvImage im = {
-      .data = GST_VIDEO_FRAME_COMP_DATA (frame, c),
-      .width = GST_VIDEO_FRAME_WIDTH (frame),
-      .height = GST_VIDEO_FRAME_HEIGHT (frame),
-      .stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c),
-      .pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c),
-      .n_channels = 1,
-    };
+    KConvImage im = comp_image (frame, c);
     if (on_device)
       st = kconv_device_draw_box (&im, p->x, p->y, w, h, 2, value, NULL);
     else
@@ -566,18 +488,13 @@ draw_box (GstVideoFrame * frame, const KMatchPosition * p, gint w, gint h,
  * changed; FALSE (and an element error) when the backend cannot run. */
 static gboolean
 ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
-    const Settings * snap, guint template_cookie, guint matcher_cookie,
-    gint channels, const KConvImage * im)
+    const Settings * snap, guint template_cookie, gint channels,
+    const KConvImage * im)
 {
+  KConvOptions opt;
+  guint matcher_cookie = gst_kconv_base_options (GST_KCONV_BASE (self), &opt);
+
   if (!self->matcher || self->matcher_built != matcher_cookie) {
-    KConvOptions opt = { snap->backend, (int) snap->n_threads,
-      snap->device_id
-    };
-    if (self->on_cuda_memory) {
-      /* the GPU the frames are on */
-      opt.backend = KCONV_BACKEND_CUDA;
-      opt.device_id = kconv_cuda_memory_device (&self->cuda);
-    }
     kmatch_free (self->matcher);
     self->matcher = NULL;
     KConvStatus st = kmatch_new (&opt, &self->matcher);
@@ -600,26 +517,12 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
   if (snap->cut_pending) {
     /* template-region: cut from this frame, in the samples matched */
     KMatchRegion r = snap->template_region;
-    if (r.x + r.width > im->width || r.y + r.height > im->height) {
+    guint8 *t = kmatch_cut_template (im, &r, channels);
+    if (!t) {
       GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
           ("template-region %d,%d,%d,%d lies outside the %dx%d frame", r.x,
               r.y, r.width, r.height, im->width, im->height), (NULL));
     } else {
-      const guint8 *base = im->data + (gsize) r.y * im->stride +
-          (gsize) r.x * im->pixel_stride;
-      guint8 *t = g_malloc ((gsize) r.width * r.height * channels);
-      const gint *off = im->channel_offset;
-      for (gint y = 0; y < r.height; y++)
-        for (gint x = 0; x < r.width; x++) {
-          const guint8 *px = base + (gsize) y * im->stride +
-              (gsize) x * im->pixel_stride;
-          guint8 *d = t + ((gsize) y * r.width + x) * channels;
-          if (channels < im->n_channels)      /* the luma of R, G, B */
-            d[0] = kmatch_rgb_luma (px[off[0]], px[off[1]], px[off[2]]);
-          else
-            for (gint c = 0; c < channels; c++)
-              d[c] = px[off[c]];
-        }
       kmatch_set_template (self->matcher, t, r.width, r.height,
           (ptrdiff_t) r.width * channels, channels);
       g_free (self->tmpl);
@@ -677,17 +580,6 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
     self->mask_applied = want_mask;
   }
   return TRUE;
-}
-
-static KMatchRegion
-clip_region (KMatchRegion r, gint width, gint height)
-{
-  gint x1 = MIN (r.x + r.width, width), y1 = MIN (r.y + r.height, height);
-  r.x = CLAMP (r.x, 0, width);
-  r.y = CLAMP (r.y, 0, height);
-  r.width = MAX (0, x1 - r.x);
-  r.height = MAX (0, y1 - r.y);
-  return r;
 }
 
 static GstStructure *
@@ -749,17 +641,6 @@ next_roi_id (GstBuffer * buffer)
   return next;
 }
 
-/* controlled properties (threshold, search-radius...) follow the stream */
-static void
-gst_kpattern_match_before_transform (GstBaseTransform * trans,
-    GstBuffer * buffer)
-{
-  GstClockTime ts = gst_segment_to_stream_time (&trans->segment,
-      GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buffer));
-  if (GST_CLOCK_TIME_IS_VALID (ts))
-    gst_object_sync_values (GST_OBJECT (trans), ts);
-}
-
 /* Searches a mapped frame and reports: on_device when its planes are
  * device pointers (CUDA memory, the matcher in its context). */
 static GstFlowReturn
@@ -774,7 +655,6 @@ match_frame (GstKPatternMatch * self, GstVideoFrame * frame,
     gst_sample_ref (snap.template_rgb);
   snap.template_location = NULL;
   guint template_cookie = self->template_cookie;
-  guint matcher_cookie = self->matcher_cookie;
   GST_OBJECT_UNLOCK (self);
 
   gint channels = 1;
@@ -800,7 +680,7 @@ match_frame (GstKPatternMatch * self, GstVideoFrame * frame,
   }
   match_image (self, frame, channels, &im, &rgb_luma);
   gboolean ok = ensure_matcher (self, frame, &snap, template_cookie,
-      matcher_cookie, channels, &im);
+      channels, &im);
   if (snap.template_rgb)
     gst_sample_unref (snap.template_rgb);
   if (!ok)
@@ -809,25 +689,13 @@ match_frame (GstKPatternMatch * self, GstVideoFrame * frame,
     return GST_FLOW_OK;         /* no template yet: nothing to report */
 
   /* where to look: the search region, narrowed around the last match */
-  KMatchRegion region = { 0, 0, im.width, im.height };
-  if (snap.has_search_region)
-    region = clip_region (snap.search_region, im.width, im.height);
-  KMatchRegion wide = region;
-  if (snap.search_radius > 0 && self->have_last) {
-    KMatchRegion near = { self->last.x - snap.search_radius,
-      self->last.y - snap.search_radius, self->tw + 2 * snap.search_radius,
-      self->th + 2 * snap.search_radius
-    };
-    near = clip_region (near, im.width, im.height);
-    KMatchRegion both = clip_region (near, region.x + region.width,
-        region.y + region.height);
-    both.width -= MAX (0, region.x - both.x);
-    both.height -= MAX (0, region.y - both.y);
-    both.x = MAX (both.x, region.x);
-    both.y = MAX (both.y, region.y);
-    if (both.width >= self->tw && both.height >= self->th)
-      region = both;
-  }
+  const KMatchRegion *search = snap.has_search_region ? &snap.search_region :
+      NULL;
+  KMatchRegion wide = kmatch_search_area (search, NULL, 0, self->tw, self->th,
+      im.width, im.height);
+  KMatchRegion region = kmatch_search_area (search,
+      self->have_last ? &self->last : NULL, snap.search_radius, self->tw,
+      self->th, im.width, im.height);
 
   KMatchPosition matches[MAX_MATCHES];
   gint n = 0;
@@ -904,17 +772,13 @@ static GstFlowReturn
 gst_kpattern_match_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
+  GstKConvBase *base = GST_KCONV_BASE (self);
   GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
   GstVideoFrame frame;
 
-  gchar *why = NULL;
-  if (!kconv_buffer_fits (buf, info, &why)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Buffer too small for its "
-            "caps"), ("%s", why));
-    g_free (why);
+  if (!gst_kconv_base_check_size (base, buf, info))
     return GST_FLOW_ERROR;
-  }
-  if (!self->on_cuda_memory)
+  if (!base->on_cuda_memory)
     return GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
 
   GST_OBJECT_LOCK (self);
@@ -922,76 +786,20 @@ gst_kpattern_match_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstMapFlags flags = self->settings.draw ? GST_MAP_READWRITE : GST_MAP_READ;
   GST_OBJECT_UNLOCK (self);
 
-  if (!kconv_cuda_memory_push (&self->cuda)) {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Could not make the CUDA "
-            "context current"), (NULL));
+  if (!gst_kconv_base_push_context (base))
     return GST_FLOW_ERROR;
-  }
   /* as GstVideoFilter maps: no extra ref, so metas can still be added */
   flags |= GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
-  gboolean mapped = cut ? gst_video_frame_map (&frame, info, buf, flags) :
-      kconv_cuda_memory_map (&self->cuda, &frame, info, buf, flags);
   GstFlowReturn ret = GST_FLOW_ERROR;
-  if (mapped) {
+  if (cut && !gst_video_frame_map (&frame, info, buf, flags))
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"),
+        (NULL));
+  else if (cut || gst_kconv_base_map_cuda (base, &frame, info, buf, flags)) {
     ret = match_frame (self, &frame, !cut);
     gst_video_frame_unmap (&frame);
-  } else {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame of "
-            "CUDA memory"), ("the buffer holds %u bytes, not CUDA memory of "
-            "the element's CUDA context, or less than the %" G_GSIZE_FORMAT
-            " the caps need", (guint) gst_buffer_get_size (buf), info->size));
   }
-  kconv_cuda_memory_pop (&self->cuda);
+  gst_kconv_base_pop_context (base);
   return ret;
-}
-
-static gboolean
-gst_kpattern_match_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
-{
-  GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
-
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps,
-          outcaps))
-    return FALSE;
-  gboolean cuda = kconv_cuda_memory_caps (incaps);
-  if (cuda != self->on_cuda_memory) {
-    gst_kpattern_match_free_matcher (self);
-    self->on_cuda_memory = cuda;
-  }
-  if (!cuda)
-    return TRUE;
-
-  GST_OBJECT_LOCK (self);
-  KConvBackend backend = self->settings.backend;
-  gint device_id = self->settings.device_id;
-  GST_OBJECT_UNLOCK (self);
-  return kconv_cuda_memory_open (&self->cuda, GST_ELEMENT (self), backend,
-      device_id);
-}
-
-static gboolean
-gst_kpattern_match_query (GstBaseTransform * trans, GstPadDirection direction,
-    GstQuery * query)
-{
-  GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
-
-  if (kconv_cuda_memory_query (&self->cuda, GST_ELEMENT (self), query))
-    return TRUE;
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
-      query);
-}
-
-static void
-gst_kpattern_match_set_context (GstElement * element, GstContext * context)
-{
-  GstKPatternMatch *self = GST_KPATTERN_MATCH (element);
-
-  GST_OBJECT_LOCK (self);
-  gint device_id = self->settings.device_id;
-  GST_OBJECT_UNLOCK (self);
-  kconv_cuda_memory_set_context (&self->cuda, element, context, device_id);
-  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
 static void
@@ -999,33 +807,13 @@ gst_kpattern_match_finalize (GObject * object)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (object);
 
-  gst_kpattern_match_free_matcher (self);
-  kconv_cuda_memory_close (&self->cuda);
+  /* the matcher goes in the base's finalize, through free_core */
   g_free (self->luma);
   g_free (self->tmpl);
   g_free (self->tmask);
   g_free (self->settings.template_location);
   g_clear_pointer (&self->settings.template_rgb, gst_sample_unref);
   G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
-/* Where frames go to a GPU, offer upstream a pool of pinned memory: the
- * upload is then a DMA transfer with no staging. */
-static gboolean
-gst_kpattern_match_propose_allocation (GstBaseTransform * trans,
-    GstQuery * decide_query, GstQuery * query)
-{
-  GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
-
-  GST_OBJECT_LOCK (self);
-  KConvBackend backend = self->settings.backend;
-  GST_OBJECT_UNLOCK (self);
-  if (kconv_backend_resolve (backend) != KCONV_BACKEND_CUDA
-      || self->on_cuda_memory)
-    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
-        decide_query, query);
-  GST_DEBUG_OBJECT (self, "offering a pool of pinned memory");
-  return kconv_pinned_propose (query, 1);
 }
 
 static void
@@ -1035,6 +823,7 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *vfilter_class = GST_VIDEO_FILTER_CLASS (klass);
+  GstKConvBaseClass *base_class = GST_KCONV_BASE_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
@@ -1075,14 +864,6 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
       "Use alpha", "A template with transparency (from a PNG or set-template "
       "with alpha): only its pixels with alpha >= 128 count, so it matches "
       "over any background", DEFAULT_USE_ALPHA, flags);
-  properties[PROP_BACKEND] = g_param_spec_enum ("backend", "Backend",
-      "Where the search runs", GST_TYPE_KCONV_BACKEND, DEFAULT_BACKEND,
-      flags);
-  properties[PROP_DEVICE_ID] = g_param_spec_int ("device-id", "Device ID",
-      "CUDA device (-1 = the default device)", -1, 1023, DEFAULT_DEVICE_ID,
-      flags);
-  properties[PROP_N_THREADS] = g_param_spec_uint ("n-threads", "Threads",
-      "CPU threads (0 = one per core)", 0, 1024, DEFAULT_N_THREADS, flags);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   /**
@@ -1102,26 +883,16 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
       "Finds a template in each frame by the sum of absolute differences, "
       "exactly; reports it by message and region-of-interest meta",
       "kconv contributors");
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
 
-  element_class->set_context =
-      GST_DEBUG_FUNCPTR (gst_kpattern_match_set_context);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_kpattern_match_start);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_kpattern_match_set_caps);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_kpattern_match_stop);
   trans_class->transform_ip =
       GST_DEBUG_FUNCPTR (gst_kpattern_match_transform_ip);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_kpattern_match_query);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_kpattern_match_stop);
-  trans_class->propose_allocation =
-      GST_DEBUG_FUNCPTR (gst_kpattern_match_propose_allocation);
-  trans_class->before_transform =
-      GST_DEBUG_FUNCPTR (gst_kpattern_match_before_transform);
   vfilter_class->transform_frame_ip =
       GST_DEBUG_FUNCPTR (gst_kpattern_match_transform_frame_ip);
+  base_class->free_core = GST_DEBUG_FUNCPTR (gst_kpattern_match_free_core);
 
   gst_type_mark_as_plugin_api (GST_TYPE_KMATCH_ON, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_KCONV_BACKEND, 0);
 }
 
 static void
@@ -1135,11 +906,7 @@ gst_kpattern_match_init (GstKPatternMatch * self)
   s->draw = DEFAULT_DRAW;
   s->match_on = DEFAULT_MATCH_ON;
   s->use_alpha = DEFAULT_USE_ALPHA;
-  s->backend = DEFAULT_BACKEND;
-  s->device_id = DEFAULT_DEVICE_ID;
-  s->n_threads = DEFAULT_N_THREADS;
   self->template_cookie = 1;
-  self->matcher_cookie = 1;
   /* the buffer carries metas and maybe drawings: in place, never passthrough */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }

@@ -4,15 +4,13 @@
  */
 #pragma once
 
-#include <gst/gst.h>
-#include <gst/video/video.h>
-#include <gst/video/gstvideofilter.h>
+#include "gstkconvbase.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_KPATTERN_MATCH (gst_kpattern_match_get_type ())
 G_DECLARE_FINAL_TYPE (GstKPatternMatch, gst_kpattern_match, GST,
-    KPATTERN_MATCH, GstVideoFilter);
+    KPATTERN_MATCH, GstKConvBase);
 
 GST_ELEMENT_REGISTER_DECLARE (kpatternmatch);
 

@@ -1,4 +1,4 @@
-/* kconv: search regions as text
+/* kconv: search regions: as text, clipped to the frame, narrowed to track
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -49,4 +49,40 @@ kmatch_region_parse (const char *text, KMatchRegion * region, char *err,
   }
   *region = (KMatchRegion) { (int) v[0], (int) v[1], (int) v[2], (int) v[3] };
   return 0;
+}
+
+KMatchRegion
+kmatch_region_clip (KMatchRegion r, int width, int height)
+{
+  const int x1 = r.x + r.width < width ? r.x + r.width : width;
+  const int y1 = r.y + r.height < height ? r.y + r.height : height;
+  r.x = r.x < 0 ? 0 : r.x > width ? width : r.x;
+  r.y = r.y < 0 ? 0 : r.y > height ? height : r.y;
+  r.width = x1 > r.x ? x1 - r.x : 0;
+  r.height = y1 > r.y ? y1 - r.y : 0;
+  return r;
+}
+
+KMatchRegion
+kmatch_search_area (const KMatchRegion * region, const KMatchPosition * last,
+    int radius, int tw, int th, int width, int height)
+{
+  KMatchRegion whole = { 0, 0, width, height };
+  KMatchRegion area = region ? kmatch_region_clip (*region, width, height) :
+      whole;
+  if (radius <= 0 || !last)
+    return area;
+  /* the template's place, grown by the radius (in 64 bits: radius may be
+   * as large as an int) */
+  long long x0 = (long long) last->x - radius, y0 = (long long) last->y -
+      radius;
+  long long x1 = (long long) last->x + tw + radius;
+  long long y1 = (long long) last->y + th + radius;
+  x0 = x0 > area.x ? x0 : area.x;
+  y0 = y0 > area.y ? y0 : area.y;
+  x1 = x1 < area.x + area.width ? x1 : area.x + area.width;
+  y1 = y1 < area.y + area.height ? y1 : area.y + area.height;
+  if (x1 - x0 < tw || y1 - y0 < th)
+    return area;                /* too small to hold it: everywhere */
+  return (KMatchRegion) { (int) x0, (int) y0, (int) (x1 - x0), (int) (y1 - y0) };
 }

@@ -34,6 +34,32 @@ typedef struct {
 int kmatch_region_parse (const char *text, KMatchRegion * region, char *err,
     size_t err_size);
 
+/* r clipped to a width x height frame (width or height 0 where they do
+ * not meet). */
+KMatchRegion kmatch_region_clip (KMatchRegion r, int width, int height);
+
+/* Where a tw x th template is searched in a width x height frame: region
+ * (NULL: the whole frame) clipped to the frame, narrowed to `radius`
+ * pixels around the last match when radius > 0, last is not NULL and the
+ * narrowed area still holds the template (tracking). */
+KMatchRegion kmatch_search_area (const KMatchRegion * region,
+    const KMatchPosition * last, int radius, int tw, int th, int width,
+    int height);
+
+/* A template cut from region r of im (which must lie inside it), as
+ * `channels` packed samples a pixel, rows r.width * channels bytes: the
+ * image's channels in order, or with channels 1 from a 3-channel image the
+ * luma of R, G, B (kmatch_rgb_luma).  malloc'd; NULL when r does not lie
+ * inside im, channels is neither 1 nor im's channel count, or memory is
+ * short. */
+uint8_t *kmatch_cut_template (const KConvImage * im, const KMatchRegion * r,
+    int channels);
+
+/* Packs n single-channel images of one size (planar video, say) into one
+ * image of n samples a pixel at dst, rows dst_stride bytes apart. */
+void kmatch_interleave (const KConvImage * planes, int n, uint8_t * dst,
+    ptrdiff_t dst_stride);
+
 typedef struct KMatch KMatch;
 
 /* options->backend: AUTO, CPU, CUDA or REFERENCE, as for kconv filters. */

@@ -1,0 +1,653 @@
+/* GStreamer kconv plugin: the base class of both elements
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * In the manner of GstCudaBaseTransform: the base owns the backend and its
+ * settings, GStreamer's CUDA context and pools, and the order of frames in
+ * flight; a subclass implements its own work (start_frame, or transform_ip)
+ * and frees its core objects (free_core).
+ *
+ * Frames in flight: submit_input_buffer starts a frame (start_frame) and
+ * queues it; generate_output lets the oldest out once frames-in-flight are
+ * queued.  A frame that is already done (passthrough, CUDA memory) lets
+ * every frame before it out.  Serialized events push the frames in flight
+ * first; a flush drops them.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/base/gstbasetransform.h>
+
+#include "gstkconvbase.h"
+#include "kconv-formats.h"
+#include "kconv-pinned-allocator.h"
+#include "kconv-refusal.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_kconv_base_debug);
+#define GST_CAT_DEFAULT gst_kconv_base_debug
+
+enum
+{
+  PROP_0,
+  PROP_BACKEND,
+  PROP_DEVICE_ID,
+  PROP_N_THREADS,
+};
+
+#define DEFAULT_BACKEND KCONV_BACKEND_AUTO
+#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_N_THREADS 0
+#define MAX_N_THREADS 1024
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (KCONV_VIDEO_CAPS));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (KCONV_VIDEO_CAPS));
+
+#define gst_kconv_base_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE (GstKConvBase, gst_kconv_base, GST_TYPE_VIDEO_FILTER);
+
+GType
+gst_kconv_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {KCONV_BACKEND_AUTO, "CUDA when a usable GPU exists, else the CPU",
+        "auto"},
+    {KCONV_BACKEND_CPU, "CPU (threads, vectorised)", "cpu"},
+    {KCONV_BACKEND_CUDA, "CUDA (fails when unavailable)", "cuda"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstKConvBackend",
+            values));
+  return type;
+}
+
+static void
+gst_kconv_base_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstKConvBase *self = GST_KCONV_BASE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      self->backend = g_value_get_enum (value);
+      break;
+    case PROP_DEVICE_ID:
+      self->device_id = g_value_get_int (value);
+      break;
+    case PROP_N_THREADS:
+      self->n_threads = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  self->options_cookie++;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_kconv_base_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstKConvBase *self = GST_KCONV_BASE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      g_value_set_enum (value, self->backend);
+      break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, self->device_id);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, self->n_threads);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+guint
+gst_kconv_base_options (GstKConvBase * self, KConvOptions * options)
+{
+  GST_OBJECT_LOCK (self);
+  options->backend = self->backend;
+  options->n_threads = (int) self->n_threads;
+  options->device_id = self->device_id;
+  guint cookie = self->options_cookie;
+  GST_OBJECT_UNLOCK (self);
+  if (self->on_cuda_memory) {
+    /* the GPU the frames are on */
+    options->backend = KCONV_BACKEND_CUDA;
+    options->device_id = kconv_cuda_memory_device (&self->cuda);
+  }
+  return cookie;
+}
+
+static KConvBackend
+gst_kconv_base_backend (GstKConvBase * self, gint * device_id)
+{
+  GST_OBJECT_LOCK (self);
+  KConvBackend backend = self->backend;
+  if (device_id)
+    *device_id = self->device_id;
+  GST_OBJECT_UNLOCK (self);
+  return backend;
+}
+
+/* Frames in flight */
+
+void
+gst_kconv_base_set_frames_in_flight (GstKConvBase * self, guint n)
+{
+  GST_OBJECT_LOCK (self);
+  gboolean changed = n != self->frames_in_flight;
+  self->frames_in_flight = n;
+  GST_OBJECT_UNLOCK (self);
+  /* the latency we add changes with it */
+  if (changed)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+}
+
+guint
+gst_kconv_base_get_frames_in_flight (GstKConvBase * self)
+{
+  GST_OBJECT_LOCK (self);
+  guint n = self->frames_in_flight;
+  GST_OBJECT_UNLOCK (self);
+  return n;
+}
+
+void
+gst_kconv_base_queue (GstKConvBase * self, KConvInflightFrame * frame)
+{
+  kconv_inflight_push (&self->inflight, frame);
+}
+
+void
+gst_kconv_base_queue_done (GstKConvBase * self, GstBuffer * buf)
+{
+  kconv_inflight_push (&self->inflight,
+      kconv_inflight_frame_new_passthrough (buf));
+  self->drain_all = TRUE;       /* nothing to overlap: out at once */
+}
+
+void
+gst_kconv_base_wait_all (GstKConvBase * self)
+{
+  if (kconv_inflight_wait_all (&self->inflight) != KCONV_OK)
+    GST_WARNING_OBJECT (self, "a frame in flight failed: %s",
+        kconv_last_error ());
+}
+
+void
+gst_kconv_base_free_core (GstKConvBase * self)
+{
+  GstKConvBaseClass *klass = GST_KCONV_BASE_GET_CLASS (self);
+
+  gst_kconv_base_wait_all (self);
+  if (!klass->free_core)
+    return;
+  gboolean pushed = self->on_cuda_memory
+      && kconv_cuda_memory_push (&self->cuda);
+  klass->free_core (self);
+  if (pushed)
+    kconv_cuda_memory_pop (&self->cuda);
+}
+
+/* Helpers for the subclasses' streaming work */
+
+gboolean
+gst_kconv_base_check_size (GstKConvBase * self, GstBuffer * buf,
+    const GstVideoInfo * info)
+{
+  gchar *why = NULL;
+  if (kconv_buffer_fits (buf, info, &why))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Buffer too small for its caps"),
+      ("%s", why));
+  g_free (why);
+  return FALSE;
+}
+
+gboolean
+gst_kconv_base_push_context (GstKConvBase * self)
+{
+  if (kconv_cuda_memory_push (&self->cuda))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Could not make the CUDA "
+          "context current"), (NULL));
+  return FALSE;
+}
+
+void
+gst_kconv_base_pop_context (GstKConvBase * self)
+{
+  kconv_cuda_memory_pop (&self->cuda);
+}
+
+gboolean
+gst_kconv_base_map_cuda (GstKConvBase * self, GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags)
+{
+  if (kconv_cuda_memory_map (&self->cuda, frame, info, buf, flags))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame of CUDA "
+          "memory"), ("the buffer holds %" G_GSIZE_FORMAT " bytes, not CUDA "
+          "memory of the element's CUDA context, or less than the %"
+          G_GSIZE_FORMAT " the caps need", gst_buffer_get_size (buf),
+          GST_VIDEO_INFO_SIZE (info)));
+  return FALSE;
+}
+
+/* GstBaseTransform */
+
+static gboolean
+gst_kconv_base_start (GstBaseTransform * trans)
+{
+  GstKConvBase *self = GST_KCONV_BASE (trans);
+
+  kconv_refusal_flush (GST_ELEMENT (self));
+  KConvBackend backend = gst_kconv_base_backend (self, NULL);
+  if (!kconv_backend_available (backend)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("backend=%s requested but it is not available",
+            kconv_backend_name (backend)), ("%s",
+#ifdef KCONV_HAVE_CUDA
+            "no usable CUDA device was found"
+#else
+            "this build of kconv has no CUDA support"
+#endif
+        ));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_kconv_base_stop (GstBaseTransform * trans)
+{
+  GstKConvBase *self = GST_KCONV_BASE (trans);
+
+  kconv_inflight_clear (&self->inflight);
+  self->drain_all = FALSE;
+  self->drain_flow = GST_FLOW_OK;
+  gst_kconv_base_free_core (self);
+  self->on_cuda_memory = FALSE;
+  kconv_cuda_memory_close (&self->cuda);
+  guint64 up, down;
+  kconv_transfer_bytes (&up, &down);
+  GST_INFO_OBJECT (self, "frame bytes the core moved over the bus in this "
+      "process: %" G_GUINT64_FORMAT " to the GPU, %" G_GUINT64_FORMAT
+      " back", up, down);
+  return TRUE;
+}
+
+/* Controlled properties follow the stream. */
+static void
+gst_kconv_base_before_transform (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClockTime ts = gst_segment_to_stream_time (&trans->segment,
+      GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buf));
+  if (GST_CLOCK_TIME_IS_VALID (ts))
+    gst_object_sync_values (GST_OBJECT (trans), ts);
+}
+
+/* The core belongs to the memory it was made for: a change between system
+ * and CUDA memory frees it. */
+static gboolean
+gst_kconv_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstKConvBase *self = GST_KCONV_BASE (trans);
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps,
+          outcaps))
+    return FALSE;
+  gboolean cuda = kconv_cuda_memory_caps (incaps);
+  if (cuda != self->on_cuda_memory) {
+    gst_kconv_base_free_core (self);
+    self->on_cuda_memory = cuda;
+  }
+  if (!cuda)
+    return TRUE;
+
+  gint device_id;
+  KConvBackend backend = gst_kconv_base_backend (self, &device_id);
+  if (!kconv_cuda_memory_open (&self->cuda, GST_ELEMENT (self), backend,
+          device_id))
+    return FALSE;
+  GST_DEBUG_OBJECT (self, "frames in CUDA memory on device %d",
+      kconv_cuda_memory_device (&self->cuda));
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_kconv_base_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstKConvBase *self = GST_KCONV_BASE (trans);
+  GstKConvBaseClass *klass = GST_KCONV_BASE_GET_CLASS (self);
+
+  /* the default keeps renegotiation and QoS; it leaves the buffer to us in
+   * queued_buf (or drops it, late) */
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->
+      submit_input_buffer (trans, is_discont, input);
+  if (!klass->start_frame)
+    return ret;
+  GstBuffer *inbuf = trans->queued_buf;
+  trans->queued_buf = NULL;
+  if (ret != GST_FLOW_OK || !inbuf) {
+    gst_clear_buffer (&inbuf);
+    return ret;
+  }
+  if (self->drain_flow != GST_FLOW_OK) {
+    ret = self->drain_flow;
+    self->drain_flow = GST_FLOW_OK;
+    gst_buffer_unref (inbuf);
+    return ret;
+  }
+
+  if (GST_BUFFER_DURATION_IS_VALID (inbuf))
+    self->last_duration = GST_BUFFER_DURATION (inbuf);
+  gst_kconv_base_before_transform (trans, inbuf);
+
+  if (gst_base_transform_is_passthrough (trans)) {
+    /* in order behind the frames in flight, which all go out with it */
+    gst_kconv_base_queue_done (self, inbuf);
+    return GST_FLOW_OK;
+  }
+  if (!self->on_cuda_memory)
+    return klass->start_frame (self, inbuf);
+  /* on CUDA memory the core runs in the memory's context */
+  if (!gst_kconv_base_push_context (self)) {
+    gst_buffer_unref (inbuf);
+    return GST_FLOW_ERROR;
+  }
+  ret = klass->start_frame (self, inbuf);
+  gst_kconv_base_pop_context (self);
+  return ret;
+}
+
+/* Finishes the oldest frame in flight. */
+static GstFlowReturn
+gst_kconv_base_finish_oldest (GstKConvBase * self, GstBuffer ** outbuf)
+{
+  KConvStatus st = kconv_inflight_pop (&self->inflight, outbuf);
+  if (kconv_inflight_length (&self->inflight) == 0)
+    self->drain_all = FALSE;
+  if (st != KCONV_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Processing failed while the frame was in flight"), ("%s: %s",
+            kconv_status_string (st), kconv_last_error ()));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_kconv_base_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstKConvBase *self = GST_KCONV_BASE (trans);
+
+  if (!GST_KCONV_BASE_GET_CLASS (self)->start_frame)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+        outbuf);
+
+  guint queued = kconv_inflight_length (&self->inflight);
+  guint allowed = gst_kconv_base_get_frames_in_flight (self);
+  *outbuf = NULL;
+  GST_LOG_OBJECT (self, "%u queued, %u in flight allowed, drain %d", queued,
+      allowed, self->drain_all);
+  if (queued == 0 || (queued < allowed && !self->drain_all))
+    return GST_FLOW_OK;
+  return gst_kconv_base_finish_oldest (self, outbuf);
+}
+
+/* Pushes every frame in flight downstream, in order.  After a failed push
+ * the rest are dropped: downstream is flushing or gone. */
+static GstFlowReturn
+gst_kconv_base_drain (GstKConvBase * self)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  GST_DEBUG_OBJECT (self, "pushing %u frames in flight",
+      kconv_inflight_length (&self->inflight));
+  while (kconv_inflight_length (&self->inflight) > 0) {
+    GstBuffer *outbuf = NULL;
+    GstFlowReturn fr = gst_kconv_base_finish_oldest (self, &outbuf);
+    if (ret == GST_FLOW_OK)
+      ret = fr;
+    if (outbuf && ret == GST_FLOW_OK)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), outbuf);
+    else
+      gst_clear_buffer (&outbuf);
+  }
+  return ret;
+}
+
+static gboolean
+gst_kconv_base_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstKConvBase *self = GST_KCONV_BASE (trans);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    kconv_inflight_drop_all (&self->inflight);
+    self->drain_all = FALSE;
+    self->drain_flow = GST_FLOW_OK;
+  } else if (GST_EVENT_IS_SERIALIZED (event)
+      && kconv_inflight_length (&self->inflight) > 0) {
+    /* EOS, caps, segments... keep their place after the frames before */
+    GstFlowReturn ret = gst_kconv_base_drain (self);
+    if (ret != GST_FLOW_OK) {
+      GST_DEBUG_OBJECT (self, "pushing frames before %s: %s",
+          GST_EVENT_TYPE_NAME (event), gst_flow_get_name (ret));
+      self->drain_flow = ret;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* The frames held back: (frames-in-flight - 1) frame durations. */
+static GstClockTime
+gst_kconv_base_held_latency (GstKConvBase * self)
+{
+  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  GstClockTime frame = GST_CLOCK_TIME_NONE;
+  guint n = gst_kconv_base_get_frames_in_flight (self);
+
+  if (self->on_cuda_memory || !GST_KCONV_BASE_GET_CLASS (self)->start_frame)
+    return 0;                   /* frames leave as they are done */
+  if (GST_VIDEO_INFO_FPS_N (info) > 0)
+    frame = gst_util_uint64_scale_int (GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (info), GST_VIDEO_INFO_FPS_N (info));
+  else
+    frame = self->last_duration;        /* variable rate: the last we saw */
+  return GST_CLOCK_TIME_IS_VALID (frame) ? (n - 1) * frame : 0;
+}
+
+static gboolean
+gst_kconv_base_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstKConvBase *self = GST_KCONV_BASE (trans);
+
+  if (kconv_cuda_memory_query (&self->cuda, GST_ELEMENT (self), query))
+    return TRUE;
+  gboolean res = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans,
+      direction, query);
+
+  if (res && direction == GST_PAD_SRC
+      && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    gboolean live;
+    GstClockTime min, max;
+    GstClockTime ours = gst_kconv_base_held_latency (self);
+    gst_query_parse_latency (query, &live, &min, &max);
+    GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of frames in flight",
+        GST_TIME_ARGS (ours));
+    min += ours;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += ours;
+    gst_query_set_latency (query, live, min, max);
+  }
+  return res;
+}
+
+/* Pinned pools pay off only where frames cross to a GPU. */
+static gboolean
+gst_kconv_base_wants_pinned (GstKConvBase * self)
+{
+  return !self->on_cuda_memory &&
+      kconv_backend_resolve (gst_kconv_base_backend (self, NULL)) ==
+      KCONV_BACKEND_CUDA;
+}
+
+/* Upstream's buffers: CUDA memory of our context for frames there; pinned
+ * memory for frames crossing to a GPU, so the upload is a DMA transfer
+ * with no staging.  We hold as many as there are frames in flight. */
+static gboolean
+gst_kconv_base_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstKConvBase *self = GST_KCONV_BASE (trans);
+  guint held = gst_kconv_base_get_frames_in_flight (self);
+
+  if (gst_base_transform_is_passthrough (trans))
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+        decide_query, query);
+  if (self->on_cuda_memory && !gst_base_transform_is_in_place (trans))
+    return kconv_cuda_memory_propose_allocation (&self->cuda, query, held);
+  if (!gst_kconv_base_wants_pinned (self))
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+        decide_query, query);
+  if (!kconv_pinned_propose (query, held))
+    return FALSE;
+  GST_DEBUG_OBJECT (self, "offered a pool of pinned memory");
+  return TRUE;
+}
+
+/* Output buffers, for elements that write new ones: CUDA memory for CUDA
+ * memory; downstream's own pool (a sink may need its memory), else one of
+ * pinned memory where frames come back from a GPU. */
+static gboolean
+gst_kconv_base_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstKConvBase *self = GST_KCONV_BASE (trans);
+
+  if (gst_base_transform_is_in_place (trans))
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+        query);
+  if (self->on_cuda_memory) {
+    if (!kconv_cuda_memory_decide_allocation (&self->cuda, query, 2))
+      return FALSE;
+    GST_DEBUG_OBJECT (self, "output buffers from a pool of CUDA memory");
+    return TRUE;
+  }
+  if (gst_kconv_base_wants_pinned (self)
+      && gst_query_get_n_allocation_pools (query) == 0
+      && kconv_pinned_offer (query,
+          gst_kconv_base_get_frames_in_flight (self) + 1))
+    GST_DEBUG_OBJECT (self, "output buffers from a pool of pinned memory");
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
+}
+
+/* GstElement */
+
+static void
+gst_kconv_base_set_context (GstElement * element, GstContext * context)
+{
+  GstKConvBase *self = GST_KCONV_BASE (element);
+  gint device_id;
+
+  gst_kconv_base_backend (self, &device_id);
+  kconv_cuda_memory_set_context (&self->cuda, element, context, device_id);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static void
+gst_kconv_base_finalize (GObject * object)
+{
+  GstKConvBase *self = GST_KCONV_BASE (object);
+
+  kconv_inflight_clear (&self->inflight);
+  gst_kconv_base_free_core (self);
+  kconv_cuda_memory_close (&self->cuda);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_kconv_base_class_init (GstKConvBaseClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  GST_DEBUG_CATEGORY_INIT (gst_kconv_base_debug, "kconvbase", 0,
+      "kconv elements' shared base");
+
+  gobject_class->set_property = gst_kconv_base_set_property;
+  gobject_class->get_property = gst_kconv_base_get_property;
+  gobject_class->finalize = gst_kconv_base_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend", "Where the element computes",
+          GST_TYPE_KCONV_BACKEND, DEFAULT_BACKEND, flags));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("device-id", "Device ID",
+          "CUDA device to run on (-1 = the default device)", -1, 1023,
+          DEFAULT_DEVICE_ID, flags));
+  g_object_class_install_property (gobject_class, PROP_N_THREADS,
+      g_param_spec_uint ("n-threads", "Threads",
+          "CPU threads for the cpu backend (0 = one per core)", 0,
+          MAX_N_THREADS, DEFAULT_N_THREADS, flags));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_kconv_base_set_context);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_kconv_base_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_kconv_base_stop);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_kconv_base_before_transform);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_kconv_base_set_caps);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_kconv_base_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_kconv_base_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_kconv_base_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_kconv_base_query);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_kconv_base_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_kconv_base_decide_allocation);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_KCONV_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_KCONV_BASE, 0);
+}
+
+static void
+gst_kconv_base_init (GstKConvBase * self)
+{
+  self->backend = DEFAULT_BACKEND;
+  self->device_id = DEFAULT_DEVICE_ID;
+  self->n_threads = DEFAULT_N_THREADS;
+  self->options_cookie = 1;
+  self->frames_in_flight = 1;
+  kconv_inflight_init (&self->inflight);
+  self->drain_flow = GST_FLOW_OK;
+  self->last_duration = GST_CLOCK_TIME_NONE;
+}

@@ -1,0 +1,126 @@
+/* GStreamer kconv plugin: the base class of both elements
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef GST_KCONV_BASE_H
+#define GST_KCONV_BASE_H
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
+
+#include "kconv-cuda-memory.h"
+#include "kconv-inflight.h"
+#include "kconv.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_KCONV_BASE (gst_kconv_base_get_type ())
+#define GST_KCONV_BASE(obj) \
+    (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_KCONV_BASE, GstKConvBase))
+#define GST_KCONV_BASE_CLASS(klass) \
+    (G_TYPE_CHECK_CLASS_CAST ((klass), GST_TYPE_KCONV_BASE, GstKConvBaseClass))
+#define GST_KCONV_BASE_GET_CLASS(obj) \
+    (G_TYPE_INSTANCE_GET_CLASS ((obj), GST_TYPE_KCONV_BASE, GstKConvBaseClass))
+#define GST_IS_KCONV_BASE(obj) \
+    (G_TYPE_CHECK_INSTANCE_TYPE ((obj), GST_TYPE_KCONV_BASE))
+
+#define GST_TYPE_KCONV_BACKEND (gst_kconv_backend_get_type ())
+
+typedef struct _GstKConvBase GstKConvBase;
+typedef struct _GstKConvBaseClass GstKConvBaseClass;
+
+/**
+ * GstKConvBase:
+ *
+ * What every kconv element shares: the backend, device-id and n-threads
+ * properties and the check that the backend can run; the video formats;
+ * frames in GStreamer's CUDA memory (context, pools, mapping); pools of
+ * pinned memory where frames cross to a GPU; controlled properties; and
+ * frames in flight for a subclass that implements start_frame.
+ */
+struct _GstKConvBase
+{
+  GstVideoFilter parent;
+
+  /*< protected >*/
+  /* streaming thread: GStreamer's CUDA context when the negotiated frames
+   * are in CUDA memory; the core then runs in it */
+  KConvCudaMemory cuda;
+  gboolean on_cuda_memory;
+  /* the frames in flight, for kconv_inflight_frame_new () */
+  KConvInflight inflight;
+
+  /*< private >*/
+  KConvBackend backend;         /* these three under the object lock */
+  gint device_id;
+  guint n_threads;
+  guint options_cookie;         /* bumped when one of them changes */
+  guint frames_in_flight;       /* under the object lock too */
+
+  /* streaming thread */
+
+  gboolean drain_all;           /* a finished frame waits: let all out */
+  GstFlowReturn drain_flow;     /* what pushing frames out before an event
+                                 * returned, for the next buffer */
+  GstClockTime last_duration;
+};
+
+/**
+ * GstKConvBaseClass:
+ * @free_core: frees what the subclass made with the core (filters,
+ *   matchers), which belongs to the memory it was made for; called with
+ *   that memory's CUDA context current, frames in flight finished
+ * @start_frame: starts the work on @inbuf (taking it) and queues the frame
+ *   with gst_kconv_base_queue() or gst_kconv_base_queue_done(); called
+ *   with the CUDA context current on CUDA memory.  Subclasses that leave
+ *   it NULL work in transform_ip or transform_frame(_ip).
+ */
+struct _GstKConvBaseClass
+{
+  GstVideoFilterClass parent_class;
+
+  void (*free_core) (GstKConvBase * base);
+  GstFlowReturn (*start_frame) (GstKConvBase * base, GstBuffer * inbuf);
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
+};
+
+GType gst_kconv_base_get_type (void);
+GType gst_kconv_backend_get_type (void);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstKConvBase, gst_object_unref)
+
+/* The options the core is made with: backend, threads and device, or on
+ * CUDA memory the GPU the frames are on.  Returns a cookie that changes
+ * whenever they do. */
+guint gst_kconv_base_options (GstKConvBase * base, KConvOptions * options);
+
+/* Frees the subclass's core objects in their CUDA context, after the
+ * frames in flight. */
+void gst_kconv_base_free_core (GstKConvBase * base);
+
+/* FALSE, with an element error, for a buffer smaller than its caps. */
+gboolean gst_kconv_base_check_size (GstKConvBase * base, GstBuffer * buf,
+    const GstVideoInfo * info);
+
+/* Make the CUDA context of the frames current (an element error when it
+ * cannot be), and back. */
+gboolean gst_kconv_base_push_context (GstKConvBase * base);
+void gst_kconv_base_pop_context (GstKConvBase * base);
+
+/* Maps a frame of CUDA memory as device pointers; an element error when it
+ * is not CUDA memory of the element's context or too small. */
+gboolean gst_kconv_base_map_cuda (GstKConvBase * base, GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags);
+
+/* Frames in flight: how many (the subclass installs the property), the
+ * queue start_frame fills, and waiting for it. */
+void gst_kconv_base_set_frames_in_flight (GstKConvBase * base, guint n);
+guint gst_kconv_base_get_frames_in_flight (GstKConvBase * base);
+void gst_kconv_base_queue (GstKConvBase * base, KConvInflightFrame * frame);
+void gst_kconv_base_queue_done (GstKConvBase * base, GstBuffer * buf);
+void gst_kconv_base_wait_all (GstKConvBase * base);
+
+G_END_DECLS
+#endif /* GST_KCONV_BASE_H */
