@@ -59,6 +59,7 @@
 
 #include "gstkconvfilter.h"
 #include "kconv-preset.h"
+#include "kconv-frame-images.h"
 #include "kconv-refusal.h"
 #include "kconv.h"
 #include "kconv-matrix.h"
@@ -520,81 +521,6 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   return TRUE;
 }
 
-/* Describes plane `plane` of a mapped frame for the core: one image for
- * each sampling of the components it holds (packed 4:2:2 such as YUY2 has
- * luma at every pixel and chroma at every other).  The image covering the
- * most bytes comes first and copies what it does not filter; the others
- * keep what it wrote.  Returns how many (0: nothing to convolve). */
-static guint
-plane_images (GstVideoFrame * frame, guint plane, gboolean luma_only,
-    KConvImage im[GST_VIDEO_MAX_COMPONENTS])
-{
-  const GstVideoFormatInfo *finfo = frame->info.finfo;
-  gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
-  guint n = 0;
-
-  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
-    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != plane
-        || c == GST_VIDEO_COMP_A || (yuv && luma_only && c != GST_VIDEO_COMP_Y))
-      continue;
-    gint width = GST_VIDEO_FRAME_COMP_WIDTH (frame, c);
-    gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
-    guint i = 0;
-    while (i < n && !(im[i].width == width && im[i].pixel_stride == pstride))
-      i++;
-    if (i == n) {
-      memset (&im[n], 0, sizeof im[n]);
-      im[n].data = GST_VIDEO_FRAME_PLANE_DATA (frame, plane);
-      im[n].stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
-      im[n].width = width;
-      im[n].height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c);
-      im[n].pixel_stride = pstride;
-      n++;
-    }
-    im[i].channel_offset[im[i].n_channels++] =
-        GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
-  }
-  /* widest first (odd-width YUY2: the chroma reaches the last padding
-   * byte), then keep_other_bytes for the rest */
-  for (guint i = 1; i < n; i++)
-    if ((gsize) im[i].width * im[i].pixel_stride >
-        (gsize) im[0].width * im[0].pixel_stride) {
-      KConvImage t = im[0];
-      im[0] = im[i];
-      im[i] = t;
-    }
-  for (guint i = 1; i < n; i++)
-    im[i].keep_other_bytes = TRUE;
-  return n;
-}
-
-/* Bytes a row of `plane` spans, padding between samples included (odd-width
- * YUY2: the last chroma pair reaches past the last luma sample). */
-static gsize
-plane_row_bytes (const GstVideoFrame * frame, guint plane)
-{
-  const GstVideoFormatInfo *finfo = frame->info.finfo;
-  gsize bytes = 0;
-  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++)
-    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) == plane)
-      bytes = MAX (bytes, (gsize) GST_VIDEO_FRAME_COMP_WIDTH (frame, c) *
-          GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c));
-  return bytes;
-}
-
-/* Copies what lies past `from` in each row of `plane`: the part of the row
- * no submitted image covers. */
-static void
-copy_row_tails (GstVideoFrame * out, GstVideoFrame * in, guint plane,
-    gsize from, gsize to, gint rows)
-{
-  for (gint y = 0; y < rows; y++)
-    memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (out, plane) + from +
-        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (out, plane),
-        (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (in, plane) + from +
-        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (in, plane), to - from);
-}
-
 static void
 gst_kconv_filter_free_core (GstKConvBase * base)
 {
@@ -617,17 +543,6 @@ gst_kconv_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return TRUE;
 }
 
-/* Rows of `plane`: those of the components it holds. */
-static gint
-plane_height (const GstVideoFrame * frame, guint plane)
-{
-  const GstVideoFormatInfo *finfo = frame->info.finfo;
-  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++)
-    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) == plane)
-      return GST_VIDEO_FRAME_COMP_HEIGHT (frame, c);
-  return 0;
-}
-
 /* Every plane of a frame in CUDA memory, convolved where it lies on the
  * filter's stream; the same planes, images and copies as in system memory.
  * Returns once the GPU is done: GStreamer 1.22's CUDA memory carries no
@@ -641,11 +556,11 @@ convolve_on_device (GstKConvFilter * self, GstVideoFrame * in,
 
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && st == KCONV_OK; p++) {
     KConvImage src[GST_VIDEO_MAX_COMPONENTS], dst[GST_VIDEO_MAX_COMPONENTS];
-    guint n = plane_images (in, p, self->luma_only, src);
-    gsize row = plane_row_bytes (in, p);
+    guint n = kconv_frame_plane_images (in, p, self->luma_only, src);
+    gsize row = kconv_frame_plane_row_bytes (in, p);
     gsize covered = 0;
     if (n > 0) {
-      plane_images (out, p, self->luma_only, dst);
+      kconv_frame_plane_images (out, p, self->luma_only, dst);
       covered = (gsize) src[0].width * src[0].pixel_stride;
     }
     /* what no image covers: a whole plane, or the tails of its rows */
@@ -654,7 +569,7 @@ convolve_on_device (GstKConvFilter * self, GstVideoFrame * in,
               p) + covered, GST_VIDEO_FRAME_PLANE_STRIDE (out, p),
           (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (in, p) + covered,
           GST_VIDEO_FRAME_PLANE_STRIDE (in, p), row - covered,
-          plane_height (in, p), stream);
+          kconv_frame_plane_height (in, p), stream);
     for (guint i = 0; i < n && st == KCONV_OK; i++)
       st = kconv_filter_run_device (self->core, &src[i], &dst[i], stream);
   }
@@ -736,16 +651,16 @@ gst_kconv_filter_start_frame (GstKConvBase * base, GstBuffer * inbuf)
   }
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f->in); p++) {
     KConvImage src[GST_VIDEO_MAX_COMPONENTS], dst[GST_VIDEO_MAX_COMPONENTS];
-    guint n = plane_images (&f->in, p, self->luma_only, src);
+    guint n = kconv_frame_plane_images (&f->in, p, self->luma_only, src);
     if (n == 0) {
       gst_video_frame_copy_plane (&f->out, &f->in, p);
       continue;
     }
-    plane_images (&f->out, p, self->luma_only, dst);
+    kconv_frame_plane_images (&f->out, p, self->luma_only, dst);
     gsize covered = (gsize) src[0].width * src[0].pixel_stride;
-    gsize row = plane_row_bytes (&f->in, p);
+    gsize row = kconv_frame_plane_row_bytes (&f->in, p);
     if (covered < row)
-      copy_row_tails (&f->out, &f->in, p, covered, row, src[0].height);
+      kconv_frame_copy_row_tails (&f->out, &f->in, p, covered, row, src[0].height);
     KConvStatus st = KCONV_OK;
     for (guint i = 0; i < n && st == KCONV_OK; i++)
       st = kconv_filter_submit (self->core, f->slot, &src[i], &dst[i]);

@@ -35,6 +35,7 @@
 #include <gst/base/gstbasetransform.h>
 
 #include "gstkpatternmatch.h"
+#include "kconv-frame-images.h"
 #include "kconv-refusal.h"
 #include "kmatch-template.h"
 #include "kmatch.h"
@@ -385,21 +386,6 @@ gst_kpattern_match_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
-/* Component c of a mapped frame as a one-channel image. */
-static KConvImage
-comp_image (GstVideoFrame * frame, gint c)
-{
-  KConvImage im = {
-    .data = GST_VIDEO_FRAME_COMP_DATA (frame, c),
-    .width = GST_VIDEO_FRAME_COMP_WIDTH (frame, c),
-    .height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c),
-    .stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c),
-    .pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c),
-    .n_channels = 1,
-  };
-  return im;
-}
-
 /* A w x h scratch image of `channels` bytes a pixel, kept between frames. */
 static guint8 *
 scratch (GstKPatternMatch * self, gint w, gint h, gint channels)
@@ -452,36 +438,11 @@ match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
   /* planar RGB (GBR), gathered */
   KConvImage planes[3];
   for (gint c = 0; c < 3; c++)
-    planes[c] = comp_image (frame, rgb[c]);
+    planes[c] = kconv_frame_comp_image (frame, rgb[c]);
   im->data = scratch (self, im->width, im->height, 3);
   im->stride = (ptrdiff_t) im->width * 3;
   kmatch_interleave (planes, 3, im->data, im->stride);
   return TRUE;
-}
-
-/* A 2-pixel outline: green on RGB, white on luma; drawn by the core on
- * the GPU (on_device: queued on the default stream) or the CPU. */
-static KConvStatus
-draw_box (GstVideoFrame * frame, const KMatchPosition * p, gint w, gint h,
-    gboolean on_device)
-{
-  static const gint rgb[3] = { GST_VIDEO_COMP_R, GST_VIDEO_COMP_G,
-    GST_VIDEO_COMP_B
-  };
-  static const guint8 green[3] = { 0, 255, 0 };
-  gboolean is_rgb = GST_VIDEO_FORMAT_INFO_IS_RGB (frame->info.finfo);
-  KConvStatus st = KCONV_OK;
-
-  for (gint i = 0; i < (is_rgb ? 3 : 1) && st == KCONV_OK; i++) {
-    gint c = is_rgb ? rgb[i] : GST_VIDEO_COMP_Y;
-    guint8 value[KCONV_MAX_CHANNELS] = { is_rgb ? green[i] : 255 };
-    KConvImage im = comp_image (frame, c);
-    if (on_device)
-      st = kconv_device_draw_box (&im, p->x, p->y, w, h, 2, value, NULL);
-    else
-      kconv_image_draw_box (&im, p->x, p->y, w, h, 2, value);
-  }
-  return st;
 }
 
 /* Builds the matcher and its template when something they depend on
@@ -742,7 +703,8 @@ match_frame (GstKPatternMatch * self, GstVideoFrame * frame,
         gst_structure_new ("kpatternmatch", "score", G_TYPE_DOUBLE,
             matches[i].sad / norm, "sad", G_TYPE_UINT64,
             (guint64) matches[i].sad, NULL));
-    if (snap.draw && draw_box (frame, &matches[i], self->tw, self->th,
+    if (snap.draw && kconv_frame_draw_box (frame, matches[i].x, matches[i].y, self->tw,
+            self->th,
             on_device) != KCONV_OK) {
       GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Drawing the match failed"),
           ("%s", kconv_last_error ()));

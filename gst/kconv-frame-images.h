@@ -1,0 +1,44 @@
+/* GStreamer kconv plugin: mapped video frames as the core's images
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * How the planes and components of a GstVideoFrame (system or CUDA
+ * memory) are described to the core, so that the elements hold no pixel
+ * loops of their own.
+ */
+#ifndef KCONV_FRAME_IMAGES_H
+#define KCONV_FRAME_IMAGES_H
+
+#include <gst/video/video.h>
+#include "kconv.h"
+
+G_BEGIN_DECLS
+
+/* The images plane `plane` holds: one for each sampling of its
+ * components (packed 4:2:2 has luma at every pixel and chroma at every
+ * other), alpha left out, chroma too with luma_only.  The one covering the
+ * most bytes comes first and copies what it does not filter; the others
+ * keep what it wrote.  Returns how many (0: nothing to convolve). */
+guint kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
+    gboolean luma_only, KConvImage im[GST_VIDEO_MAX_COMPONENTS]);
+
+/* Bytes a row of `plane` spans, padding between samples included. */
+gsize kconv_frame_plane_row_bytes (const GstVideoFrame * frame, guint plane);
+
+/* Rows of `plane`. */
+gint kconv_frame_plane_height (const GstVideoFrame * frame, guint plane);
+
+/* Copies bytes from..to of each row of `plane` (system memory). */
+void kconv_frame_copy_row_tails (GstVideoFrame * out, GstVideoFrame * in,
+    guint plane, gsize from, gsize to, gint rows);
+
+/* Component c as a one-channel image. */
+KConvImage kconv_frame_comp_image (GstVideoFrame * frame, gint c);
+
+/* A 2-pixel outline of the w x h box at x, y: green on RGB, white on
+ * luma; on the GPU (on_device: queued on the default stream) or the CPU. */
+KConvStatus kconv_frame_draw_box (GstVideoFrame * frame, gint x, gint y,
+    gint w, gint h, gboolean on_device);
+
+G_END_DECLS
+#endif /* KCONV_FRAME_IMAGES_H */
