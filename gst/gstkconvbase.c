@@ -342,8 +342,9 @@ gst_kconv_base_submit_input_buffer (GstBaseTransform * trans,
 
   /* the default keeps renegotiation and QoS; it leaves the buffer to us in
    * queued_buf (or drops it, late) */
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->
-      submit_input_buffer (trans, is_discont, input);
+  GstFlowReturn ret =
+      GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
+      is_discont, input);
   if (!klass->start_frame)
     return ret;
   GstBuffer *inbuf = trans->queued_buf;

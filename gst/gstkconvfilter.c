@@ -191,8 +191,8 @@ gst_kconv_absolute_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_KCONV_ABSOLUTE_AUTO,
-        "Auto: absolute value for edge, laplacian and sobel, else signed", "auto"},
+    {GST_KCONV_ABSOLUTE_AUTO, "Auto: absolute for edge, laplacian, sobel",
+        "auto"},
     {GST_KCONV_ABSOLUTE_FALSE, "Signed: negative results clamp to 0", "false"},
     {GST_KCONV_ABSOLUTE_TRUE, "Absolute value of the result", "true"},
     {0, NULL, NULL},
@@ -490,8 +490,7 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   if (st == KCONV_ERROR_BACKEND_UNAVAILABLE) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
         ("backend=%s requested but it is not available",
-            kconv_backend_name (options.backend)), ("%s",
-            kconv_last_error ()));
+            kconv_backend_name (options.backend)), ("%s", kconv_last_error ()));
     return FALSE;
   }
   if (st != KCONV_OK) {
@@ -628,8 +627,9 @@ gst_kconv_filter_start_frame (GstKConvBase * base, GstBuffer * inbuf)
     gst_buffer_unref (inbuf);
     return GST_FLOW_ERROR;
   }
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->
-      prepare_output_buffer (trans, inbuf, &outbuf);
+  GstFlowReturn ret =
+      GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer (trans,
+      inbuf, &outbuf);
   if (ret != GST_FLOW_OK || !outbuf) {
     gst_buffer_unref (inbuf);
     return ret != GST_FLOW_OK ? ret : GST_FLOW_ERROR;
@@ -660,7 +660,8 @@ gst_kconv_filter_start_frame (GstKConvBase * base, GstBuffer * inbuf)
     gsize covered = (gsize) src[0].width * src[0].pixel_stride;
     gsize row = kconv_frame_plane_row_bytes (&f->in, p);
     if (covered < row)
-      kconv_frame_copy_row_tails (&f->out, &f->in, p, covered, row, src[0].height);
+      kconv_frame_copy_row_tails (&f->out, &f->in, p, covered, row,
+          src[0].height);
     KConvStatus st = KCONV_OK;
     for (guint i = 0; i < n && st == KCONV_OK; i++)
       st = kconv_filter_submit (self->core, f->slot, &src[i], &dst[i]);

@@ -461,8 +461,8 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
     KConvStatus st = kmatch_new (&opt, &self->matcher);
     if (st != KCONV_OK) {
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-          ("Could not set up template matching"), ("%s",
-              kconv_status_string (st)));
+          ("Could not set up template matching"), ("%s: %s",
+              kconv_status_string (st), kconv_last_error ()));
       return FALSE;
     }
     GST_DEBUG_OBJECT (self, "matching on %s",
@@ -559,8 +559,7 @@ post_message (GstKPatternMatch * self, GstBuffer * buf,
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   GstClockTime ts = GST_BUFFER_PTS (buf);
-  GstStructure *s = n > 0 ?
-      match_structure ("kpatternmatch", &matches[0], w, h,
+  GstStructure *s = n > 0 ? match_structure ("kpatternmatch", &matches[0], w, h,
       matches[0].sad / norm) :
       gst_structure_new ("kpatternmatch", "x", G_TYPE_INT, -1, "y",
       G_TYPE_INT, -1, "width", G_TYPE_INT, w, "height", G_TYPE_INT, h,
@@ -605,8 +604,7 @@ next_roi_id (GstBuffer * buffer)
 /* Searches a mapped frame and reports: on_device when its planes are
  * device pointers (CUDA memory, the matcher in its context). */
 static GstFlowReturn
-match_frame (GstKPatternMatch * self, GstVideoFrame * frame,
-    gboolean on_device)
+match_frame (GstKPatternMatch * self, GstVideoFrame * frame, gboolean on_device)
 {
   Settings snap;
 
@@ -703,9 +701,9 @@ match_frame (GstKPatternMatch * self, GstVideoFrame * frame,
         gst_structure_new ("kpatternmatch", "score", G_TYPE_DOUBLE,
             matches[i].sad / norm, "sad", G_TYPE_UINT64,
             (guint64) matches[i].sad, NULL));
-    if (snap.draw && kconv_frame_draw_box (frame, matches[i].x, matches[i].y, self->tw,
-            self->th,
-            on_device) != KCONV_OK) {
+    if (snap.draw
+        && kconv_frame_draw_box (frame, matches[i].x, matches[i].y, self->tw,
+            self->th, on_device) != KCONV_OK) {
       GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Drawing the match failed"),
           ("%s", kconv_last_error ()));
       return GST_FLOW_ERROR;
@@ -754,8 +752,7 @@ gst_kpattern_match_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   flags |= GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
   GstFlowReturn ret = GST_FLOW_ERROR;
   if (cut && !gst_video_frame_map (&frame, info, buf, flags))
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"),
-        (NULL));
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"), (NULL));
   else if (cut || gst_kconv_base_map_cuda (base, &frame, info, buf, flags)) {
     ret = match_frame (self, &frame, !cut);
     gst_video_frame_unmap (&frame);

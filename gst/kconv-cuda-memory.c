@@ -199,8 +199,7 @@ kconv_cuda_memory_map (KConvCudaMemory * cm, GstVideoFrame * frame,
   GstMemory *mem = gst_buffer_n_memory (buffer) > 0 ?
       gst_buffer_peek_memory (buffer, 0) : NULL;
   if (!mem || !gst_is_cuda_memory (mem)
-      || GST_CUDA_MEMORY_CAST (mem)->context !=
-      (GstCudaContext *) cm->context) {
+      || GST_CUDA_MEMORY_CAST (mem)->context != (GstCudaContext *) cm->context) {
     GST_WARNING ("%s", mem && gst_is_cuda_memory (mem) ?
         "CUDA memory of another context" : "not CUDA memory");
     return FALSE;

@@ -11,8 +11,8 @@
  * most bytes comes first and copies what it does not filter; the others
  * keep what it wrote.  Returns how many (0: nothing to convolve). */
 guint
-kconv_frame_plane_images (GstVideoFrame * frame, guint plane, gboolean luma_only,
-    KConvImage im[GST_VIDEO_MAX_COMPONENTS])
+kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
+    gboolean luma_only, KConvImage im[GST_VIDEO_MAX_COMPONENTS])
 {
   const GstVideoFormatInfo *finfo = frame->info.finfo;
   gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
@@ -70,8 +70,8 @@ kconv_frame_plane_row_bytes (const GstVideoFrame * frame, guint plane)
 /* Copies what lies past `from` in each row of `plane`: the part of the row
  * no submitted image covers. */
 void
-kconv_frame_copy_row_tails (GstVideoFrame * out, GstVideoFrame * in, guint plane,
-    gsize from, gsize to, gint rows)
+kconv_frame_copy_row_tails (GstVideoFrame * out, GstVideoFrame * in,
+    guint plane, gsize from, gsize to, gint rows)
 {
   for (gint y = 0; y < rows; y++)
     memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (out, plane) + from +
@@ -130,4 +130,3 @@ kconv_frame_draw_box (GstVideoFrame * frame, gint x, gint y, gint w, gint h,
   }
   return st;
 }
-

@@ -82,7 +82,8 @@ kmatch_template_pack (GstSample * rgba, const GstVideoFormatInfo *
       || !gst_video_frame_map (&frame, &info, gst_sample_get_buffer (rgba),
           GST_MAP_READ))
     return NULL;
-  const gint w = GST_VIDEO_INFO_WIDTH (&info), h = GST_VIDEO_INFO_HEIGHT (&info);
+  const gint w = GST_VIDEO_INFO_WIDTH (&info), h =
+      GST_VIDEO_INFO_HEIGHT (&info);
   guint8 *out = g_malloc ((gsize) w * h * channels);
   guint8 *m = g_malloc ((gsize) w * h);
   gboolean transparent = FALSE;

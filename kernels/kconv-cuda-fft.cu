@@ -13,12 +13,14 @@
  * it is opened at run time; without it the direct kernel is used.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cufft.h>
 
 #include "kconv-cuda-fft.h"
+#include "kconv-error.h"
 
 #define FFT_THREADS 256
 
@@ -35,7 +37,7 @@ typedef cufftResult (*DestroyFn) (cufftHandle);
 
 static struct
 {
-  int tried, ok;
+  int ok;
   PlanManyFn plan_many;
   SetStreamFn set_stream;
   ExecD2ZFn exec_d2z;
@@ -43,21 +45,20 @@ static struct
   DestroyFn destroy;
 } cufft;
 
-static int
-cufft_load (void)
+/* Once per process (pthread_once): filters made at the same time see the
+ * same answer. */
+static void
+cufft_load_once (void)
 {
   static const char *names[] = {
     "libcufft.so.12", "libcufft.so", "/usr/local/cuda/lib64/libcufft.so.12",
     "/usr/local/cuda/lib64/libcufft.so",
   };
-  if (cufft.tried)
-    return cufft.ok;
-  cufft.tried = 1;
   void *lib = NULL;
   for (size_t i = 0; i < sizeof names / sizeof names[0] && !lib; i++)
     lib = dlopen (names[i], RTLD_NOW | RTLD_LOCAL);
   if (!lib)
-    return 0;
+    return;
   cufft.plan_many = (PlanManyFn) dlsym (lib, "cufftPlanMany");
   cufft.set_stream = (SetStreamFn) dlsym (lib, "cufftSetStream");
   cufft.exec_d2z = (ExecD2ZFn) dlsym (lib, "cufftExecD2Z");
@@ -65,6 +66,13 @@ cufft_load (void)
   cufft.destroy = (DestroyFn) dlsym (lib, "cufftDestroy");
   cufft.ok = cufft.plan_many && cufft.set_stream && cufft.exec_d2z
       && cufft.exec_z2d && cufft.destroy;
+}
+
+static int
+cufft_load (void)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once (&once, cufft_load_once);
   return cufft.ok;
 }
 
@@ -149,11 +157,11 @@ struct KConvCudaFft
 
 
 KConvCudaFft *
-kconv_cuda_fft_new (const float *weights, int cols, int rows,
-    const char **why)
+kconv_cuda_fft_new (const float *weights, int cols, int rows)
 {
   if (!cufft_load ()) {
-    *why = "cuFFT (libcufft.so.12) could not be loaded";
+    kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "cuFFT (libcufft.so.12) "
+        "could not be loaded");
     return NULL;
   }
   KConvCudaFft *f = (KConvCudaFft *) calloc (1, sizeof *f);
@@ -161,7 +169,7 @@ kconv_cuda_fft_new (const float *weights, int cols, int rows,
   if (!f || !w) {
     free (f);
     free (w);
-    *why = "out of memory";
+    kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     return NULL;
   }
   memcpy (w, weights, sizeof (float) * cols * rows);
@@ -187,13 +195,12 @@ fft_release (KConvCudaFft * f)
   f->width = f->height = f->nch = 0;
 }
 
-#define FAIL(...) do { snprintf (err, err_size, __VA_ARGS__); \
-    fft_release (f); return -1; } while (0)
+#define FAIL(...) do { fft_release (f); \
+    return kconv_fail (KCONV_ERROR_DEVICE, __VA_ARGS__); } while (0)
 
 /* Buffers, plans and the kernel's spectrum for this frame size. */
-static int
-fft_prepare (KConvCudaFft * f, const KConvCudaJob * job, cudaStream_t stream,
-    char *err, size_t err_size)
+static KConvStatus
+fft_prepare (KConvCudaFft * f, const KConvCudaJob * job, cudaStream_t stream)
 {
   fft_release (f);
   f->fw = kconv_fft_size (job->width + f->cols - 1);
@@ -253,17 +260,19 @@ fft_prepare (KConvCudaFft * f, const KConvCudaJob * job, cudaStream_t stream,
   f->width = job->width;
   f->height = job->height;
   f->nch = nch;
-  return 0;
+  return KCONV_OK;
 }
 
-int
+KConvStatus
 kconv_cuda_fft_run (KConvCudaFft * f, const KConvCudaJob * job,
-    cudaStream_t stream, char *err, size_t err_size)
+    cudaStream_t stream)
 {
   if (job->width != f->width || job->height != f->height
-      || job->n_channels != f->nch)
-    if (fft_prepare (f, job, stream, err, err_size) != 0)
-      return -1;
+      || job->n_channels != f->nch) {
+    KConvStatus st = fft_prepare (f, job, stream);
+    if (st != KCONV_OK)
+      return st;
+  }
 
   const int fwc = f->fw / 2 + 1;
   const size_t plane = (size_t) f->fw * f->fh, cplane = (size_t) fwc * f->fh;
@@ -277,16 +286,14 @@ kconv_cuda_fft_run (KConvCudaFft * f, const KConvCudaJob * job,
   cufft.set_stream (f->fwd, stream);
   cufft.set_stream (f->inv, stream);
   if ((r = cufft.exec_d2z (f->fwd, f->real, f->spec)) != CUFFT_SUCCESS) {
-    snprintf (err, err_size, "cufftExecD2Z: error %d", r);
-    return -1;
+    return kconv_fail (KCONV_ERROR_DEVICE, "cufftExecD2Z: error %d", r);
   }
   fft_multiply_kernel <<< kconv_div_up ((int) cplane, FFT_THREADS),
       FFT_THREADS, 0, stream >>> (f->spec, f->kspec, cplane, job->n_channels);
   if ((e = cudaGetLastError ()) != cudaSuccess)
     goto cuda_error;
   if ((r = cufft.exec_z2d (f->inv, f->spec, f->real)) != CUFFT_SUCCESS) {
-    snprintf (err, err_size, "cufftExecZ2D: error %d", r);
-    return -1;
+    return kconv_fail (KCONV_ERROR_DEVICE, "cufftExecZ2D: error %d", r);
   }
   {
     dim3 grid (kconv_div_up (job->width, FFT_THREADS), job->height);
@@ -311,11 +318,11 @@ kconv_cuda_fft_run (KConvCudaFft * f, const KConvCudaJob * job,
   }
   if ((e = cudaGetLastError ()) != cudaSuccess)
     goto cuda_error;
-  return 0;
+  return KCONV_OK;
 
 cuda_error:
-  snprintf (err, err_size, "FFT path: %s", cudaGetErrorString (e));
-  return -1;
+  return kconv_fail (KCONV_ERROR_DEVICE, "FFT path: %s",
+      cudaGetErrorString (e));
 }
 
 void

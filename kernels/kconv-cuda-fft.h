@@ -10,14 +10,13 @@
 struct KConvCudaFft;
 
 /* weights: rows * cols, already scaled for inexact kernels.  Returns NULL
- * and a reason when cuFFT cannot be loaded. */
-KConvCudaFft *kconv_cuda_fft_new (const float *weights, int cols, int rows,
-    const char **why);
+ * (kconv_last_error says why) when cuFFT cannot be loaded. */
+KConvCudaFft *kconv_cuda_fft_new (const float *weights, int cols, int rows);
 
 /* Convolves every channel of job in one go (job.n_channels of them; it
  * writes the untouched bytes too).  Buffers and the kernel's spectrum are
- * made on the first frame of a size and kept.  On failure, err says why. */
-int kconv_cuda_fft_run (KConvCudaFft * fft, const KConvCudaJob * job,
-    cudaStream_t stream, char *err, size_t err_size);
+ * made on the first frame of a size and kept. */
+KConvStatus kconv_cuda_fft_run (KConvCudaFft * fft, const KConvCudaJob * job,
+    cudaStream_t stream);
 
 void kconv_cuda_fft_free (KConvCudaFft * fft);

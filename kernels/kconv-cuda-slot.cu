@@ -24,6 +24,8 @@
 #include <cuda_runtime.h>
 
 #include "kconv-cuda.h"
+#include "kconv-error.h"
+#include "kconv-tuning.h"
 #include "kconv-cpu.h"
 
 #define MAX_BANDS 8
@@ -64,17 +66,7 @@ struct KConvCudaSlot
   int n_unstage;
   int n_threads;
   int max_bands;                /* KCONV_CUDA_BANDS, for measuring */
-  char error[256];
 };
-
-#define SLOT_CHECK(slot, call) do { \
-    cudaError_t err_ = (call); \
-    if (err_ != cudaSuccess) { \
-      snprintf ((slot)->error, sizeof (slot)->error, "%s: %s (%s)", #call, \
-          cudaGetErrorName (err_), cudaGetErrorString (err_)); \
-      return KCONV_ERROR_DEVICE; \
-    } \
-  } while (0)
 
 extern "C" void *
 kconv_cuda_host_alloc (size_t size)
@@ -129,17 +121,17 @@ static KConvStatus
 slot_init (KConvCudaSlot * slot, int device)
 {
   slot->device = device;
-  const char *bands = getenv ("KCONV_CUDA_BANDS");
-  slot->max_bands = bands ? atoi (bands) : MAX_BANDS;
+  const int bands = kconv_tuning ().cuda_bands;
+  slot->max_bands = bands ? bands : MAX_BANDS;
   slot->max_bands = slot->max_bands < 1 ? 1 :
       slot->max_bands > MAX_BANDS ? MAX_BANDS : slot->max_bands;
-  SLOT_CHECK (slot, (cudaError_t) kconv_cuda_use_device (device));
-  SLOT_CHECK (slot, cudaEventCreateWithFlags (&slot->done,
+  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (device));
+  KCONV_CUDA_CHECK (cudaEventCreateWithFlags (&slot->done,
           cudaEventDisableTiming));
   for (int i = 0; i < MAX_BANDS; i++) {
-    SLOT_CHECK (slot, cudaEventCreateWithFlags (&slot->uploaded[i],
+    KCONV_CUDA_CHECK (cudaEventCreateWithFlags (&slot->uploaded[i],
             cudaEventDisableTiming));
-    SLOT_CHECK (slot, cudaEventCreateWithFlags (&slot->convolved[i],
+    KCONV_CUDA_CHECK (cudaEventCreateWithFlags (&slot->convolved[i],
             cudaEventDisableTiming));
   }
   slot->ready = 1;
@@ -161,9 +153,8 @@ slot_finish (KConvCudaSlot * slot)
     slot->broken = 0;
   }
   if (err != cudaSuccess) {
-    snprintf (slot->error, sizeof slot->error, "while frames were in flight: "
+    st = kconv_fail (KCONV_ERROR_DEVICE, "while frames were in flight: "
         "%s (%s)", cudaGetErrorName (err), cudaGetErrorString (err));
-    st = KCONV_ERROR_DEVICE;
   } else {
     for (int i = 0; i < slot->n_unstage; i++) {
       const Unstage *u = &slot->unstage[i];
@@ -196,7 +187,7 @@ slot_reserve (KConvCudaSlot * slot, size_t d_need, size_t h_need)
     cudaFree (slot->d_mem);
     slot->d_mem = NULL;
     slot->d_size = 0;
-    SLOT_CHECK (slot, cudaMalloc (&slot->d_mem, d_frame));
+    KCONV_CUDA_CHECK (cudaMalloc (&slot->d_mem, d_frame));
     slot->d_size = d_frame;
   }
   if (h_frame > slot->h_size) {
@@ -204,7 +195,7 @@ slot_reserve (KConvCudaSlot * slot, size_t d_need, size_t h_need)
       cudaFreeHost (slot->h_stage);
     slot->h_stage = NULL;
     slot->h_size = 0;
-    SLOT_CHECK (slot, cudaHostAlloc (&slot->h_stage, h_frame,
+    KCONV_CUDA_CHECK (cudaHostAlloc (&slot->h_stage, h_frame,
             cudaHostAllocPortable));
     slot->h_size = h_frame;
   }
@@ -235,7 +226,7 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
   const int dst_pinned = is_pinned (dst->data);
   const size_t plane = pitch * h;
 
-  SLOT_CHECK (slot, (cudaError_t) kconv_cuda_use_device (slot->device));
+  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (slot->device));
   void *up_ptr, *down_ptr;
   kconv_cuda_copy_streams (cu, &up_ptr, &down_ptr);
   cudaStream_t up = (cudaStream_t) up_ptr, down = (cudaStream_t) down_ptr;
@@ -288,19 +279,19 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
       from = stage_in + y0 * row;
       from_stride = row;
     }
-    SLOT_CHECK (slot, cudaMemcpy2DAsync (d_src + y0 * pitch, pitch, from,
+    KCONV_CUDA_CHECK (cudaMemcpy2DAsync (d_src + y0 * pitch, pitch, from,
             from_stride, row, y1 - y0, cudaMemcpyHostToDevice, up));
     kconv_cuda_count_transfer (1, row * (y1 - y0));
     /* bytes the destination keeps come back down with the result: they
      * must be on the device first (rare: the element's second image over
      * a plane is the case above, with nothing to upload) */
     if (dst->keep_other_bytes) {
-      SLOT_CHECK (slot, cudaMemcpy2DAsync (d_dst + y0 * pitch, pitch,
+      KCONV_CUDA_CHECK (cudaMemcpy2DAsync (d_dst + y0 * pitch, pitch,
               dst->data + (ptrdiff_t) y0 * dst->stride, dst->stride, row,
               y1 - y0, cudaMemcpyHostToDevice, up));
       kconv_cuda_count_transfer (1, row * (y1 - y0));
     }
-    SLOT_CHECK (slot, cudaEventRecord (slot->uploaded[b], up));
+    KCONV_CUDA_CHECK (cudaEventRecord (slot->uploaded[b], up));
   }
 
   cudaStream_t compute = (cudaStream_t) kconv_cuda_compute_stream (cu);
@@ -318,29 +309,27 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
     last = bands == 1 || last >= h ? h - 1 : last;
     const int need = last / band_h;
     if (need > waited) {
-      SLOT_CHECK (slot, cudaStreamWaitEvent (compute, slot->uploaded[need],
+      KCONV_CUDA_CHECK (cudaStreamWaitEvent (compute, slot->uploaded[need],
               0));
       waited = need;
     }
     st = kconv_cuda_run_rows (cu, &dev_src, &dev_dst, y0, y1, compute);
-    if (st != KCONV_OK) {
-      snprintf (slot->error, sizeof slot->error, "%s", kconv_cuda_error (cu));
+    if (st != KCONV_OK)
       return st;
-    }
-    SLOT_CHECK (slot, cudaEventRecord (slot->convolved[b], compute));
+    KCONV_CUDA_CHECK (cudaEventRecord (slot->convolved[b], compute));
   }
 
   uint8_t *to = stage_out ? stage_out : dst->data;
   const size_t to_stride = stage_out ? row : (size_t) dst->stride;
   for (int b = 0; b < bands; b++) {
     const int y0 = b * band_h, y1 = y0 + band_h < h ? y0 + band_h : h;
-    SLOT_CHECK (slot, cudaStreamWaitEvent (down, slot->convolved[b], 0));
-    SLOT_CHECK (slot, cudaMemcpy2DAsync (to + y0 * to_stride, to_stride,
+    KCONV_CUDA_CHECK (cudaStreamWaitEvent (down, slot->convolved[b], 0));
+    KCONV_CUDA_CHECK (cudaMemcpy2DAsync (to + y0 * to_stride, to_stride,
             d_dst + y0 * pitch, pitch, row, y1 - y0, cudaMemcpyDeviceToHost,
             down));
     kconv_cuda_count_transfer (0, row * (y1 - y0));
   }
-  SLOT_CHECK (slot, cudaEventRecord (slot->done, down));
+  KCONV_CUDA_CHECK (cudaEventRecord (slot->done, down));
   if (stage_out)
     slot->unstage[slot->n_unstage++] = (Unstage) {
     dst->data, dst->stride, stage_out, row, h};
@@ -349,16 +338,13 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
 
 extern "C" KConvStatus
 kconv_cuda_submit (KConvCuda * cu, KConvCudaSlot ** slotp,
-    const KConvImage * src, const KConvImage * dst, int n_threads,
-    const char **detail)
+    const KConvImage * src, const KConvImage * dst, int n_threads)
 {
   KConvCudaSlot *slot = *slotp;
   if (!slot) {
     slot = (KConvCudaSlot *) calloc (1, sizeof *slot);
-    if (!slot) {
-      *detail = "out of memory";
-      return KCONV_ERROR_OUT_OF_MEMORY;
-    }
+    if (!slot)
+      return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     *slotp = slot;
   }
   KConvStatus st = KCONV_OK;
@@ -369,31 +355,23 @@ kconv_cuda_submit (KConvCuda * cu, KConvCudaSlot ** slotp,
   if (!slot->ready) {
     st = slot_init (slot, kconv_cuda_device_of (cu));
     if (st != KCONV_OK) {
-      static thread_local char why[256];
-      snprintf (why, sizeof why, "%s", slot->error);
       slot_release (slot);
-      *detail = why;
       return st;
     }
   }
   slot->n_threads = n_threads;
   st = slot_submit (cu, slot, src, dst);
-  if (st != KCONV_OK) {
+  if (st != KCONV_OK)
     slot->broken = 1;
-    *detail = slot->error;
-  }
   return st;
 }
 
 extern "C" KConvStatus
-kconv_cuda_slot_wait (KConvCudaSlot * slot, const char **detail)
+kconv_cuda_slot_wait (KConvCudaSlot * slot)
 {
   if (!slot)
     return KCONV_OK;
-  KConvStatus st = slot_finish (slot);
-  if (st != KCONV_OK)
-    *detail = slot->error;
-  return st;
+  return slot_finish (slot);
 }
 
 extern "C" void

@@ -10,6 +10,8 @@
 #include <cuda_runtime.h>
 
 #include "kconv-cuda.h"
+#include "kconv-error.h"
+#include "kconv-tuning.h"
 #include "kconv-cuda-fft.h"
 #include "kconv-cuda-launch.h"
 
@@ -57,18 +59,9 @@ struct KConvCuda
   cudaStream_t up, down;        /* frames' uploads and downloads, in order */
   KConvCudaSlot *own_slot;      /* for kconv_cuda_run */
   double sepmma_bound;          /* STRATEGY_SEPARABLE_MMA's error bound */
-  char error[256];
   char description[200];
 };
 
-#define CHECK_CUDA(cu, call) do { \
-    cudaError_t err_ = (call); \
-    if (err_ != cudaSuccess) { \
-      snprintf ((cu)->error, sizeof (cu)->error, "%s: %s (%s)", #call, \
-          cudaGetErrorName (err_), cudaGetErrorString (err_)); \
-      return KCONV_ERROR_DEVICE; \
-    } \
-  } while (0)
 
 extern "C" int
 kconv_cuda_device_count (void)
@@ -140,9 +133,8 @@ kconv_cuda_copy_device (void *dst, ptrdiff_t dst_stride, const void *src,
 {
   if (rows <= 0 || row_bytes == 0)
     return KCONV_OK;
-  if (cudaMemcpy2DAsync (dst, dst_stride, src, src_stride, row_bytes, rows,
-          cudaMemcpyDeviceToDevice, (cudaStream_t) stream) != cudaSuccess)
-    return KCONV_ERROR_DEVICE;
+  KCONV_CUDA_CHECK (cudaMemcpy2DAsync (dst, dst_stride, src, src_stride,
+          row_bytes, rows, cudaMemcpyDeviceToDevice, (cudaStream_t) stream));
   return KCONV_OK;
 }
 
@@ -182,27 +174,27 @@ kconv_cuda_draw_box (const KConvImage * im, int x, int y, int w, int h,
   draw_box_kernel <<< grid, 128, 0, (cudaStream_t) stream >>> (im->data,
       im->stride, im->pixel_stride, im->n_channels, off, val, x, y, w, h,
       x1 - x, y1 - y, thickness);
-  return cudaGetLastError () == cudaSuccess ? KCONV_OK : KCONV_ERROR_DEVICE;
+  KCONV_CUDA_CHECK (cudaGetLastError ());
+  return KCONV_OK;
 }
 
 extern "C" KConvStatus
 kconv_cuda_sync (void *stream)
 {
-  if (cudaStreamSynchronize ((cudaStream_t) stream) != cudaSuccess)
-    return KCONV_ERROR_DEVICE;
+  KCONV_CUDA_CHECK (cudaStreamSynchronize ((cudaStream_t) stream));
   return KCONV_OK;
 }
 
 static KConvStatus
 cuda_setup (KConvCuda * cu, const KConvPlan * plan)
 {
-  CHECK_CUDA (cu, (cudaError_t) kconv_cuda_use_device (cu->device));
-  CHECK_CUDA (cu, cudaDeviceGetAttribute (&cu->max_smem,
+  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (cu->device));
+  KCONV_CUDA_CHECK (cudaDeviceGetAttribute (&cu->max_smem,
           cudaDevAttrMaxSharedMemoryPerBlockOptin, cu->device));
-  CHECK_CUDA (cu, cudaStreamCreateWithFlags (&cu->stream,
+  KCONV_CUDA_CHECK (cudaStreamCreateWithFlags (&cu->stream,
           cudaStreamNonBlocking));
-  CHECK_CUDA (cu, cudaStreamCreateWithFlags (&cu->up, cudaStreamNonBlocking));
-  CHECK_CUDA (cu, cudaStreamCreateWithFlags (&cu->down,
+  KCONV_CUDA_CHECK (cudaStreamCreateWithFlags (&cu->up, cudaStreamNonBlocking));
+  KCONV_CUDA_CHECK (cudaStreamCreateWithFlags (&cu->down,
           cudaStreamNonBlocking));
 
   KConvCudaJob *a = &cu->arith;
@@ -229,8 +221,7 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
       return KCONV_ERROR_OUT_OF_MEMORY;
     for (int i = 0; i < n; i++)
       w[i] = plan->weights[i] * scale;
-    const char *why = "";
-    cu->fft = kconv_cuda_fft_new (w, plan->cols, plan->rows, &why);
+    cu->fft = kconv_cuda_fft_new (w, plan->cols, plan->rows);
     free (w);
     if (!cu->fft)
       cu->strategy = STRATEGY_DIRECT;   /* no cuFFT here: direct it is */
@@ -250,7 +241,7 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
       err = cudaMemcpy (cu->d_mma_table, table, bytes, cudaMemcpyHostToDevice);
     free (w);
     free (table);
-    CHECK_CUDA (cu, err);
+    KCONV_CUDA_CHECK (err);
     return KCONV_OK;
   }
   if (cu->strategy == STRATEGY_SEPARABLE_MMA)
@@ -272,7 +263,7 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
       err = cudaMemcpy (cu->d_weights, w, n * sizeof (float),
           cudaMemcpyHostToDevice);
     free (w);
-    CHECK_CUDA (cu, err);
+    KCONV_CUDA_CHECK (err);
   }
   return KCONV_OK;
 }
@@ -318,9 +309,8 @@ separable_mma_bound (const KConvPlan * plan, int device, float *hv)
 
 extern "C" KConvStatus
 kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
-    KConvCuda ** out, const char **detail)
+    KConvCuda ** out)
 {
-  static thread_local char why[256];
   *out = NULL;
   KConvCuda *cu = (KConvCuda *) calloc (1, sizeof *cu);
   if (!cu)
@@ -328,10 +318,10 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
   cu->device = device_id < 0 ? 0 : device_id;
   /* KCONV_CUDA_STRATEGY=small|direct|separable|fft|mma|sepmma forces a
    * path (where it can take the kernel), for measuring crossovers */
-  const char *force = getenv ("KCONV_CUDA_STRATEGY");
+  const KConvTuning tuning = kconv_tuning ();
+  const char *force = tuning.cuda_strategy[0] ? tuning.cuda_strategy : NULL;
   /* KCONV_CUDA_PACKED=0 keeps small integer kernels on the float path
    * (neither packed lanes nor DP4A) */
-  const char *packed = getenv ("KCONV_CUDA_PACKED");
   const int taps = plan->rows * plan->cols;
   const int mma = mma_fits (plan, cu->device);
   const int small = kconv_cuda_small_fits (plan->cols, plan->rows, 1);
@@ -355,12 +345,10 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
   else
     cu->strategy = taps >= FFT_MIN_TAPS ? STRATEGY_FFT : STRATEGY_DIRECT;
   if (cu->strategy == STRATEGY_SMALL && plan->exact
-      && (!packed || strcmp (packed, "0")))
+      && tuning.cuda_packed)
     cu->int_path = kconv_cuda_int_setup (plan->weights, plan->cols, &cu->iw);
   KConvStatus st = cuda_setup (cu, plan);
   if (st != KCONV_OK) {
-    snprintf (why, sizeof why, "%s", cu->error);
-    *detail = why;
     kconv_cuda_free (cu);
     return st;
   }
@@ -407,7 +395,7 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
     const KConvImage * dst, int row_begin, int row_end, void *stream_ptr)
 {
   cudaStream_t stream = (cudaStream_t) stream_ptr;
-  CHECK_CUDA (cu, (cudaError_t) kconv_cuda_use_device (cu->device));
+  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (cu->device));
 
   KConvCudaJob job = cu->arith;
   job.src = src->data;
@@ -424,16 +412,14 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
 
   if (cu->strategy == STRATEGY_FFT) {
     if (row_begin != 0 || row_end != src->height) {
-      snprintf (cu->error, sizeof cu->error, "the FFT path convolves whole "
-          "frames only");
-      return KCONV_ERROR_INVALID_ARGUMENT;
+      return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "the FFT path "
+          "convolves whole frames only");
     }
     job.n_channels = src->n_channels;
     for (int c = 0; c < src->n_channels; c++)
       job.channel_offset[c] = src->channel_offset[c];
     job.copy_other_bytes = !dst->keep_other_bytes;
-    return kconv_cuda_fft_run (cu->fft, &job, stream, cu->error,
-        sizeof cu->error) == 0 ? KCONV_OK : KCONV_ERROR_DEVICE;
+    return kconv_cuda_fft_run (cu->fft, &job, stream);
   }
 
   /* the tensor-core paths take every channel in one launch */
@@ -441,17 +427,15 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
     const size_t smem = cu->strategy == STRATEGY_MMA ?
         kconv_cuda_mma_smem (src->n_channels, job.cols, job.rows) :
         kconv_cuda_separable_mma_smem (src->n_channels, job.cols, job.rows);
-    if (smem > (size_t) cu->max_smem) {
-      snprintf (cu->error, sizeof cu->error, "a %dx%d kernel needs %zu bytes "
+    if (smem > (size_t) cu->max_smem)
+      return kconv_fail (KCONV_ERROR_DEVICE, "a %dx%d kernel needs %zu bytes "
           "of shared memory per block; the device allows %d", job.cols,
           job.rows, smem, cu->max_smem);
-      return KCONV_ERROR_DEVICE;
-    }
     job.n_channels = src->n_channels;
     for (int c = 0; c < src->n_channels; c++)
       job.channel_offset[c] = src->channel_offset[c];
     job.copy_other_bytes = !dst->keep_other_bytes;
-    CHECK_CUDA (cu, cu->strategy == STRATEGY_MMA ?
+    KCONV_CUDA_CHECK (cu->strategy == STRATEGY_MMA ?
         kconv_cuda_launch_mma (&job, cu->d_mma_table, stream) :
         kconv_cuda_launch_separable_mma (&job, &cu->pw, stream));
     return KCONV_OK;
@@ -462,12 +446,10 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
   int total = src->n_channels, per = total;
   while (per > 1 && smem_for (cu, per) > SMEM_COMFORT)
     per--;
-  if (smem_for (cu, per) > (size_t) cu->max_smem) {
-    snprintf (cu->error, sizeof cu->error, "a %dx%d kernel needs %zu bytes "
+  if (smem_for (cu, per) > (size_t) cu->max_smem)
+    return kconv_fail (KCONV_ERROR_DEVICE, "a %dx%d kernel needs %zu bytes "
         "of shared memory per block; the device allows %d", cu->arith.cols,
         cu->arith.rows, smem_for (cu, per), cu->max_smem);
-    return KCONV_ERROR_DEVICE;
-  }
 
   if (cu->strategy == STRATEGY_SMALL
       && kconv_cuda_small_fits (job.cols, job.rows, total)) {
@@ -477,11 +459,11 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
     job.copy_other_bytes = !dst->keep_other_bytes;
     if (cu->int_path != KCONV_CUDA_INT_NONE
         && kconv_cuda_int_layout_fits (job))
-      CHECK_CUDA (cu, cu->int_path == KCONV_CUDA_INT_PACKED ?
+      KCONV_CUDA_CHECK (cu->int_path == KCONV_CUDA_INT_PACKED ?
           kconv_cuda_launch_packed (&job, &cu->iw, stream) :
           kconv_cuda_launch_dp4a (&job, &cu->iw, stream));
     else
-      CHECK_CUDA (cu, kconv_cuda_launch_small (&job, &cu->pw, stream));
+      KCONV_CUDA_CHECK (kconv_cuda_launch_small (&job, &cu->pw, stream));
     return KCONV_OK;
   }
   for (int c0 = 0; c0 < total; c0 += per) {
@@ -492,7 +474,7 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
     cudaError_t err = cu->strategy == STRATEGY_SEPARABLE ?
         kconv_cuda_launch_separable (&job, &cu->pw, stream) :
         kconv_cuda_launch_direct (&job, &cu->pw, cu->d_weights, stream);
-    CHECK_CUDA (cu, err);
+    KCONV_CUDA_CHECK (err);
   }
   return KCONV_OK;
 }
@@ -508,14 +490,9 @@ extern "C" KConvStatus
 kconv_cuda_run (KConvCuda * cu, const KConvImage * src, const KConvImage * dst,
     int n_threads)
 {
-  const char *detail = "";
-  KConvStatus st = kconv_cuda_submit (cu, &cu->own_slot, src, dst, n_threads,
-      &detail);
-  if (st == KCONV_OK)
-    st = kconv_cuda_slot_wait (cu->own_slot, &detail);
-  if (st != KCONV_OK)
-    snprintf (cu->error, sizeof cu->error, "%s", detail);
-  return st;
+  KConvStatus st = kconv_cuda_submit (cu, &cu->own_slot, src, dst,
+      n_threads);
+  return st != KCONV_OK ? st : kconv_cuda_slot_wait (cu->own_slot);
 }
 
 extern "C" int
@@ -544,12 +521,6 @@ kconv_cuda_copy_streams (const KConvCuda * cu, void **up, void **down)
 {
   *up = (void *) cu->up;
   *down = (void *) cu->down;
-}
-
-extern "C" const char *
-kconv_cuda_error (const KConvCuda * cu)
-{
-  return cu->error;
 }
 
 extern "C" const char *

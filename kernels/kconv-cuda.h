@@ -21,9 +21,10 @@ typedef struct KConvCuda KConvCuda;
 int kconv_cuda_device_count (void);
 
 /* Uploads the kernel and picks the strategy; device_id -1 = device 0.
- * On failure *detail (static or owned by nobody) says why. */
+ * Every function here records why it fails with kconv_fail ()
+ * (kconv-error.h). */
 KConvStatus kconv_cuda_new (const KConvPlan * plan, int use_separable,
-    int device_id, KConvCuda ** out, const char **detail);
+    int device_id, KConvCuda ** out);
 
 /* Host images in, host images out: upload, convolve, download, wait.
  * Pageable memory is staged through pinned buffers by n_threads threads. */
@@ -59,13 +60,11 @@ void kconv_cuda_copy_streams (const KConvCuda * cu, void **up, void **down);
  * buffers, pinned staging and the events that tie its steps together.
  * Submitting queues the upload, the convolution and the download on the
  * filter's three streams, band by band so that they overlap within a frame
- * too, and returns; waiting finishes it.  *slot is created on first use.  On failure
- * *detail says why (valid until the next call on the slot). */
+ * too, and returns; waiting finishes it.  *slot is created on first use. */
 typedef struct KConvCudaSlot KConvCudaSlot;
 KConvStatus kconv_cuda_submit (KConvCuda * cu, KConvCudaSlot ** slot,
-    const KConvImage * src, const KConvImage * dst, int n_threads,
-    const char **detail);
-KConvStatus kconv_cuda_slot_wait (KConvCudaSlot * slot, const char **detail);
+    const KConvImage * src, const KConvImage * dst, int n_threads);
+KConvStatus kconv_cuda_slot_wait (KConvCudaSlot * slot);
 void kconv_cuda_slot_free (KConvCudaSlot * slot);
 
 /* Page-locked host memory (NULL when it cannot be had). */
@@ -91,9 +90,6 @@ KConvStatus kconv_cuda_sync (void *stream);
 KConvStatus kconv_cuda_draw_box (const KConvImage * image, int x, int y,
     int w, int h, int thickness, const uint8_t value[KCONV_MAX_CHANNELS],
     void *stream);
-
-/* What the last failed call said. */
-const char *kconv_cuda_error (const KConvCuda * cu);
 
 /* "direct", "separable" and the launch shape, for logs and benchmarks. */
 const char *kconv_cuda_strategy (const KConvCuda * cu);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kconv.h"
+#include "kconv-error.h"
+#include "kconv-tuning.h"
 #include "kconv-plan.h"
 #include "kconv-cpu.h"
 #ifdef KCONV_HAVE_CUDA
@@ -24,21 +26,6 @@ struct KConvFilter
   KConvCuda *cuda;
 #endif
 };
-
-/* The detail of the last failure in this thread (a CUDA message, say). */
-static _Thread_local char last_error[256];
-
-static void
-set_last_error (const char *text)
-{
-  snprintf (last_error, sizeof last_error, "%s", text ? text : "");
-}
-
-const char *
-kconv_last_error (void)
-{
-  return last_error;
-}
 
 const char *
 kconv_status_string (KConvStatus status)
@@ -136,10 +123,10 @@ cpu_path (const KConvPlan * plan)
   if (separable_pays (plan))
     return KCONV_PATH_SEPARABLE;
 #ifdef KCONV_HAVE_FFTW
-  /* KCONV_CPU_STRATEGY=direct|fft forces a path, for measuring crossovers */
-  const char *force = getenv ("KCONV_CPU_STRATEGY");
-  if (force)
-    return strcmp (force, "fft") ? KCONV_PATH_DIRECT : KCONV_PATH_FFT;
+  /* a forced path, for measuring crossovers */
+  const KConvTuning t = kconv_tuning ();
+  if (t.cpu_strategy[0])
+    return strcmp (t.cpu_strategy, "fft") ? KCONV_PATH_DIRECT : KCONV_PATH_FFT;
   if (plan->rows * plan->cols >= CPU_FFT_MIN_TAPS)
     return KCONV_PATH_FFT;
 #endif
@@ -152,29 +139,31 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
 {
   static const KConvOptions defaults = { KCONV_BACKEND_AUTO, 0, -1 };
   if (!out)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_new: no "
+        "place for the filter (out is NULL)");
   *out = NULL;
   if (!options)
     options = &defaults;
   if (options->n_threads < 0 || options->backend < KCONV_BACKEND_AUTO
       || options->backend > KCONV_BACKEND_REFERENCE)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_new: "
+        "negative n_threads or an unknown backend");
 
   KConvBackend backend = kconv_backend_resolve (options->backend);
   if (!kconv_backend_available (backend)) {
-    set_last_error (backend == KCONV_BACKEND_CUDA ?
+    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "%s",
+        backend != KCONV_BACKEND_CUDA ? "" :
 #ifdef KCONV_HAVE_CUDA
         "no usable CUDA device was found"
 #else
         "this build of kconv has no CUDA support"
 #endif
-        : "");
-    return KCONV_ERROR_BACKEND_UNAVAILABLE;
+        );
   }
 
   KConvFilter *f = calloc (1, sizeof *f);
   if (!f)
-    return KCONV_ERROR_OUT_OF_MEMORY;
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
   KConvStatus st = kconv_plan_init (&f->plan, kernel, border);
   if (st != KCONV_OK) {
     free (f);
@@ -189,15 +178,14 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
 #ifdef KCONV_HAVE_FFTW
   if (f->path == KCONV_PATH_FFT && !(f->cpu_fft = kconv_cpu_fft_new (&f->plan))) {
     kconv_filter_free (f);
-    return KCONV_ERROR_OUT_OF_MEMORY;
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
   }
 #endif
 
 #ifdef KCONV_HAVE_CUDA
   if (backend == KCONV_BACKEND_CUDA) {
-    const char *why = "";
     st = kconv_cuda_new (&f->plan, f->path == KCONV_PATH_SEPARABLE,
-        options->device_id, &f->cuda, &why);
+        options->device_id, &f->cuda);
     if (st != KCONV_OK && options->backend == KCONV_BACKEND_AUTO) {
       f->backend = KCONV_BACKEND_CPU;   /* auto: a GPU that fails to start */
       f->path = cpu_path (&f->plan);
@@ -208,7 +196,6 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
         f->path = KCONV_PATH_DIRECT;
 #endif
     } else if (st != KCONV_OK) {
-      set_last_error (why);
       kconv_filter_free (f);
       return st;
     }
@@ -268,15 +255,12 @@ filter_run (KConvFilter * f, const KConvImage * src, const KConvImage * dst)
       return kconv_cpu_run (&f->plan, f->path == KCONV_PATH_SEPARABLE,
           f->n_threads, &f->cpu_scratch, src, dst);
 #ifdef KCONV_HAVE_CUDA
-    case KCONV_BACKEND_CUDA:{
-      KConvStatus st = kconv_cuda_run (f->cuda, src, dst, f->n_threads);
-      if (st != KCONV_OK)
-        set_last_error (kconv_cuda_error (f->cuda));
-      return st;
-    }
+    case KCONV_BACKEND_CUDA:
+      return kconv_cuda_run (f->cuda, src, dst, f->n_threads);
 #endif
     default:
-      return KCONV_ERROR_BACKEND_UNAVAILABLE;
+      return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "the filter's "
+          "backend is not available in this build");
   }
 }
 
@@ -285,7 +269,8 @@ kconv_filter_run (KConvFilter * f, const KConvImage * src,
     const KConvImage * dst)
 {
   if (!f || !images_match (src, dst))
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_run: the "
+        "images are invalid, differ in size or layout, or overlap");
   return filter_run (f, src, dst);
 }
 
@@ -295,17 +280,14 @@ kconv_filter_run_device (KConvFilter * f, const KConvImage * src,
 {
   if (!f || !src || !dst || src->width != dst->width
       || src->height != dst->height || src->n_channels != dst->n_channels)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
+        "kconv_filter_run_device: the images differ in size or channels");
 #ifdef KCONV_HAVE_CUDA
-  if (f->backend == KCONV_BACKEND_CUDA) {
-    KConvStatus st = kconv_cuda_run_device (f->cuda, src, dst, stream);
-    if (st != KCONV_OK)
-      set_last_error (kconv_cuda_error (f->cuda));
-    return st;
-  }
+  if (f->backend == KCONV_BACKEND_CUDA)
+    return kconv_cuda_run_device (f->cuda, src, dst, stream);
 #endif
-  set_last_error ("device images need the CUDA backend");
-  return KCONV_ERROR_BACKEND_UNAVAILABLE;
+  return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
+      "device images need the CUDA backend");
 }
 
 void *
@@ -324,16 +306,13 @@ kconv_device_copy (void *dst, ptrdiff_t dst_stride, const void *src,
     ptrdiff_t src_stride, size_t row_bytes, int rows, void *stream)
 {
 #ifdef KCONV_HAVE_CUDA
-  KConvStatus st = kconv_cuda_copy_device (dst, dst_stride, src, src_stride,
+  return kconv_cuda_copy_device (dst, dst_stride, src, src_stride,
       row_bytes, rows, stream);
-  if (st != KCONV_OK)
-    set_last_error ("a device-to-device copy failed");
-  return st;
 #else
   (void) dst, (void) dst_stride, (void) src, (void) src_stride;
   (void) row_bytes, (void) rows, (void) stream;
-  set_last_error ("this build of kconv has no CUDA support");
-  return KCONV_ERROR_BACKEND_UNAVAILABLE;
+  return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
+      "this build of kconv has no CUDA support");
 #endif
 }
 
@@ -341,14 +320,11 @@ KConvStatus
 kconv_device_sync (void *stream)
 {
 #ifdef KCONV_HAVE_CUDA
-  KConvStatus st = kconv_cuda_sync (stream);
-  if (st != KCONV_OK)
-    set_last_error ("waiting for the GPU failed");
-  return st;
+  return kconv_cuda_sync (stream);
 #else
   (void) stream;
-  set_last_error ("this build of kconv has no CUDA support");
-  return KCONV_ERROR_BACKEND_UNAVAILABLE;
+  return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
+      "this build of kconv has no CUDA support");
 #endif
 }
 
@@ -375,16 +351,12 @@ kconv_device_draw_box (const KConvImage * im, int x, int y, int w, int h,
     int thickness, const uint8_t value[KCONV_MAX_CHANNELS], void *stream)
 {
 #ifdef KCONV_HAVE_CUDA
-  KConvStatus st = kconv_cuda_draw_box (im, x, y, w, h, thickness, value,
-      stream);
-  if (st != KCONV_OK)
-    set_last_error ("drawing on the GPU failed");
-  return st;
+  return kconv_cuda_draw_box (im, x, y, w, h, thickness, value, stream);
 #else
   (void) im, (void) x, (void) y, (void) w, (void) h, (void) thickness;
   (void) value, (void) stream;
-  set_last_error ("this build of kconv has no CUDA support");
-  return KCONV_ERROR_BACKEND_UNAVAILABLE;
+  return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
+      "this build of kconv has no CUDA support");
 #endif
 }
 
@@ -415,16 +387,11 @@ kconv_filter_submit (KConvFilter * f, KConvSlot * slot,
     const KConvImage * src, const KConvImage * dst)
 {
   if (!f || !slot || !images_match (src, dst))
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_submit: "
+        "the images are invalid, differ in size or layout, or overlap");
 #ifdef KCONV_HAVE_CUDA
-  if (f->backend == KCONV_BACKEND_CUDA) {
-    const char *detail = "";
-    KConvStatus st = kconv_cuda_submit (f->cuda, &slot->cuda, src, dst,
-        f->n_threads, &detail);
-    if (st != KCONV_OK)
-      set_last_error (detail);
-    return st;
-  }
+  if (f->backend == KCONV_BACKEND_CUDA)
+    return kconv_cuda_submit (f->cuda, &slot->cuda, src, dst, f->n_threads);
 #endif
   return filter_run (f, src, dst);
 }
@@ -433,13 +400,10 @@ KConvStatus
 kconv_slot_wait (KConvSlot * slot)
 {
   if (!slot)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_slot_wait: no "
+        "slot");
 #ifdef KCONV_HAVE_CUDA
-  const char *detail = "";
-  KConvStatus st = kconv_cuda_slot_wait (slot->cuda, &detail);
-  if (st != KCONV_OK)
-    set_last_error (detail);
-  return st;
+  return kconv_cuda_slot_wait (slot->cuda);
 #else
   return KCONV_OK;
 #endif

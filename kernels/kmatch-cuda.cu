@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 #include "kmatch-cuda.h"
 #include "kconv-cuda.h"
+#include "kconv-error.h"
 
 #define GROUP 4                 /* neighbouring positions per thread */
 #define ROWS 4                  /* rows of them */
@@ -49,17 +50,7 @@ struct KMatchCuda
   uint64_t *d_map, *d_best;
   size_t map_size;
   cudaStream_t stream;
-  char error[256];
 };
-
-#define CHECK_CUDA(g, call) do { \
-    cudaError_t err_ = (call); \
-    if (err_ != cudaSuccess) { \
-      snprintf ((g)->error, sizeof (g)->error, "%s: %s", #call, \
-          cudaGetErrorString (err_)); \
-      return KCONV_ERROR_DEVICE; \
-    } \
-  } while (0)
 
 /* Position k of a thread's group starts CH * k bytes after the first,
  * which is word-aligned (positions come in groups of GROUP = 4): word
@@ -206,9 +197,8 @@ sad_kernel (const uint8_t * __restrict__ frame, int pitch, int mw, int mh,
 }
 
 extern "C" KConvStatus
-kmatch_cuda_new (int device_id, KMatchCuda ** out, const char **why)
+kmatch_cuda_new (int device_id, KMatchCuda ** out)
 {
-  static char reason[256];
   *out = NULL;
   KMatchCuda *g = (KMatchCuda *) calloc (1, sizeof *g);
   if (!g)
@@ -220,10 +210,9 @@ kmatch_cuda_new (int device_id, KMatchCuda ** out, const char **why)
   if (e == cudaSuccess)
     e = cudaMalloc (&g->d_best, sizeof (uint64_t));
   if (e != cudaSuccess) {
-    snprintf (reason, sizeof reason, "%s", cudaGetErrorString (e));
-    *why = reason;
     kmatch_cuda_free (g);
-    return KCONV_ERROR_DEVICE;
+    return kconv_fail (KCONV_ERROR_DEVICE, "setting up the GPU matcher: %s "
+        "(%s)", cudaGetErrorName (e), cudaGetErrorString (e));
   }
   *out = g;
   return KCONV_OK;
@@ -261,7 +250,7 @@ kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl, int tw,
       mk[(size_t) word * 16 + k * 4 + byte] = 0xff;
     }
   }
-  CHECK_CUDA (g, (cudaError_t) kconv_cuda_use_device (g->device));
+  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (g->device));
   cudaFree (g->d_tmpl);
   cudaFree (g->d_mask);
   cudaFree (g->d_pixel_mask);
@@ -284,7 +273,7 @@ kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl, int tw,
   free (t);
   free (mk);
   free (pm);
-  CHECK_CUDA (g, e);
+  KCONV_CUDA_CHECK (e);
   g->tw = tw;
   g->th = th;
   g->ch = ch;
@@ -320,7 +309,7 @@ upload_region (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
     int on_device, const KMatchCudaLayout * layout, int w, int h, int pitch)
 {
   if (!layout) {
-    CHECK_CUDA (g, cudaMemcpy2DAsync (g->d_frame, pitch, frame, stride,
+    KCONV_CUDA_CHECK (cudaMemcpy2DAsync (g->d_frame, pitch, frame, stride,
             (size_t) w * g->ch, h, on_device ? cudaMemcpyDeviceToDevice :
             cudaMemcpyHostToDevice, g->stream));
     if (!on_device)
@@ -338,11 +327,11 @@ upload_region (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
     cudaFree (g->d_raw);
     g->d_raw = NULL;
     g->raw_size = 0;
-    CHECK_CUDA (g, cudaMalloc (&g->d_raw, raw_pitch * h));
+    KCONV_CUDA_CHECK (cudaMalloc (&g->d_raw, raw_pitch * h));
     g->raw_size = raw_pitch * h;
   }
   if (!on_device) {
-    CHECK_CUDA (g, cudaMemcpy2DAsync (g->d_raw, raw_pitch, frame, stride,
+    KCONV_CUDA_CHECK (cudaMemcpy2DAsync (g->d_raw, raw_pitch, frame, stride,
             row, h, cudaMemcpyHostToDevice, g->stream));
     kconv_cuda_count_transfer (1, row * h);
     raw = g->d_raw;
@@ -357,7 +346,7 @@ upload_region (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
   else
     gather_kernel < 3, false > <<< grid, 128, 0, g->stream >>> (raw,
         raw_pitch, *layout, g->d_frame, pitch, w, h);
-  CHECK_CUDA (g, cudaGetLastError ());
+  KCONV_CUDA_CHECK (cudaGetLastError ());
   return KCONV_OK;
 }
 
@@ -368,7 +357,7 @@ kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
 {
   if (!g->d_tmpl || mw > 65535 || mh > 65535)
     return KCONV_ERROR_INVALID_ARGUMENT;
-  CHECK_CUDA (g, (cudaError_t) kconv_cuda_use_device (g->device));
+  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (g->device));
   const int rw = (mw + g->tw - 1) * g->ch, rh = mh + g->th - 1;
   /* rows padded so the word window may read past the last position, and
    * ROWS - 1 rows more for a thread's rows beyond the last */
@@ -378,22 +367,22 @@ kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
     cudaFree (g->d_frame);
     g->d_frame = NULL;
     g->frame_size = 0;
-    CHECK_CUDA (g, cudaMalloc (&g->d_frame, need));
-    CHECK_CUDA (g, cudaMemset (g->d_frame, 0, need));
+    KCONV_CUDA_CHECK (cudaMalloc (&g->d_frame, need));
+    KCONV_CUDA_CHECK (cudaMemset (g->d_frame, 0, need));
     g->frame_size = need;
   }
   if (sad_map && (size_t) mw * mh > g->map_size) {
     cudaFree (g->d_map);
     g->d_map = NULL;
     g->map_size = 0;
-    CHECK_CUDA (g, cudaMalloc (&g->d_map, sizeof (uint64_t) * mw * mh));
+    KCONV_CUDA_CHECK (cudaMalloc (&g->d_map, sizeof (uint64_t) * mw * mh));
     g->map_size = (size_t) mw * mh;
   }
   KConvStatus st = upload_region (g, frame, stride, on_device, layout, mw + g->tw - 1,
       rh, pitch);
   if (st != KCONV_OK)
     return st;
-  CHECK_CUDA (g, cudaMemsetAsync (g->d_best, 0xff, sizeof (uint64_t),
+  KCONV_CUDA_CHECK (cudaMemsetAsync (g->d_best, 0xff, sizeof (uint64_t),
           g->stream));
   dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP),
       (mh + ROWS - 1) / ROWS);
@@ -402,7 +391,7 @@ kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
       * 16;
   uint64_t *map = sad_map ? g->d_map : NULL;
   int optin = 0;
-  CHECK_CUDA (g, cudaDeviceGetAttribute (&optin,
+  KCONV_CUDA_CHECK (cudaDeviceGetAttribute (&optin,
           cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device));
   const bool staged = smem <= (size_t) optin;
   void (*fn) (const uint8_t *, int, int, int, const uint4 *, const uint4 *,
@@ -416,30 +405,25 @@ kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
         sad_kernel < 3, false, true >) : (staged ? sad_kernel < 3, true,
         false > : sad_kernel < 3, false, false >);
   if (staged)
-    CHECK_CUDA (g, cudaFuncSetAttribute (fn,
+    KCONV_CUDA_CHECK (cudaFuncSetAttribute (fn,
             cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
   fn <<< grid, THREADS, staged ? smem : 0, g->stream >>> (g->d_frame, pitch,
       mw, mh, g->d_tmpl, g->d_mask, g->d_pixel_mask, g->words, g->th, map,
       g->d_best);
-  CHECK_CUDA (g, cudaGetLastError ());
+  KCONV_CUDA_CHECK (cudaGetLastError ());
   uint64_t key;
-  CHECK_CUDA (g, cudaMemcpyAsync (&key, g->d_best, sizeof key,
+  KCONV_CUDA_CHECK (cudaMemcpyAsync (&key, g->d_best, sizeof key,
           cudaMemcpyDeviceToHost, g->stream));
   if (sad_map)
-    CHECK_CUDA (g, cudaMemcpyAsync (sad_map, g->d_map,
+    KCONV_CUDA_CHECK (cudaMemcpyAsync (sad_map, g->d_map,
             sizeof (uint64_t) * mw * mh, cudaMemcpyDeviceToHost, g->stream));
-  CHECK_CUDA (g, cudaStreamSynchronize (g->stream));
+  KCONV_CUDA_CHECK (cudaStreamSynchronize (g->stream));
   *best_sad = key >> 32;
   *best_y = (int) ((key >> 16) & 0xffff);
   *best_x = (int) (key & 0xffff);
   return KCONV_OK;
 }
 
-extern "C" const char *
-kmatch_cuda_error (const KMatchCuda * g)
-{
-  return g->error;
-}
 
 extern "C" void
 kmatch_cuda_free (KMatchCuda * g)

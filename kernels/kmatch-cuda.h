@@ -15,8 +15,9 @@ extern "C" {
 
 typedef struct KMatchCuda KMatchCuda;
 
-KConvStatus kmatch_cuda_new (int device_id, KMatchCuda ** out,
-    const char **why);
+/* Every function here records why it fails with kconv_fail ()
+ * (kconv-error.h). */
+KConvStatus kmatch_cuda_new (int device_id, KMatchCuda ** out);
 /* byte_mask: NULL, or tw * th * ch bytes, 0xff where the template counts
  * and 0 where it does not (transparent pixels). */
 KConvStatus kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl,
@@ -42,8 +43,6 @@ KConvStatus kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame,
     ptrdiff_t stride, int on_device, const KMatchCudaLayout * layout,
     int mw, int mh, int *best_x, int *best_y, uint64_t * best_sad,
     uint64_t * sad_map);
-
-const char *kmatch_cuda_error (const KMatchCuda * g);
 void kmatch_cuda_free (KMatchCuda * g);
 
 #ifdef __cplusplus

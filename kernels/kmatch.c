@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kmatch.h"
+#include "kconv-error.h"
 #include "kmatch-cpu.h"
 #include "kconv-cpu.h"
 #ifdef KCONV_HAVE_CUDA
@@ -35,26 +36,29 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
 {
   static const KConvOptions defaults = { KCONV_BACKEND_AUTO, 0, -1 };
   if (!out)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_new: no place "
+        "for the matcher (out is NULL)");
   *out = NULL;
   if (!options)
     options = &defaults;
   if (options->n_threads < 0)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_new: n_threads "
+        "is negative");
   KConvBackend backend = kconv_backend_resolve (options->backend);
   if (backend == KCONV_BACKEND_CUDA
       && !kconv_backend_available (KCONV_BACKEND_CUDA))
-    return KCONV_ERROR_BACKEND_UNAVAILABLE;
+    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "no usable CUDA "
+        "device was found");
   if (backend < KCONV_BACKEND_CPU || backend > KCONV_BACKEND_REFERENCE)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_new: unknown "
+        "backend");
   KMatch *m = calloc (1, sizeof *m);
   if (!m)
-    return KCONV_ERROR_OUT_OF_MEMORY;
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
   m->backend = backend;
 #ifdef KCONV_HAVE_CUDA
   if (backend == KCONV_BACKEND_CUDA) {
-    const char *why = "";
-    KConvStatus st = kmatch_cuda_new (options->device_id, &m->cuda, &why);
+    KConvStatus st = kmatch_cuda_new (options->device_id, &m->cuda);
     if (st != KCONV_OK && options->backend == KCONV_BACKEND_AUTO) {
       m->backend = KCONV_BACKEND_CPU;   /* auto: a GPU that fails to start */
     } else if (st != KCONV_OK) {
@@ -75,10 +79,11 @@ kmatch_set_template (KMatch * m, const uint8_t * samples, int width,
 {
   if (!m || !samples || width < 1 || height < 1 || channels < 1
       || channels > KCONV_MAX_CHANNELS || stride < (ptrdiff_t) width * channels)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_set_template: no "
+        "template, or a size, channel count or stride out of range");
   uint8_t *t = malloc ((size_t) width * height * channels);
   if (!t)
-    return KCONV_ERROR_OUT_OF_MEMORY;
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
   for (int y = 0; y < height; y++)
     memcpy (t + (size_t) y * width * channels, samples + y * stride,
         (size_t) width * channels);
@@ -104,7 +109,9 @@ kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
     ptrdiff_t mask_stride)
 {
   if (!m || !m->tmpl || (mask && mask_stride < m->tw))
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
+        "kmatch_set_template_mask: no template yet, or a mask stride "
+        "narrower than the template");
   const size_t n = (size_t) m->tw * m->th * m->ch;
   uint8_t *bm = NULL, *tm = NULL;
   int pixels = m->tw * m->th;
@@ -114,7 +121,7 @@ kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
     if (!bm || !tm) {
       free (bm);
       free (tm);
-      return KCONV_ERROR_OUT_OF_MEMORY;
+      return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     pixels = 0;
     for (int y = 0; y < m->th; y++)
@@ -214,7 +221,9 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
   if (!m || !m->tmpl || !frame || !frame->data || !matches || !n_matches
       || max_matches < 1 || frame->n_channels != (luma ? 3 : m->ch)
       || (luma && m->ch != 1) || frame->pixel_stride < frame->n_channels)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: no "
+        "template, frame or result array, or the frame's channels differ from "
+        "the template's");
   *n_matches = 0;
   KMatchRegion r = { 0, 0, frame->width, frame->height };
   if (region)
@@ -222,7 +231,8 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
   if (r.x < 0 || r.y < 0 || r.width < 1 || r.height < 1
       || r.x + r.width > frame->width || r.y + r.height > frame->height
       || m->tw > r.width || m->th > r.height)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: the "
+        "region lies outside the frame or is smaller than the template");
 
   const int ch = m->ch, ps = frame->pixel_stride;
   const int mw = r.width - m->tw + 1, mh = r.height - m->th + 1;
@@ -248,7 +258,7 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     if (!best_only) {
       map = sad_map;
       if (!map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
-        return KCONV_ERROR_OUT_OF_MEMORY;
+        return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     KConvStatus st = kmatch_cuda_search (m->cuda, base, stride, on_device,
         in_order ? NULL : &layout, mw, mh, &bx, &by, &bs, map);
@@ -265,7 +275,8 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
   }
 #endif
   if (on_device)
-    return KCONV_ERROR_BACKEND_UNAVAILABLE;
+    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
+        "kmatch_search_device: the matcher does not run on CUDA");
 
   if (!in_order) {
     size_t need = (size_t) r.width * r.height * ch;
@@ -274,7 +285,7 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
       m->packed = malloc (need);
       m->packed_size = m->packed ? need : 0;
       if (!m->packed)
-        return KCONV_ERROR_OUT_OF_MEMORY;
+        return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     kmatch_cpu_pack (m->packed, base, frame->stride, ps,
         frame->channel_offset, ch, luma, r.width, r.height, m->n_threads);
@@ -284,7 +295,7 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
 
   uint64_t *map = sad_map;
   if (!map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
-    return KCONV_ERROR_OUT_OF_MEMORY;
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
   if (m->backend == KCONV_BACKEND_REFERENCE)
     kmatch_reference_map (base, stride, m->tmpl, m->tw, m->th, ch, mw, mh,
         map, m->mask);

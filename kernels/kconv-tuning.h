@@ -1,0 +1,36 @@
+/* kconv: the knobs that force a path, for measuring and testing
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Read once from the environment (KCONV_CPU_STRATEGY, KCONV_CUDA_STRATEGY,
+ * KCONV_CUDA_PACKED, KCONV_CUDA_BANDS); a test or benchmark may set them
+ * for the process instead.  A filter takes them when it is made.
+ */
+#ifndef KCONV_TUNING_H
+#define KCONV_TUNING_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct
+{
+  char cpu_strategy[16];        /* "" (measured choice), "direct" or "fft" */
+  char cuda_strategy[16];       /* "" or small, direct, separable, fft, mma,
+                                 * sepmma: forced where it takes the kernel */
+  int cuda_packed;              /* 0 keeps small integer kernels on the
+                                 * float path (no packed lanes, no DP4A) */
+  int cuda_bands;               /* bands a frame in flight is cut into
+                                 * (0: the default) */
+} KConvTuning;
+
+/* The knobs in force: the environment's, unless set. */
+KConvTuning kconv_tuning (void);
+
+/* Sets them for the process; NULL goes back to the environment's. */
+void kconv_tuning_set (const KConvTuning * tuning);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KCONV_TUNING_H */
