@@ -25,7 +25,17 @@
 #include "kconv-refusal.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_kconv_base_debug);
-#define GST_CAT_DEFAULT gst_kconv_base_debug
+
+/* The base logs in the element's own category: every function here calls
+ * its instance self. */
+static inline GstDebugCategory *
+gst_kconv_base_category (gpointer self)
+{
+  GstDebugCategory *cat = GST_KCONV_BASE_GET_CLASS (self)->debug;
+  return cat ? cat : gst_kconv_base_debug;
+}
+
+#define GST_CAT_DEFAULT gst_kconv_base_category (self)
 
 enum
 {

@@ -75,6 +75,8 @@ struct _GstKConvBase
  *   with gst_kconv_base_queue() or gst_kconv_base_queue_done(); called
  *   with the CUDA context current on CUDA memory.  Subclasses that leave
  *   it NULL work in transform_ip or transform_frame(_ip).
+ * @debug: the subclass's debug category, where the base logs too (so
+ *   GST_DEBUG=kconvfilter:4 shows all the element does)
  */
 struct _GstKConvBaseClass
 {
@@ -82,6 +84,7 @@ struct _GstKConvBaseClass
 
   void (*free_core) (GstKConvBase * base);
   GstFlowReturn (*start_frame) (GstKConvBase * base, GstBuffer * inbuf);
+  GstDebugCategory *debug;
 
   /*< private >*/
   gpointer _gst_reserved[GST_PADDING];

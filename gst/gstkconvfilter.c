@@ -699,6 +699,7 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_kconv_filter_debug, "kconvfilter", 0,
       "kconv convolution filter");
+  base_class->debug = gst_kconv_filter_debug;
 
   gobject_class->set_property = gst_kconv_filter_set_property;
   gobject_class->get_property = gst_kconv_filter_get_property;

@@ -788,6 +788,7 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_kpattern_match_debug, "kpatternmatch", 0,
       "kconv template matching");
+  base_class->debug = gst_kpattern_match_debug;
 
   gobject_class->set_property = gst_kpattern_match_set_property;
   gobject_class->get_property = gst_kpattern_match_get_property;
