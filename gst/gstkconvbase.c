@@ -139,7 +139,7 @@ gst_kconv_base_options (GstKConvBase * self, KConvOptions * options)
   if (self->on_cuda_memory) {
     /* the GPU the frames are on */
     options->backend = KCONV_BACKEND_CUDA;
-    options->device_id = kconv_cuda_memory_device (&self->cuda);
+    options->device_id = self->cuda_device;
   }
   return cookie;
 }
@@ -338,8 +338,10 @@ gst_kconv_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (!kconv_cuda_memory_open (&self->cuda, GST_ELEMENT (self), backend,
           device_id))
     return FALSE;
+  /* a property read: once here, not per frame */
+  self->cuda_device = kconv_cuda_memory_device (&self->cuda);
   GST_DEBUG_OBJECT (self, "frames in CUDA memory on device %d",
-      kconv_cuda_memory_device (&self->cuda));
+      self->cuda_device);
   return TRUE;
 }
 

@@ -48,6 +48,7 @@ struct _GstKConvBase
    * are in CUDA memory; the core then runs in it */
   KConvCudaMemory cuda;
   gboolean on_cuda_memory;
+  gint cuda_device;             /* the context's GPU, read once at set_caps */
   /* the frames in flight, for kconv_inflight_frame_new () */
   KConvInflight inflight;
 
