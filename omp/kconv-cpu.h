@@ -11,10 +11,6 @@
 extern "C" {
 #endif
 
-/* One pixel at a time in 64-bit integers (exact kernels) or doubles: slow,
- * obviously right, the gold the other backends are checked against. */
-KConvStatus kconv_reference_run (const KConvPlan * plan, const KConvImage * src,
-    const KConvImage * dst);
 
 /* Working memory of the CPU backend, kept between frames. */
 typedef struct {
@@ -35,13 +31,7 @@ KConvStatus kconv_cpu_fft_run (KConvCpuFft * fft, int n_threads,
     const KConvImage * src, const KConvImage * dst);
 void kconv_cpu_fft_free (KConvCpuFft * fft);
 
-/* memcpy of `rows` rows of row_bytes, on up to n_threads threads. */
-void kconv_cpu_copy_rows (uint8_t * dst, ptrdiff_t dst_stride,
-    const uint8_t * src, ptrdiff_t src_stride, size_t row_bytes, int rows,
-    int n_threads);
 
-/* Threads that n_threads = 0 stands for. */
-int kconv_cpu_default_threads (void);
 
 #ifdef __cplusplus
 }

@@ -353,12 +353,6 @@ run_bands (int t, int n, void *ctx)
     run_band (b->job, b->scratch + b->per_thread * t, y0, y1);
 }
 
-int
-kconv_cpu_default_threads (void)
-{
-  return kconv_cpu_count ();
-}
-
 KConvStatus
 kconv_cpu_run (const KConvPlan * plan, int use_separable, int n_threads,
     KConvCpuScratch * scratch, const KConvImage * src, const KConvImage * dst)

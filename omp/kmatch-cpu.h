@@ -8,12 +8,6 @@
 #include <stdint.h>
 #include <stddef.h>
 
-/* Both fill map[(y * mw) + x] = SAD at position (x, y) of a frame whose
- * samples are packed (ch per pixel, rows `stride` bytes apart, starting at
- * the region's corner), for x < mw, y < mh.  The template is packed too. */
-void kmatch_reference_map (const uint8_t * frame, ptrdiff_t stride,
-    const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
-    uint64_t * map, const uint8_t * byte_mask);
 /* The samples a search compares, packed: w x h pixels of `ch` bytes from
  * rows `stride` apart of pixel_stride bytes, the bytes at offsets[0 ..
  * ch - 1]; or with luma, one byte, the luma of R, G, B at offsets[0 .. 2]. */
@@ -24,6 +18,8 @@ void kmatch_cpu_pack (uint8_t * dst, const uint8_t * src, ptrdiff_t stride,
 /* byte_mask (both maps): NULL, or tw * th * ch bytes, 0xff where the
  * template counts and 0 where it does not; the threaded map wants the
  * template's bytes that do not count set to 0. */
+/* As kmatch_reference_map (reference/kconv-reference.h), on up to
+ * n_threads threads. */
 void kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
     uint64_t * map, const uint8_t * byte_mask, int n_threads);

@@ -145,7 +145,7 @@ run_npp (void *p, Frames * f, int pair)
 }
 #endif
 
-/* The same kernel forced onto one CUDA path (KCONV_CUDA_STRATEGY), to show
+/* The same kernel forced onto one CUDA path (kconv_force_strategy), to show
  * where the automatic choice should switch; -1 when the path cannot take
  * the kernel (its description lacks `says`). */
 static float
@@ -154,10 +154,10 @@ time_forced (const char *strategy, const char *says, const KConvKernel * k,
 {
   KConvOptions opt = { KCONV_BACKEND_CUDA, 0, 0 };
   KconvCtx kc = { 0 };
-  setenv ("KCONV_CUDA_STRATEGY", strategy, 1);
+  kconv_force_strategy (KCONV_BACKEND_CUDA, strategy);
   KConvStatus st = kconv_filter_new (k, KCONV_BORDER_REPLICATE, &opt,
       &kc.filter);
-  unsetenv ("KCONV_CUDA_STRATEGY");
+  kconv_force_strategy (KCONV_BACKEND_CUDA, NULL);
   if (st != KCONV_OK)
     return -1.f;
   if (!strstr (kconv_filter_strategy (kc.filter), says)) {

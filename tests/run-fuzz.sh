@@ -12,15 +12,15 @@ seconds=${1:-20}
 out=build-fuzz
 mkdir -p "$out"
 flags="-O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-  -Ikernels -Iomp"
+  -Ikernels/include"
 status=0
 build() {   # target, sources...
   local t=$1; shift
   # shellcheck disable=SC2086
   clang $flags "tests/fuzz/$t.c" "$@" -lm -lpthread -o "$out/$t" || return 1
 }
-build fuzz-matrix kernels/kconv-matrix.c || exit 1
-build fuzz-region kernels/kmatch-region.c || exit 1
+build fuzz-matrix kernels/core/kconv-matrix.c || exit 1
+build fuzz-region kernels/core/kmatch-region.c || exit 1
 for t in fuzz-matrix fuzz-region; do
   corpus=$PWD/tests/fuzz/corpus-${t#fuzz-}
   work="$out/$t-corpus"

@@ -13,7 +13,7 @@ status=0
 echo "=== kconv-cuda-bench, NPP in the same run"
 bench=$b/tests/kconv-cuda-bench
 cuda=/usr/local/cuda
-if gcc -O2 -DKCONV_BENCH_NPP -Ikernels -Iomp -I$cuda/include \
+if gcc -O2 -DKCONV_BENCH_NPP -Ikernels/include -I$cuda/include \
     tests/kconv-cuda-bench.c tests/bench-peer-npp.c $b/kernels/libkconv-core.a \
     -L$cuda/lib64 -L/tmp/gstroot/usr/lib/x86_64-linux-gnu \
     -l:libfftw3.so.3 -l:libfftw3_threads.so.3 \
@@ -27,7 +27,7 @@ $bench --csv "$out/bench.csv" --cpu-threads "$(nproc)" | tee "$out/bench.txt" \
   || status=1
 
 echo "=== template matching benchmark (CPU with all cores, CUDA)"
-gcc -O2 -DKCONV_BENCH_NPP -Ikernels -Iomp -I$cuda/include tests/kmatch-bench.c \
+gcc -O2 -DKCONV_BENCH_NPP -Ikernels/include -I$cuda/include tests/kmatch-bench.c \
   tests/bench-peer-npp.c $b/kernels/libkconv-core.a \
   -L/tmp/gstroot/usr/lib/x86_64-linux-gnu -l:libfftw3.so.3 -l:libfftw3_threads.so.3 \
   -L$cuda/lib64 -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lm \

@@ -26,7 +26,7 @@
 #include "kconv-cuda.h"
 #include "kconv-error.h"
 #include "kconv-tuning.h"
-#include "kconv-cpu.h"
+#include "kconv-threads.h"
 
 #define MAX_BANDS 8
 /* A band under this many bytes costs more in launches than it saves. */
@@ -158,7 +158,7 @@ slot_finish (KConvCudaSlot * slot)
   } else {
     for (int i = 0; i < slot->n_unstage; i++) {
       const Unstage *u = &slot->unstage[i];
-      kconv_cpu_copy_rows (u->dst, u->dst_stride, u->staged,
+      kconv_copy_rows (u->dst, u->dst_stride, u->staged,
           (ptrdiff_t) u->row_bytes, u->row_bytes, u->rows, slot->n_threads);
     }
   }
@@ -274,7 +274,7 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
     const uint8_t *from = src->data + (ptrdiff_t) y0 * src->stride;
     size_t from_stride = src->stride;
     if (stage_in) {
-      kconv_cpu_copy_rows (stage_in + y0 * row, row, from, src->stride, row,
+      kconv_copy_rows (stage_in + y0 * row, row, from, src->stride, row,
           y1 - y0, slot->n_threads);
       from = stage_in + y0 * row;
       from_stride = row;

@@ -10,6 +10,8 @@
 #include "kconv-tuning.h"
 #include "kconv-plan.h"
 #include "kconv-cpu.h"
+#include "kconv-reference.h"
+#include "kconv-threads.h"
 #ifdef KCONV_HAVE_CUDA
 #include "kconv-cuda.h"
 #endif
@@ -46,6 +48,29 @@ kconv_status_string (KConvStatus status)
       return "device error";
   }
   return "unknown status";
+}
+
+KConvStatus
+kconv_force_strategy (KConvBackend backend, const char *name)
+{
+  static const char *const cpu[] = { "direct", "fft", NULL };
+  static const char *const cuda[] = { "small", "direct", "separable", "fft",
+    "mma", "sepmma", NULL
+  };
+  const char *const *names = backend == KCONV_BACKEND_CPU ? cpu :
+      backend == KCONV_BACKEND_CUDA ? cuda : NULL;
+  int known = name == NULL;
+  for (int i = 0; names && name && names[i]; i++)
+    known |= strcmp (name, names[i]) == 0;
+  if (!names || !known)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "no strategy \"%s\" "
+        "on the %s backend", name ? name : "", kconv_backend_name (backend));
+  KConvTuning t = kconv_tuning ();
+  char *field = backend == KCONV_BACKEND_CPU ? t.cpu_strategy :
+      t.cuda_strategy;
+  snprintf (field, sizeof t.cpu_strategy, "%s", name ? name : "");
+  kconv_tuning_set (&t);
+  return KCONV_OK;
 }
 
 const char *
@@ -170,7 +195,7 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
     return st;
   }
   f->n_threads = options->n_threads ? options->n_threads :
-      kconv_cpu_default_threads ();
+      kconv_cpu_count ();
   f->path = backend == KCONV_BACKEND_REFERENCE ? KCONV_PATH_DIRECT :
       backend == KCONV_BACKEND_CPU ? cpu_path (&f->plan) :
       separable_pays (&f->plan) ? KCONV_PATH_SEPARABLE : KCONV_PATH_DIRECT;

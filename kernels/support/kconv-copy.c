@@ -7,7 +7,6 @@
  * takes several milliseconds on one thread.
  */
 #include <string.h>
-#include "kconv-cpu.h"
 #include "kconv-threads.h"
 
 /* Below this, starting threads costs more than it saves. */
@@ -47,7 +46,7 @@ copy_band (int t, int n, void *ctx)
 }
 
 void
-kconv_cpu_copy_rows (uint8_t * dst, ptrdiff_t dst_stride, const uint8_t * src,
+kconv_copy_rows (uint8_t * dst, ptrdiff_t dst_stride, const uint8_t * src,
     ptrdiff_t src_stride, size_t row_bytes, int rows, int n_threads)
 {
   Copy c = { dst, src, dst_stride, src_stride, row_bytes, rows };

@@ -7,7 +7,8 @@
 #include "kmatch.h"
 #include "kconv-error.h"
 #include "kmatch-cpu.h"
-#include "kconv-cpu.h"
+#include "kconv-reference.h"
+#include "kconv-threads.h"
 #ifdef KCONV_HAVE_CUDA
 #include "kmatch-cuda.h"
 #endif
@@ -68,7 +69,7 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
   }
 #endif
   m->n_threads = options->n_threads ? options->n_threads :
-      kconv_cpu_default_threads ();
+      kconv_cpu_count ();
   *out = m;
   return KCONV_OK;
 }

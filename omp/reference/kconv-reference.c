@@ -6,7 +6,7 @@
  * the border rule applied to every tap and the full 2D kernel even when it
  * is separable.
  */
-#include "kconv-cpu.h"
+#include "kconv-reference.h"
 
 static void
 copy_passthrough_bytes (const KConvImage * src, const KConvImage * dst)

@@ -1,4 +1,5 @@
-/* kconv: the CPU backends' worker threads
+/* kconv: the worker threads the CPU backend and the CUDA backend's staging
+ * share
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -13,6 +14,9 @@
  */
 #ifndef KCONV_THREADS_H
 #define KCONV_THREADS_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,6 +41,13 @@ kconv_band (int rows, int t, int n, int *y0, int *y1)
 
 /* Cores of this machine (at least 1). */
 int kconv_cpu_count (void);
+
+/* memcpy of `rows` rows of row_bytes, on up to n_threads threads (one for
+ * small blocks): the CPU backend's copies and the CUDA backend's staging
+ * of pageable frames. */
+void kconv_copy_rows (uint8_t * dst, ptrdiff_t dst_stride,
+    const uint8_t * src, ptrdiff_t src_stride, size_t row_bytes, int rows,
+    int n_threads);
 
 #ifdef __cplusplus
 }

@@ -191,6 +191,15 @@ int kconv_filter_is_exact (const KConvFilter * filter);
 /* How the filter runs (for logs): the path, and on CUDA the kernel used. */
 const char *kconv_filter_strategy (const KConvFilter * filter);
 
+/* Forces the path that filters made from now on take on a backend, where
+ * the path can take their kernel (else kconv chooses as usual): on
+ * KCONV_BACKEND_CPU "direct" or "fft"; on KCONV_BACKEND_CUDA "small",
+ * "direct", "separable", "fft", "mma" or "sepmma".  NULL gives the choice
+ * back.  For tests and for measuring crossovers; the environment variables
+ * KCONV_CPU_STRATEGY and KCONV_CUDA_STRATEGY set the same, read once.
+ * KCONV_ERROR_INVALID_ARGUMENT for another backend or name. */
+KConvStatus kconv_force_strategy (KConvBackend backend, const char *name);
+
 /* More about the last failure in the calling thread (e.g. a CUDA message),
  * or "". */
 const char *kconv_last_error (void);

@@ -1,0 +1,32 @@
+/* kconv: the scalar references every backend is checked against
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Apart from the optimised CPU code on purpose: they share none of its
+ * code, so a fault in one cannot hide in the other.
+ */
+#ifndef KCONV_REFERENCE_H
+#define KCONV_REFERENCE_H
+
+#include "kconv-plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One pixel at a time in 64-bit integers (exact kernels) or doubles: slow,
+ * obviously right, the gold the other backends are checked against. */
+KConvStatus kconv_reference_run (const KConvPlan * plan, const KConvImage * src,
+    const KConvImage * dst);
+
+/* Fills map[(y * mw) + x] = SAD at position (x, y) of a frame whose
+ * samples are packed (ch per pixel, rows `stride` bytes apart, starting at
+ * the region's corner), for x < mw, y < mh.  The template is packed too. */
+void kmatch_reference_map (const uint8_t * frame, ptrdiff_t stride,
+    const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
+    uint64_t * map, const uint8_t * byte_mask);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KCONV_REFERENCE_H */
