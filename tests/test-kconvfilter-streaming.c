@@ -3,14 +3,14 @@
  * against the core run one frame at a time on the CPU.
  *
  * Each test runs on the cpu backend, and again on cuda where a GPU is
- * usable.
+ * usable (KCONV_TEST_BACKEND picks one: check-backends.h).
  */
 #include <string.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
-#include "kconv.h"
+#include "check-backends.h"
 
 #define MATRIX "1 2 1; 2 4 2; 1 2 1"
 static const float matrix_weights[] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
@@ -22,11 +22,8 @@ static const float matrix_weights[] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
 static const gchar *
 backend_name (gint i)
 {
-  if (i == 0)
-    return "cpu";
-  if (i == 1 && kconv_backend_available (KCONV_BACKEND_CUDA))
-    return "cuda";
-  return NULL;
+  const gchar *name = i == 0 ? "cpu" : "cuda";
+  return check_backend_wanted (name) ? name : NULL;
 }
 
 #define FOR_EACH_BACKEND(name) \
@@ -450,4 +447,4 @@ kconvfilter_streaming_suite (void)
   return s;
 }
 
-GST_CHECK_MAIN (kconvfilter_streaming);
+KCONV_CHECK_MAIN (kconvfilter_streaming);

@@ -9,6 +9,7 @@
 #include <gst/video/video.h>
 
 #include "kconv.h"
+#include "check-backends.h"
 #include "check-short-buffer.h"
 
 static const gchar *formats[] = {
@@ -778,7 +779,7 @@ GST_END_TEST;
  * every format (exact kernels) and within 1 for float ones. */
 GST_START_TEST (test_cuda_matches_cpu)
 {
-  if (!kconv_backend_available (KCONV_BACKEND_CUDA))
+  if (!check_backend_wanted ("cuda"))
     return;
   const gchar *kernels[][4] = {
     {"kernel", "edge", "border", "replicate"},
@@ -848,4 +849,4 @@ kconvfilter_suite (void)
   return s;
 }
 
-GST_CHECK_MAIN (kconvfilter);
+KCONV_CHECK_MAIN (kconvfilter);

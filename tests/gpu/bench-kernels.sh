@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The kernel benchmarks on a machine with an NVIDIA GPU, from the project
 # root, on a build made elsewhere: kconv-cuda-bench (NPP in the same run,
-# built here with this machine's nvcc) and kmatch-bench.
+# linked here by hand with this machine's toolkit, which has NPP) and
+# kmatch-bench; a Meson build with -Dnpp builds the same peers in.
 #   tests/gpu/bench-kernels.sh [OUTDIR]      BUILD names the build folder
 set -uo pipefail
 b=${BUILD:-build}
