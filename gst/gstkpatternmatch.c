@@ -37,6 +37,7 @@
 #include "gstkpatternmatch.h"
 #include "kconv-frame-images.h"
 #include "kconv-refusal.h"
+#include "kmatch-report.h"
 #include "kmatch-template.h"
 #include "kmatch.h"
 
@@ -543,64 +544,6 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
   return TRUE;
 }
 
-static GstStructure *
-match_structure (const gchar * name, const KMatchPosition * p, gint w, gint h,
-    gdouble score)
-{
-  return gst_structure_new (name, "x", G_TYPE_INT, p->x, "y", G_TYPE_INT,
-      p->y, "width", G_TYPE_INT, w, "height", G_TYPE_INT, h, "sad",
-      G_TYPE_UINT64, (guint64) p->sad, "score", G_TYPE_DOUBLE, score, NULL);
-}
-
-static void
-post_message (GstKPatternMatch * self, GstBuffer * buf,
-    const KMatchPosition * matches, gint n, gint w, gint h, gdouble norm,
-    gint max_matches)
-{
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstClockTime ts = GST_BUFFER_PTS (buf);
-  GstStructure *s = n > 0 ? match_structure ("kpatternmatch", &matches[0], w, h,
-      matches[0].sad / norm) :
-      gst_structure_new ("kpatternmatch", "x", G_TYPE_INT, -1, "y",
-      G_TYPE_INT, -1, "width", G_TYPE_INT, w, "height", G_TYPE_INT, h,
-      "sad", G_TYPE_UINT64, G_GUINT64_CONSTANT (0), "score", G_TYPE_DOUBLE,
-      1.0, NULL);
-  gst_structure_set (s, "found", G_TYPE_BOOLEAN, n > 0,
-      "timestamp", G_TYPE_UINT64, ts,
-      "stream-time", G_TYPE_UINT64, gst_segment_to_stream_time (&trans->segment,
-          GST_FORMAT_TIME, ts),
-      "running-time", G_TYPE_UINT64,
-      gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, ts),
-      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
-  if (max_matches > 1) {
-    GValue list = G_VALUE_INIT, item = G_VALUE_INIT;
-    g_value_init (&list, GST_TYPE_LIST);
-    for (gint i = 0; i < n; i++) {
-      g_value_init (&item, GST_TYPE_STRUCTURE);
-      g_value_take_boxed (&item, match_structure ("match", &matches[i], w, h,
-              matches[i].sad / norm));
-      gst_value_list_append_and_take_value (&list, &item);
-    }
-    gst_structure_take_value (s, "matches", &list);
-  }
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
-}
-
-/* ROI metas of one buffer need distinct ids: ours follow any already
- * there (from another detector upstream), best match first. */
-static gint
-next_roi_id (GstBuffer * buffer)
-{
-  gpointer state = NULL;
-  GstMeta *meta;
-  gint next = 0;
-  while ((meta = gst_buffer_iterate_meta_filtered (buffer, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
-    next = MAX (next, ((GstVideoRegionOfInterestMeta *) meta)->id + 1);
-  return next;
-}
-
 /* Searches a mapped frame and reports: on_device when its planes are
  * device pointers (CUDA memory, the matcher in its context). */
 static GstFlowReturn
@@ -691,18 +634,9 @@ match_frame (GstKPatternMatch * self, GstVideoFrame * frame, gboolean on_device)
   if (n > 0)
     self->last = matches[0];
 
-  gint id = next_roi_id (frame->buffer);
-  for (gint i = 0; i < n; i++) {
-    GstVideoRegionOfInterestMeta *meta =
-        gst_buffer_add_video_region_of_interest_meta (frame->buffer,
-        "kpatternmatch", matches[i].x, matches[i].y, self->tw, self->th);
-    meta->id = id + i;
-    gst_video_region_of_interest_meta_add_param (meta,
-        gst_structure_new ("kpatternmatch", "score", G_TYPE_DOUBLE,
-            matches[i].sad / norm, "sad", G_TYPE_UINT64,
-            (guint64) matches[i].sad, NULL));
-    if (snap.draw
-        && kconv_frame_draw_box (frame, matches[i].x, matches[i].y, self->tw,
+  kmatch_report_metas (frame->buffer, matches, n, self->tw, self->th, norm);
+  for (gint i = 0; snap.draw && i < n; i++) {
+    if (kconv_frame_draw_box (frame, matches[i].x, matches[i].y, self->tw,
             self->th, on_device) != KCONV_OK) {
       GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Drawing the match failed"),
           ("%s", kconv_last_error ()));
@@ -714,8 +648,10 @@ match_frame (GstKPatternMatch * self, GstVideoFrame * frame, gboolean on_device)
         ("%s", kconv_last_error ()));
     return GST_FLOW_ERROR;
   }
-  post_message (self, frame->buffer, matches, n, self->tw, self->th, norm,
-      snap.max_matches);
+  gst_element_post_message (GST_ELEMENT (self),
+      kmatch_report_message (GST_OBJECT (self),
+          &GST_BASE_TRANSFORM (self)->segment, frame->buffer, matches, n,
+          self->tw, self->th, norm, snap.max_matches));
   return GST_FLOW_OK;
 }
 

@@ -1,0 +1,74 @@
+/* GStreamer kconv plugin: how kpatternmatch reports what it found
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "kmatch-report.h"
+
+static GstStructure *
+match_structure (const gchar * name, const KMatchPosition * p, gint w, gint h,
+    gdouble score)
+{
+  return gst_structure_new (name, "x", G_TYPE_INT, p->x, "y", G_TYPE_INT,
+      p->y, "width", G_TYPE_INT, w, "height", G_TYPE_INT, h, "sad",
+      G_TYPE_UINT64, (guint64) p->sad, "score", G_TYPE_DOUBLE, score, NULL);
+}
+
+GstMessage *
+kmatch_report_message (GstObject * src, const GstSegment * segment,
+    GstBuffer * buf, const KMatchPosition * matches, gint n, gint w, gint h,
+    gdouble norm, gint max_matches)
+{
+  GstClockTime ts = GST_BUFFER_PTS (buf);
+  const KMatchPosition none = { -1, -1, 0 };
+  GstStructure *s = match_structure ("kpatternmatch",
+      n > 0 ? &matches[0] : &none, w, h, n > 0 ? matches[0].sad / norm : 1.0);
+  gst_structure_set (s, "found", G_TYPE_BOOLEAN, n > 0,
+      "timestamp", G_TYPE_UINT64, ts,
+      "stream-time", G_TYPE_UINT64, gst_segment_to_stream_time (segment,
+          GST_FORMAT_TIME, ts),
+      "running-time", G_TYPE_UINT64, gst_segment_to_running_time (segment,
+          GST_FORMAT_TIME, ts),
+      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
+  if (max_matches > 1) {
+    GValue list = G_VALUE_INIT, item = G_VALUE_INIT;
+    g_value_init (&list, GST_TYPE_LIST);
+    for (gint i = 0; i < n; i++) {
+      g_value_init (&item, GST_TYPE_STRUCTURE);
+      g_value_take_boxed (&item, match_structure ("match", &matches[i], w, h,
+              matches[i].sad / norm));
+      gst_value_list_append_and_take_value (&list, &item);
+    }
+    gst_structure_take_value (s, "matches", &list);
+  }
+  return gst_message_new_element (src, s);
+}
+
+/* ours follow any ROI ids already on the buffer */
+static gint
+next_roi_id (GstBuffer * buffer)
+{
+  gpointer state = NULL;
+  GstMeta *meta;
+  gint next = 0;
+  while ((meta = gst_buffer_iterate_meta_filtered (buffer, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    next = MAX (next, ((GstVideoRegionOfInterestMeta *) meta)->id + 1);
+  return next;
+}
+
+void
+kmatch_report_metas (GstBuffer * buf, const KMatchPosition * matches, gint n,
+    gint w, gint h, gdouble norm)
+{
+  gint id = next_roi_id (buf);
+  for (gint i = 0; i < n; i++) {
+    GstVideoRegionOfInterestMeta *meta =
+        gst_buffer_add_video_region_of_interest_meta (buf, "kpatternmatch",
+        matches[i].x, matches[i].y, w, h);
+    meta->id = id + i;
+    gst_video_region_of_interest_meta_add_param (meta,
+        gst_structure_new ("kpatternmatch", "score", G_TYPE_DOUBLE,
+            matches[i].sad / norm, "sad", G_TYPE_UINT64,
+            (guint64) matches[i].sad, NULL));
+  }
+}

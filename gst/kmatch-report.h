@@ -1,0 +1,27 @@
+/* GStreamer kconv plugin: how kpatternmatch reports what it found
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef KMATCH_REPORT_H
+#define KMATCH_REPORT_H
+
+#include <gst/video/video.h>
+#include "kmatch.h"
+
+G_BEGIN_DECLS
+
+/* The element message "kpatternmatch" of one frame's search: found, x, y,
+ * width, height, sad, score (sad / norm), the frame's times, and with
+ * max_matches > 1 the list of matches. */
+GstMessage *kmatch_report_message (GstObject * src, const GstSegment * segment,
+    GstBuffer * buf, const KMatchPosition * matches, gint n, gint w, gint h,
+    gdouble norm, gint max_matches);
+
+/* A GstVideoRegionOfInterestMeta per match on buf, best first, with ids
+ * after any already there (from another detector upstream), the score and
+ * the sum as a parameter. */
+void kmatch_report_metas (GstBuffer * buf, const KMatchPosition * matches,
+    gint n, gint w, gint h, gdouble norm);
+
+G_END_DECLS
+#endif /* KMATCH_REPORT_H */
