@@ -7,7 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "bench-bus.h"
-#include "bench-util.h"
+#include "bench-harness.h"
 
 int
 bench_bus_measure (size_t bytes, int repeats, BenchBus * bus)

@@ -2,7 +2,7 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   kconv-bench [--threads N] [--quick]
+ *   kconv-bench [--threads N] [--quick] [--csv FILE] [--only TEXT]
  *
  * Times the core (no GStreamer) on 1080p and 4K RGBA and grey frames of
  * random pixels, for arbitrary float kernels and gaussians of several sizes.
@@ -16,29 +16,10 @@
 #include <time.h>
 #include "kconv.h"
 #include "kconv-matrix.h"
-#include "bench-util.h"
+#include "bench-harness.h"
 #ifdef KCONV_BENCH_OPENCV
 #include "bench-peer-opencv.h"
 #endif
-
-typedef void (*RunFunc) (void *ctx);
-
-/* One warm-up, then repetitions until `budget_ms` or `max_reps`, at least 3. */
-static double
-median_ms (RunFunc fn, void *ctx, double budget_ms, int max_reps)
-{
-  double t[101];
-  fn (ctx);
-  double start = bench_now_ms ();
-  int n = 0;
-  while (n < max_reps && n < 101
-      && (n < 3 || bench_now_ms () - start < budget_ms)) {
-    double t0 = bench_now_ms ();
-    fn (ctx);
-    t[n++] = bench_now_ms () - t0;
-  }
-  return bench_median (t, n);
-}
 
 typedef struct {
   int width, height, channels;  /* 4 = RGBA (alpha passes through) */
@@ -75,9 +56,15 @@ run_opencv (void *p)
 #endif
 
 static void
-bench_case (int width, int height, int channels, int size, int gaussian,
-    int threads, double budget_ms)
+bench_case (const BenchArgs * args, int width, int height, int channels,
+    int size, int gaussian, double budget_ms)
 {
+  char name[64];
+  snprintf (name, sizeof name, "%dx%d %s %s %dx%d", width, height,
+      channels == 4 ? "RGBA" : "GRAY8", gaussian ? "gaussian" : "arbitrary",
+      size, size);
+  if (!bench_selected (args, name))
+    return;
   Case c = { width, height, channels };
   size_t bytes = (size_t) width * height * channels;
   c.src = malloc (bytes);
@@ -106,7 +93,7 @@ bench_case (int width, int height, int channels, int size, int gaussian,
   }
 
   KConvKernel k = { size, size, c.weights, 1.0, 0.0, 0 };
-  KConvOptions opt = { KCONV_BACKEND_CPU, threads, -1 };
+  KConvOptions opt = { KCONV_BACKEND_CPU, args->threads, -1 };
   if (kconv_filter_new (&k, KCONV_BORDER_REFLECT, &opt, &c.filter) != KCONV_OK) {
     fprintf (stderr, "kconv_filter_new failed\n");
     exit (1);
@@ -118,19 +105,15 @@ bench_case (int width, int height, int channels, int size, int gaussian,
   c.out = im;
   c.out.data = c.dst;
 
-  double ms = median_ms (run_kconv, &c, budget_ms, 31);
+  double ms = bench_time_ms (run_kconv, &c, budget_ms, 31);
   double mpix = (double) width * height / (ms * 1e3);
   double gmac = (double) width * height * c.in.n_channels * size * size /
       (ms * 1e6);
-  char name[64];
-  snprintf (name, sizeof name, "%dx%d %s %s %dx%d", width, height,
-      channels == 4 ? "RGBA" : "GRAY8", gaussian ? "gaussian" : "arbitrary",
-      size, size);
   printf ("%-40s %-9s %9.2f %9.1f %8.1f", name,
       kconv_path_name (kconv_filter_path (c.filter)), ms, mpix, gmac);
 
 #ifdef KCONV_BENCH_OPENCV
-  double peer = median_ms (run_opencv, &c, budget_ms, 31);
+  double peer = bench_time_ms (run_opencv, &c, budget_ms, 31);
   /* agreement check: OpenCV rounds its own way; report the worst gap */
   int worst = 0;
   for (size_t i = 0; i < bytes; i++) {
@@ -140,8 +123,12 @@ bench_case (int width, int height, int channels, int size, int gaussian,
     worst = d > worst ? d : worst;
   }
   printf (" %9.2f %7.2fx %5d", peer, peer / ms, worst);
+#else
+  double peer = -1;
 #endif
   printf ("\n");
+  bench_csv_row (args, "%s,%s,%.3f,%.1f,%.1f,%.3f", name,
+      kconv_path_name (kconv_filter_path (c.filter)), ms, mpix, gmac, peer);
   fflush (stdout);
 
   kconv_filter_free (c.filter);
@@ -154,11 +141,11 @@ bench_case (int width, int height, int channels, int size, int gaussian,
 int
 main (int argc, char **argv)
 {
-  int threads, quick;
-  if (bench_parse_args (argc, argv, &threads, &quick))
+  BenchArgs args;
+  if (bench_args_parse (argc, argv, BENCH_THREADS | BENCH_QUICK | BENCH_CSV |
+          BENCH_ONLY, "case,path,kconv_ms,mpix_s,gmac_s,opencv_ms", &args))
     return 2;
-  if (threads <= 0)
-    threads = 0;                /* the core's default: one per core */
+  const int threads = args.threads > 0 ? args.threads : 0;
   srand (1);
 #ifdef KCONV_BENCH_OPENCV
   peer_opencv_set_threads (threads > 0 ? threads : -1);
@@ -180,11 +167,12 @@ main (int argc, char **argv)
 
   static const int sizes[] = { 3, 5, 7, 15, 31 };
   static const int frames[][2] = { {1920, 1080}, {3840, 2160} };
-  for (int f = 0; f < (quick ? 1 : 2); f++)
+  for (int f = 0; f < (args.quick ? 1 : 2); f++)
     for (int ch = 4; ch >= 1; ch -= 3)
       for (int gaussian = 0; gaussian <= 1; gaussian++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-          bench_case (frames[f][0], frames[f][1], ch, sizes[s], gaussian,
-              threads, quick ? 300 : 1500);
+          bench_case (&args, frames[f][0], frames[f][1], ch, sizes[s],
+              gaussian, args.quick ? 300 : 1500);
+  bench_args_clear (&args);
   return 0;
 }

@@ -2,7 +2,7 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   kconv-cuda-bench [--csv FILE] [--cpu-threads N] [--case I]
+ *   kconv-cuda-bench [--threads N] [--csv FILE] [--only TEXT]
  *
  * Frames live on the device (no PCIe in the numbers); four input/output
  * pairs are rotated so that the 50 MB L2 cannot hold them.  Each case: warm
@@ -19,7 +19,7 @@
 #include <cuda_runtime_api.h>
 #include "kconv.h"
 #include "kconv-matrix.h"
-#include "bench-util.h"
+#include "bench-harness.h"
 #ifdef KCONV_BENCH_NPP
 #include "bench-peer-npp.h"
 #endif
@@ -31,18 +31,14 @@
       fprintf (stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, \
           cudaGetErrorString (e_)); exit (1); } } while (0)
 
-static int
-cmp_float (const void *a, const void *b)
-{
-  float x = *(const float *) a, y = *(const float *) b;
-  return x < y ? -1 : x > y;
-}
-
+/* CUDA's event times, as the harness's median takes them */
 static float
-median (float *t, int n)
+event_median (const float *t, int n)
 {
-  qsort (t, n, sizeof t[0], cmp_float);
-  return n % 2 ? t[n / 2] : 0.5f * (t[n / 2 - 1] + t[n / 2]);
+  double d[64];
+  for (int i = 0; i < n; i++)
+    d[i] = t[i];
+  return (float) bench_median (d, n);
 }
 
 typedef struct {
@@ -110,7 +106,7 @@ time_gpu (GpuRun run, void *ctx, Frames * f)
     CK (cudaEventElapsedTime (&t[i], ev[i], ev[i + 1]));
   for (int i = 0; i <= REPS; i++)
     cudaEventDestroy (ev[i]);
-  return median (t, REPS);
+  return event_median (t, REPS);
 }
 
 typedef struct {
@@ -170,6 +166,19 @@ time_forced (const char *strategy, const char *says, const KConvKernel * k,
   return ms;
 }
 
+typedef struct
+{
+  KConvFilter *filter;
+  KConvImage src, dst;
+} CpuRun;
+
+static void
+run_cpu (void *p)
+{
+  CpuRun *r = p;
+  kconv_filter_run (r->filter, &r->src, &r->dst);
+}
+
 /* CPU backend on the host frame, median of 3 */
 static float
 time_cpu (const KConvKernel * k, Frames * f, const KConvImage * im,
@@ -183,16 +192,11 @@ time_cpu (const KConvKernel * k, Frames * f, const KConvImage * im,
   KConvImage s = *im, d = *im;
   s.data = f->h_src;
   d.data = out;
-  float t[3];
-  kconv_filter_run (cf, &s, &d);
-  for (int i = 0; i < 3; i++) {
-    double t0 = bench_now_ms ();
-    kconv_filter_run (cf, &s, &d);
-    t[i] = (float) (bench_now_ms () - t0);
-  }
+  CpuRun r = { cf, s, d };
+  float ms = (float) bench_time_ms (run_cpu, &r, 0, 3);
   free (out);
   kconv_filter_free (cf);
-  return median (t, 3);
+  return ms;
 }
 
 static double
@@ -217,27 +221,17 @@ measure_copy_gbs (void)
   }
   cudaFree (a);
   cudaFree (b);
-  return 2.0 * bytes / (median (t, 10) * 1e6);
+  return 2.0 * bytes / (event_median (t, 10) * 1e6);
 }
 
 int
 main (int argc, char **argv)
 {
-  const char *csv_path = NULL;
-  int cpu_threads = 0, only = -1;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--csv") && i + 1 < argc)
-      csv_path = argv[++i];
-    else if (!strcmp (argv[i], "--cpu-threads") && i + 1 < argc)
-      cpu_threads = atoi (argv[++i]);
-    else if (!strcmp (argv[i], "--case") && i + 1 < argc)
-      only = atoi (argv[++i]);
-    else {
-      fprintf (stderr, "usage: %s [--csv FILE] [--cpu-threads N] [--case I]\n",
-          argv[0]);
-      return 2;
-    }
-  }
+  BenchArgs args;
+  if (bench_args_parse (argc, argv, BENCH_THREADS | BENCH_CSV | BENCH_ONLY,
+          "case,size,kconv_cuda_ms,npp_ms,kconv_cpu_ms,direct_ms,fft_ms,"
+          "small_ms,mma_ms", &args))
+    return 2;
   if (!kconv_backend_available (KCONV_BACKEND_CUDA)) {
     printf ("no usable CUDA device\n");
     return 77;
@@ -253,10 +247,6 @@ main (int argc, char **argv)
 #else
   printf ("peer: none (built without NPP)\n");
 #endif
-  FILE *csv = csv_path ? fopen (csv_path, "w") : NULL;
-  if (csv)
-    fprintf (csv, "case,size,kconv_cuda_ms,npp_ms,kconv_cpu_ms,direct_ms,"
-        "fft_ms,small_ms,mma_ms\n");
 
   struct {
     const char *name;
@@ -277,7 +267,10 @@ main (int argc, char **argv)
       "chosen");
   srand (7);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    if (only >= 0 && (int) c != only)
+    char label[64];
+    snprintf (label, sizeof label, "%s %dx%d", cases[c].name, cases[c].size,
+        cases[c].size);
+    if (!bench_selected (&args, label))
       continue;
     Frames f;
     int n = cases[c].size;
@@ -325,7 +318,7 @@ main (int argc, char **argv)
       cudaFree (nc.kernel);
     }
 #endif
-    float cpu_ms = only >= 0 ? -1.f : time_cpu (&k, &f, &im, cpu_threads);
+    float cpu_ms = time_cpu (&k, &f, &im, args.threads);
     float direct_ms = -1.f, fft_ms = -1.f, small_ms = -1.f, mma_ms = -1.f;
     if (!cases[c].gaussian && n >= 15) {
       direct_ms = time_forced ("direct", "direct tiled", &k, &f, &im);
@@ -346,17 +339,15 @@ main (int argc, char **argv)
       printf ("%9s %8s", "-", "-");
     printf (" %9.2f %9.4f %9.4f %9.4f %9.4f   %s\n", cpu_ms, direct_ms, fft_ms,
         small_ms, mma_ms, kconv_filter_strategy (kc.filter));
-    if (csv)
-      fprintf (csv, "%s,%d,%.5f,%.5f,%.3f,%.5f,%.5f,%.5f,%.5f\n",
-          cases[c].name, n, ms, npp_ms, cpu_ms, direct_ms, fft_ms, small_ms,
-          mma_ms);
+    bench_csv_row (&args, "%s,%d,%.5f,%.5f,%.3f,%.5f,%.5f,%.5f,%.5f",
+        cases[c].name, n, ms, npp_ms, cpu_ms, direct_ms, fft_ms, small_ms,
+        mma_ms);
     fflush (stdout);
     kconv_filter_free (kc.filter);
     free (w);
     free (iw);
     frames_clear (&f);
   }
-  if (csv)
-    fclose (csv);
+  bench_args_clear (&args);
   return 0;
 }

@@ -27,7 +27,7 @@
 #include "kconv.h"
 #include "kconv-matrix.h"
 #include "bench-bus.h"
-#include "bench-util.h"
+#include "bench-harness.h"
 
 /* frames before timing: negotiation, the filter, and both pools grown to
  * what the pipeline holds (a pinned 4K buffer takes milliseconds to make) */
@@ -305,29 +305,21 @@ naive_ms (const Case * c)
 int
 main (int argc, char **argv)
 {
-  int frames = 0;
-  const char *csv_path = NULL, *only = NULL;
+  BenchArgs args;
   gst_init (&argc, &argv);
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--frames") && i + 1 < argc)
-      frames = atoi (argv[++i]);
-    else if (!strcmp (argv[i], "--csv") && i + 1 < argc)
-      csv_path = argv[++i];
-    else if (!strcmp (argv[i], "--only") && i + 1 < argc)
-      only = argv[++i];
-  }
+  if (bench_args_parse (argc, argv, BENCH_FRAMES | BENCH_CSV | BENCH_ONLY,
+          "case,mode,frames_in_flight,fps,latency_ms,bus_fps,naive_ms", &args))
+    return 2;
   if (!kconv_backend_available (KCONV_BACKEND_CUDA)) {
     fprintf (stderr, "no usable CUDA device\n");
+    bench_args_clear (&args);
     return 77;
   }
-  FILE *csv = csv_path ? fopen (csv_path, "w") : NULL;
-  if (csv)
-    fprintf (csv, "case,mode,frames_in_flight,fps,latency_ms,bus_fps,"
-        "naive_ms\n");
+  const int frames = args.frames;
 
   for (size_t ci = 0; ci < G_N_ELEMENTS (cases); ci++) {
     const Case *c = &cases[ci];
-    if (only && !strstr (c->name, only))
+    if (!bench_selected (&args, c->name))
       continue;
     const int kconvfilter = c->taps > 0;
     const size_t bytes = (size_t) c->width * c->height *
@@ -358,10 +350,9 @@ main (int argc, char **argv)
         printf ("| %s | %d | %.0f | %.0f%% | %.1f | %.3f |\n",
             r.pinned_input ? "pinned pool" : "pageable", fif, r.fps,
             100 * r.fps / bus_fps, r.fps * naive / 1e3, r.latency_ms);
-        if (csv)
-          fprintf (csv, "%s,%s,%d,%.1f,%.4f,%.1f,%.4f\n", c->name,
-              r.pinned_input ? "pinned" : "pageable", fif, r.fps,
-              r.latency_ms, bus_fps, naive);
+        bench_csv_row (&args, "%s,%s,%d,%.1f,%.4f,%.1f,%.4f", c->name,
+            r.pinned_input ? "pinned" : "pageable", fif, r.fps, r.latency_ms,
+            bus_fps, naive);
         fflush (stdout);
       }
     }
@@ -369,12 +360,10 @@ main (int argc, char **argv)
     if (kconvfilter && run_pipeline (c, 1, 1, 100, 1, &lone) == 0) {
       printf ("lone frame, frames-in-flight=1, pinned: latency %.3f ms "
           "(median of 100)\n", lone.latency_ms);
-      if (csv)
-        fprintf (csv, "%s,lone,1,,%.4f,%.1f,%.4f\n", c->name,
-            lone.latency_ms, bus_fps, naive);
+      bench_csv_row (&args, "%s,lone,1,,%.4f,%.1f,%.4f", c->name,
+          lone.latency_ms, bus_fps, naive);
     }
   }
-  if (csv)
-    fclose (csv);
+  bench_args_clear (&args);
   return 0;
 }

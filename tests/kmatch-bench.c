@@ -2,7 +2,7 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   kmatch-bench [--threads N] [--quick]
+ *   kmatch-bench [--threads N] [--quick] [--csv FILE] [--only TEXT]
  *
  * Exact exhaustive SAD search (the core, no GStreamer) on grey frames of
  * random pixels with a planted template; OpenCV's matchTemplate (TM_SQDIFF,
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include "kmatch.h"
-#include "bench-util.h"
+#include "bench-harness.h"
 #ifdef KCONV_BENCH_OPENCV
 #include "bench-peer-opencv.h"
 #endif
@@ -26,14 +26,102 @@
 #include "bench-peer-npp.h"
 #endif
 
+/* One search of the frame for the best position. */
+typedef struct
+{
+  KMatch *m;
+  const KConvImage *im;
+  KMatchPosition best;
+  int n;
+} Search;
+
+static void
+run_search (void *p)
+{
+  Search *s = p;
+  kmatch_search (s->m, s->im, NULL, 1, &s->best, &s->n, NULL);
+}
+
+#ifdef KCONV_BENCH_OPENCV
+typedef struct
+{
+  const uint8_t *frame, *t;
+  int w, h, tw, th, x, y;
+} OpencvSearch;
+
+static void
+run_opencv (void *p)
+{
+  OpencvSearch *o = p;
+  peer_opencv_match_sqdiff (o->frame, o->w, o->h, o->t, o->tw, o->th, &o->x,
+      &o->y);
+}
+#endif
+
+#ifdef KCONV_BENCH_NPP
+typedef struct
+{
+  const uint8_t *df, *dt;
+  int w, h, tw, th, x, y;
+} NppSearch;
+
+static void
+run_npp (void *p)
+{
+  NppSearch *n = p;
+  peer_npp_match (n->df, n->w, n->h, n->dt, n->tw, n->th, &n->x, &n->y, NULL);
+}
+#endif
+
+/* The CUDA matcher on the same frame, opaque then with transparent
+ * corners; -1 where it cannot run. */
+static void
+bench_cuda (const uint8_t * t, int tw, int th, const KConvImage * im,
+    double cpu_ms, double work, int pinned, double budget, double *opaque_ms,
+    double *masked_ms)
+{
+  *opaque_ms = *masked_ms = -1;
+  KConvOptions gopt = { KCONV_BACKEND_CUDA, 0, -1 };
+  Search g = { NULL, im, {-1, -1, 0}, 0 };
+  if (kmatch_new (&gopt, &g.m) != KCONV_OK
+      || kmatch_set_template (g.m, t, tw, th, tw, 1) != KCONV_OK
+      || kmatch_search (g.m, im, NULL, 1, &g.best, &g.n, NULL) != KCONV_OK) {
+    printf ("  on CUDA: search failed: %s\n", kconv_last_error ());
+    kmatch_free (g.m);
+    return;
+  }
+  *opaque_ms = bench_time_ms (run_search, &g, budget, 9);
+  printf ("%-26s %9.3f %9.1f %4d,%-4d   (CUDA, upload from %s memory "
+      "included; %.1fx the CPU)\n", "  on CUDA", *opaque_ms,
+      work / (*opaque_ms * 1e6), g.best.x, g.best.y,
+      pinned ? "pinned" : "pageable", cpu_ms / *opaque_ms);
+  /* the same template with transparent corners (a disc counts) */
+  uint8_t *disc = malloc ((size_t) tw * th);
+  for (int y = 0; y < th; y++)
+    for (int x = 0; x < tw; x++) {
+      const int dx = 2 * x - tw + 1, dy = 2 * y - th + 1;
+      disc[y * tw + x] = dx * dx + dy * dy <= tw * th;
+    }
+  if (kmatch_set_template_mask (g.m, disc, tw) == KCONV_OK) {
+    *masked_ms = bench_time_ms (run_search, &g, budget, 9);
+    printf ("%-26s %9.3f %9s %4d,%-4d   (CUDA, transparent corners: %.2fx "
+        "the opaque template's time)\n", "  on CUDA, masked", *masked_ms, "",
+        g.best.x, g.best.y, *masked_ms / *opaque_ms);
+  }
+  free (disc);
+  kmatch_free (g.m);
+}
+
 int
 main (int argc, char **argv)
 {
-  int threads, quick;
-  if (bench_parse_args (argc, argv, &threads, &quick))
+  BenchArgs args;
+  if (bench_args_parse (argc, argv, BENCH_THREADS | BENCH_QUICK | BENCH_CSV |
+          BENCH_ONLY, "case,kconv_cpu_ms,gdiff_s,kconv_cuda_ms,"
+          "kconv_cuda_masked_ms,opencv_ms,npp_ms", &args))
     return 2;
 #ifdef KCONV_BENCH_OPENCV
-  peer_opencv_set_threads (threads > 0 ? threads : -1);
+  peer_opencv_set_threads (args.threads > 0 ? args.threads : -1);
   printf ("peer: OpenCV %s cv::matchTemplate TM_SQDIFF, same threads\n",
       peer_opencv_version ());
 #else
@@ -47,7 +135,12 @@ main (int argc, char **argv)
   srand (3);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     int w = cases[c][0], h = cases[c][1], tw = cases[c][2], th = cases[c][3];
-    int reps = quick || w > 2000 ? 3 : 9;
+    char name[64];
+    snprintf (name, sizeof name, "%dx%d grey / %dx%d", w, h, tw, th);
+    if (!bench_selected (&args, name))
+      continue;
+    const int reps = args.quick || w > 2000 ? 3 : 9;
+    const double budget = args.quick ? 300 : 1500;
     /* pinned where CUDA is usable, as kpatternmatch's pool gives it */
     int pinned;
     uint8_t *frame = kconv_host_alloc ((size_t) w * h, &pinned);
@@ -59,96 +152,36 @@ main (int argc, char **argv)
       for (int x = 0; x < tw; x++)
         t[y * tw + x] = frame[(py + y) * w + px + x];
 
-    KConvOptions opt = { KCONV_BACKEND_CPU, threads, -1 };
-    KMatch *m;
-    kmatch_new (&opt, &m);
-    kmatch_set_template (m, t, tw, th, tw, 1);
+    KConvOptions opt = { KCONV_BACKEND_CPU, args.threads, -1 };
     KConvImage im = { frame, w, h, w, 1, 1, {0} };
-    KMatchPosition best;
-    int n;
-    double times[9];
-    for (int r = 0; r < reps; r++) {
-      double t0 = bench_now_ms ();
-      kmatch_search (m, &im, NULL, 1, &best, &n, NULL);
-      times[r] = bench_now_ms () - t0;
-    }
-    double ms = bench_median (times, reps);
-    double work = (double) (w - tw + 1) * (h - th + 1) * tw * th;
-    char name[64];
-    snprintf (name, sizeof name, "%dx%d grey / %dx%d", w, h, tw, th);
-    printf ("%-26s %9.1f %9.1f %4d,%-4d", name, ms, work / (ms * 1e6), best.x,
-        best.y);
+    Search cpu = { NULL, &im, {-1, -1, 0}, 0 };
+    kmatch_new (&opt, &cpu.m);
+    kmatch_set_template (cpu.m, t, tw, th, tw, 1);
+    const double ms = bench_time_ms (run_search, &cpu, budget, reps);
+    const double work = (double) (w - tw + 1) * (h - th + 1) * tw * th;
+    printf ("%-26s %9.1f %9.1f %4d,%-4d", name, ms, work / (ms * 1e6),
+        cpu.best.x, cpu.best.y);
+    double peer = -1, npp = -1, cuda = -1, masked = -1;
 #ifdef KCONV_BENCH_OPENCV
-    int ox, oy;
-    for (int r = 0; r < reps; r++) {
-      double t0 = bench_now_ms ();
-      peer_opencv_match_sqdiff (frame, w, h, t, tw, th, &ox, &oy);
-      times[r] = bench_now_ms () - t0;
-    }
-    double peer = bench_median (times, reps);
-    printf (" %10.1f %7.2fx %d,%d", peer, peer / ms, ox, oy);
+    OpencvSearch o = { frame, t, w, h, tw, th, -1, -1 };
+    peer = bench_time_ms (run_opencv, &o, budget, reps);
+    printf (" %10.1f %7.2fx %d,%d", peer, peer / ms, o.x, o.y);
 #endif
     printf ("\n");
     if (kconv_backend_available (KCONV_BACKEND_CUDA)) {
-      KConvOptions gopt = { KCONV_BACKEND_CUDA, 0, -1 };
-      KMatch *g;
-      KMatchPosition gb = { -1, -1, 0 };
-      if (kmatch_new (&gopt, &g) == KCONV_OK
-          && kmatch_set_template (g, t, tw, th, tw, 1) == KCONV_OK) {
-        if (kmatch_search (g, &im, NULL, 1, &gb, &n, NULL) != KCONV_OK) {
-          printf ("  on CUDA: search failed\n");
-          kmatch_free (g);
-          continue;
-        }
-        double gt[9];
-        for (int r = 0; r < 9; r++) {
-          double t0 = bench_now_ms ();
-          kmatch_search (g, &im, NULL, 1, &gb, &n, NULL);
-          gt[r] = bench_now_ms () - t0;
-        }
-        double gms = bench_median (gt, 9);
-        printf ("%-26s %9.3f %9.1f %4d,%-4d   (CUDA, upload from %s memory "
-            "included; %.1fx the CPU)\n", "  on CUDA", gms, work / (gms * 1e6),
-            gb.x, gb.y, pinned ? "pinned" : "pageable", ms / gms);
-        /* the same template with transparent corners (a disc counts) */
-        uint8_t *disc = malloc ((size_t) tw * th);
-        for (int y = 0; y < th; y++)
-          for (int x = 0; x < tw; x++) {
-            const int dx = 2 * x - tw + 1, dy = 2 * y - th + 1;
-            disc[y * tw + x] = dx * dx + dy * dy <= tw * th;
-          }
-        if (kmatch_set_template_mask (g, disc, tw) == KCONV_OK) {
-          for (int r = 0; r < 9; r++) {
-            double t0 = bench_now_ms ();
-            kmatch_search (g, &im, NULL, 1, &gb, &n, NULL);
-            gt[r] = bench_now_ms () - t0;
-          }
-          double mms = bench_median (gt, 9);
-          printf ("%-26s %9.3f %9s %4d,%-4d   (CUDA, transparent corners: "
-              "%.2fx the opaque template's time)\n", "  on CUDA, masked", mms,
-              "", gb.x, gb.y, mms / gms);
-        }
-        free (disc);
-      }
-      kmatch_free (g);
+      bench_cuda (t, tw, th, &im, ms, work, pinned, budget, &cuda, &masked);
 #ifdef KCONV_BENCH_NPP
       /* NPP: device-resident frame and template (no upload counted) */
       uint8_t *df, *dt;
-      int nx = -1, ny = -1;
       cudaMalloc ((void **) &df, (size_t) w * h);
       cudaMalloc ((void **) &dt, (size_t) tw * th);
       cudaMemcpy (df, frame, (size_t) w * h, cudaMemcpyHostToDevice);
       cudaMemcpy (dt, t, (size_t) tw * th, cudaMemcpyHostToDevice);
-      if (peer_npp_match (df, w, h, dt, tw, th, &nx, &ny, NULL) == 0) {
-        double nt[5];
-        for (int r = 0; r < 5; r++) {
-          double t0 = bench_now_ms ();
-          peer_npp_match (df, w, h, dt, tw, th, &nx, &ny, NULL);
-          nt[r] = bench_now_ms () - t0;
-        }
+      NppSearch ns = { df, dt, w, h, tw, th, -1, -1 };
+      if (peer_npp_match (df, w, h, dt, tw, th, &ns.x, &ns.y, NULL) == 0) {
+        npp = bench_time_ms (run_npp, &ns, budget, 5);
         printf ("%-26s %9.3f %9s %4d,%-4d   (NPP SqrDistanceValid_Norm + "
-            "MinIndx, device-resident)\n", "  NPP", bench_median (nt, 5), "",
-            nx, ny);
+            "MinIndx, device-resident)\n", "  NPP", npp, "", ns.x, ns.y);
       } else {
         printf ("  NPP: failed\n");
       }
@@ -157,10 +190,13 @@ main (int argc, char **argv)
       cudaFree (dt);
 #endif
     }
+    bench_csv_row (&args, "%s,%.3f,%.1f,%.4f,%.4f,%.3f,%.4f", name, ms,
+        work / (ms * 1e6), cuda, masked, peer, npp);
     fflush (stdout);
-    kmatch_free (m);
+    kmatch_free (cpu.m);
     kconv_host_free (frame, pinned);
     free (t);
   }
+  bench_args_clear (&args);
   return 0;
 }

@@ -24,7 +24,7 @@ if gcc -O2 -DKCONV_BENCH_NPP -Ikernels/include -I$cuda/include \
 else
   echo "NPP peer not built (see npp-build.log); running without it"
 fi
-$bench --csv "$out/bench.csv" --cpu-threads "$(nproc)" | tee "$out/bench.txt" \
+$bench --csv "$out/bench.csv" --threads "$(nproc)" | tee "$out/bench.txt" \
   || status=1
 
 echo "=== template matching benchmark (CPU with all cores, CUDA)"
