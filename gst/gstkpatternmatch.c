@@ -151,110 +151,115 @@ format_region (const KMatchRegion * r)
   return g_strdup_printf ("%d,%d,%d,%d", r->x, r->y, r->width, r->height);
 }
 
+/* A value a property refuses, with a message (the settings stay as they
+ * were); regions are parsed and a template file is loaded here, outside
+ * the lock. */
+static gboolean
+gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
+    const GValue * value, KMatchRegion * region, GstSample ** loaded)
+{
+  GstElement *element = GST_ELEMENT (self);
+  char why[128];
+
+  switch (prop_id) {
+    case PROP_TEMPLATE_LOCATION:{
+      /* loaded (and checked) at start, or right away while running; a
+       * file that does not load leaves the template as it was */
+      const gchar *location = g_value_get_string (value);
+      GError *err = NULL;
+      if (location && GST_STATE (self) >= GST_STATE_READY
+          && !(*loaded = kmatch_template_load_file (location, &err))) {
+        GST_ELEMENT_WARNING (self, RESOURCE, READ, ("%s", err->message),
+            (NULL));
+        g_clear_error (&err);
+      }
+      return FALSE;
+    }
+    case PROP_TEMPLATE_REGION:{
+      const gchar *text = g_value_get_string (value);
+      if (kmatch_region_parse (text, region, why, sizeof why) == 0)
+        return FALSE;
+      kconv_refusal_post (element, "template-region \"%.40s\" refused: %s",
+          text ? text : "", why);
+      return TRUE;
+    }
+    case PROP_SEARCH_REGION:{
+      const gchar *text = g_value_get_string (value);
+      if (!text || !*text
+          || kmatch_region_parse (text, region, why, sizeof why) == 0)
+        return FALSE;
+      kconv_refusal_post (element, "search-region \"%.40s\" refused: %s "
+          "(empty: the whole frame)", text, why);
+      return TRUE;
+    }
+    case PROP_THRESHOLD:{
+      gdouble t = g_value_get_double (value);
+      if (t >= 0.0 && t <= 1.0)
+        return FALSE;
+      kconv_refusal_post (element, "threshold must be between 0 and 1; %g "
+          "refused", t);
+      return TRUE;
+    }
+    default:
+      return FALSE;
+  }
+}
+
 static void
 gst_kpattern_match_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (object);
   Settings *s = &self->settings;
+  KMatchRegion region = { 0 };
+  GstSample *loaded = NULL;
 
+  if (gst_kpattern_match_refuses (self, prop_id, value, &region, &loaded))
+    return;
+
+  GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_TEMPLATE_LOCATION:
-      GST_OBJECT_LOCK (self);
       g_free (s->template_location);
       s->template_location = g_value_dup_string (value);
-      GST_OBJECT_UNLOCK (self);
-      /* loaded (and checked) at start, or right away while running */
-      if (GST_STATE (self) >= GST_STATE_READY && s->template_location) {
-        GError *err = NULL;
-        GstSample *rgb = kmatch_template_load_file (s->template_location,
-            &err);
-        if (!rgb) {
-          GST_ELEMENT_WARNING (self, RESOURCE, READ, ("%s", err->message),
-              (NULL));
-          g_clear_error (&err);
-          return;
-        }
-        GST_OBJECT_LOCK (self);
+      if (loaded) {
         g_clear_pointer (&s->template_rgb, gst_sample_unref);
-        s->template_rgb = rgb;
+        s->template_rgb = loaded;
         s->cut_pending = FALSE;
         self->template_cookie++;
-        GST_OBJECT_UNLOCK (self);
       }
       break;
-    case PROP_TEMPLATE_REGION:{
-      KMatchRegion r;
-      char why[128];
-      const gchar *text = g_value_get_string (value);
-      if (kmatch_region_parse (text, &r, why, sizeof why) != 0) {
-        kconv_refusal_post (GST_ELEMENT (self), "template-region \"%.40s\" "
-            "refused: %s", text ? text : "", why);
-        return;
-      }
-      GST_OBJECT_LOCK (self);
-      s->template_region = r;
+    case PROP_TEMPLATE_REGION:
+      s->template_region = region;
       s->cut_pending = TRUE;
-      GST_OBJECT_UNLOCK (self);
       break;
-    }
-    case PROP_SEARCH_REGION:{
-      KMatchRegion r = { 0 };
-      char why[128];
-      const gchar *text = g_value_get_string (value);
-      gboolean whole = !text || !*text;
-      if (!whole && kmatch_region_parse (text, &r, why, sizeof why) != 0) {
-        kconv_refusal_post (GST_ELEMENT (self), "search-region \"%.40s\" "
-            "refused: %s (empty: the whole frame)", text, why);
-        return;
-      }
-      GST_OBJECT_LOCK (self);
-      s->has_search_region = !whole;
-      s->search_region = r;
-      GST_OBJECT_UNLOCK (self);
+    case PROP_SEARCH_REGION:
+      s->has_search_region = region.width > 0;
+      s->search_region = region;
       break;
-    }
     case PROP_SEARCH_RADIUS:
-      GST_OBJECT_LOCK (self);
       s->search_radius = g_value_get_int (value);
-      GST_OBJECT_UNLOCK (self);
       break;
-    case PROP_THRESHOLD:{
-      gdouble t = g_value_get_double (value);
-      if (!(t >= 0.0 && t <= 1.0)) {
-        kconv_refusal_post (GST_ELEMENT (self), "threshold must be between 0 "
-            "and 1; %g refused", t);
-        return;
-      }
-      GST_OBJECT_LOCK (self);
-      s->threshold = t;
-      GST_OBJECT_UNLOCK (self);
+    case PROP_THRESHOLD:
+      s->threshold = g_value_get_double (value);
       break;
-    }
     case PROP_MAX_MATCHES:
-      GST_OBJECT_LOCK (self);
       s->max_matches = g_value_get_int (value);
-      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_DRAW:
-      GST_OBJECT_LOCK (self);
       s->draw = g_value_get_boolean (value);
-      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_MATCH_ON:
-      GST_OBJECT_LOCK (self);
       s->match_on = g_value_get_enum (value);
-      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_USE_ALPHA:
-      GST_OBJECT_LOCK (self);
       s->use_alpha = g_value_get_boolean (value);
-      GST_OBJECT_UNLOCK (self);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  GST_OBJECT_UNLOCK (self);
 }
 
 static void

@@ -17,13 +17,12 @@ if [ ! -f build-asan/build.ninja ]; then
     -Dcuda=disabled -Dbenchmarks=disabled >/dev/null || exit 1
 fi
 meson compile -C build-asan >/dev/null || exit 1
-export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-export GST_REGISTRY_FORK=no     # ASan wants the plugins in this process
-ASAN_OPTIONS=detect_leaks=1 meson test -C build-asan --suite core \
+# the test setups (tests/meson.build) set the sanitizers' options; ASan
+# wants GStreamer's plugins in the test's process (no registry fork)
+meson test -C build-asan --setup sanitize --suite core --print-errorlogs \
+  || status=1
+meson test -C build-asan --setup sanitizenoleaks --suite element \
   --print-errorlogs || status=1
-ASAN_OPTIONS=detect_leaks=0 meson test -C build-asan --suite element \
-  --print-errorlogs || status=1
-unset GST_REGISTRY_FORK
 
 checks=${VALGRIND_CHECKS-test_formats_match_gray_reference,test_presets_round_trip,test_invalid_values_refused,test_renegotiation,test_flush_drops_frames_in_flight,test_template_with_transparency,test_formats_planted,test_max_matches}
 GST_CHECKS=$checks meson test -C "${BUILD:-build}" --setup valgrind \
