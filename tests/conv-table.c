@@ -5,10 +5,14 @@
  * dav1d checkasm style: random pixels, random kernels, padded strides, the
  * outputs of both sides poisoned with different bytes, then every sample
  * compared.  Exact kernels must match to the bit; others within 1.
+ *
+ * The named cases below are the benchmark's: the table checks each at a
+ * small size, and conv_table_bench times the same cases at full size.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bench-harness.h"
 #include "check.h"
 #include "test-rng.h"
 #include "conv-table.h"
@@ -38,6 +42,40 @@ typedef enum { K_INT, K_INT_SEPARABLE, K_FLOAT, K_FLOAT_SEPARABLE, K_BLUR,
 } KernelKind;
 static const char *kind_names[] = { "int", "int-sep", "float", "float-sep",
   "blur"
+};
+
+/* The cases the benchmark times (full size) and the table checks (at most
+ * CHECK_W x CHECK_H, the same kernel, layout and border). */
+typedef struct
+{
+  const char *name;
+  int width, height, layout;    /* an index into layouts */
+  int rows, cols;
+  KernelKind kind;
+  KConvBorder border;
+} NamedCase;
+
+#define L_GRAY8 0
+#define L_RGB 1
+#define L_RGBA 4
+#define CHECK_W 160
+#define CHECK_H 90
+
+static const NamedCase named_cases[] = {
+  {"1080p RGBA 3x3 int", 1920, 1080, L_RGBA, 3, 3, K_INT, KCONV_BORDER_REFLECT},
+  {"1080p RGBA 7x7 float", 1920, 1080, L_RGBA, 7, 7, K_FLOAT,
+      KCONV_BORDER_REFLECT},
+  {"1080p RGBA 31x31 blur", 1920, 1080, L_RGBA, 31, 31, K_BLUR,
+      KCONV_BORDER_REFLECT},
+  {"1080p GRAY8 5x5 int", 1920, 1080, L_GRAY8, 5, 5, K_INT,
+      KCONV_BORDER_REPLICATE},
+  {"4K RGBA 3x3 int", 3840, 2160, L_RGBA, 3, 3, K_INT, KCONV_BORDER_REFLECT},
+  {"4K RGBA 15x15 int", 3840, 2160, L_RGBA, 15, 15, K_INT,
+      KCONV_BORDER_REFLECT},
+  {"4K RGBA 31x31 int", 3840, 2160, L_RGBA, 31, 31, K_INT,
+      KCONV_BORDER_REFLECT},
+  {"1000x1000 RGB 121x121 int", 1000, 1000, L_RGB, 121, 121, K_INT,
+      KCONV_BORDER_REFLECT},
 };
 
 static float
@@ -229,6 +267,97 @@ run_case_weight_sum (KConvBackend backend, const Layout * lay, int width,
   free (out);
 }
 
+/* The named cases at the table's size. */
+static void
+check_named_cases (KConvBackend backend, int max_kernel)
+{
+  for (size_t i = 0; i < sizeof named_cases / sizeof named_cases[0]; i++) {
+    const NamedCase *c = &named_cases[i];
+    if (c->rows > max_kernel || c->cols > max_kernel)
+      continue;
+    run_case (backend, &layouts[c->layout], c->width < CHECK_W ? c->width :
+        CHECK_W, c->height < CHECK_H ? c->height : CHECK_H, c->rows, c->cols,
+        c->kind, c->border, 2);
+  }
+}
+
+typedef struct
+{
+  KConvFilter *filter;
+  KConvImage src, dst;
+} BenchRun;
+
+static void
+bench_run (void *p)
+{
+  BenchRun *r = p;
+  if (kconv_filter_run (r->filter, &r->src, &r->dst) != KCONV_OK) {
+    fprintf (stderr, "kconv_filter_run failed: %s\n", kconv_last_error ());
+    exit (1);
+  }
+}
+
+void
+conv_table_bench (KConvBackend backend, const BenchArgs * args,
+    const char *const *strategies, int n_strategies)
+{
+  test_rng_seed (20261123u);
+  printf ("%-28s %-6s %9s %9s   %s\n", "case", "forced", "ms", "Mpix/s",
+      "path");
+  for (size_t i = 0; i < sizeof named_cases / sizeof named_cases[0]; i++) {
+    const NamedCase *c = &named_cases[i];
+    if (!bench_selected (args, c->name))
+      continue;
+    const Layout *lay = &layouts[c->layout];
+    const ptrdiff_t stride = (ptrdiff_t) c->width * lay->pixel_stride;
+    const size_t bytes = (size_t) stride * c->height;
+    int pin_src, pin_dst;
+    uint8_t *src = kconv_host_alloc (bytes, &pin_src);
+    uint8_t *dst = kconv_host_alloc (bytes, &pin_dst);
+    for (size_t b = 0; b < bytes; b++)
+      src[b] = (uint8_t) rnd ();
+    float *w = make_weights (c->kind, c->rows, c->cols);
+    KConvKernel k = { c->cols, c->rows, w, 0.0, 0.0, 0 };
+    KConvImage im = { src, c->width, c->height, stride, lay->pixel_stride,
+      lay->n_channels, {lay->offsets[0], lay->offsets[1], lay->offsets[2],
+          lay->offsets[3]}
+    };
+    char done[8][200];
+    int n_done = 0;
+    /* kconv's own choice first, then each forced path it takes */
+    for (int s = -1; s < n_strategies; s++) {
+      kconv_force_strategy (backend, s < 0 ? NULL : strategies[s]);
+      KConvOptions opt = { backend, args->threads, -1 };
+      BenchRun r = { NULL, im, im };
+      r.dst.data = dst;
+      KConvStatus st = kconv_filter_new (&k, c->border, &opt, &r.filter);
+      kconv_force_strategy (backend, NULL);
+      if (st != KCONV_OK)
+        continue;
+      const char *path = kconv_filter_strategy (r.filter);
+      int seen = 0;
+      for (int d = 0; d < n_done; d++)
+        seen |= !strcmp (done[d], path);
+      if (!seen && n_done < 8) {
+        snprintf (done[n_done++], sizeof done[0], "%s", path);
+        const double ms = bench_time_ms (bench_run, &r, args->quick ? 300 :
+            1000, 31);
+        const double mpix = (double) c->width * c->height / (ms * 1e3);
+        printf ("%-28s %-6s %9.3f %9.1f   %s\n", c->name, s < 0 ? "-" :
+            strategies[s], ms, mpix, path);
+        bench_csv_row (args, "%s,%s,%s,%.4f,%.1f,\"%s\"", c->name,
+            kconv_backend_name (backend), s < 0 ? "" : strategies[s], ms,
+            mpix, path);
+        fflush (stdout);
+      }
+      kconv_filter_free (r.filter);
+    }
+    free (w);
+    kconv_host_free (src, pin_src);
+    kconv_host_free (dst, pin_dst);
+  }
+}
+
 void
 conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
 {
@@ -241,6 +370,9 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
   };
   const int n_layouts = sizeof layouts / sizeof layouts[0];
   test_rng_seed (seed);
+
+  /* the benchmark's cases, small */
+  check_named_cases (backend, max_kernel);
 
   /* every kernel size and border on small frames, layouts in rotation */
   for (size_t k = 0; k < sizeof ksizes / sizeof ksizes[0]; k++) {

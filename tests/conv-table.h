@@ -6,10 +6,17 @@
 #define KCONV_CONV_TABLE_H
 
 #include "kconv.h"
+#include "bench-harness.h"
 
 /* Runs every case of the table on `backend` and on the reference, with
  * random data and poisoned outputs; counts through CHECK.  max_kernel caps
  * the kernel sizes (the reference is slow). */
 void conv_table_run (KConvBackend backend, unsigned seed, int max_kernel);
+
+/* --bench: the table's named cases at full size on backend, kconv's own
+ * path and then each of `strategies` forced (a path listed once however
+ * many names lead to it); one row each, CSV where args ask for it. */
+void conv_table_bench (KConvBackend backend, const BenchArgs * args,
+    const char *const *strategies, int n_strategies);
 
 #endif

@@ -7,26 +7,50 @@
  * (kconv_force_strategy; each where it can take the kernel).  Frames go
  * through the frames-in-flight path (submit, then wait).  Skips (exit 77)
  * where no CUDA device can be used.
+ *
+ *   test-cuda-vs-reference [SEED]
+ *   test-cuda-vs-reference --bench [--threads N] [--quick] [--csv FILE]
+ *       [--only TEXT]     times the table's named cases at full size, host
+ *                         frames in and out (upload, convolve, download)
  */
 #include <stdlib.h>
+#include <string.h>
 #include "check.h"
 #include "conv-table.h"
 #include "match-table.h"
 
+static const char *const forced[] = { "small", "direct", "separable", "fft",
+  "mma", "sepmma"
+};
+
 int
 main (int argc, char **argv)
 {
-  unsigned seed = argc > 1 ? (unsigned) strtoul (argv[1], NULL, 0) : 20261122u;
+  const int bench = argc > 1 && !strcmp (argv[1], "--bench");
+  BenchArgs args;
+  if (bench) {
+    argv[1] = argv[0];
+    if (bench_args_parse (argc - 1, argv + 1, BENCH_THREADS | BENCH_QUICK |
+            BENCH_CSV | BENCH_ONLY, "case,backend,forced,ms,mpix_s,path",
+            &args))
+      return 2;
+  }
   if (!kconv_backend_available (KCONV_BACKEND_CUDA)) {
     printf ("SKIP: no usable CUDA device (%s)\n",
         kconv_backend_available (KCONV_BACKEND_CPU) ? "CPU only" : "");
+    if (bench)
+      bench_args_clear (&args);
     return 77;
   }
+  if (bench) {
+    conv_table_bench (KCONV_BACKEND_CUDA, &args, forced,
+        sizeof forced / sizeof forced[0]);
+    bench_args_clear (&args);
+    return 0;
+  }
+  unsigned seed = argc > 1 ? (unsigned) strtoul (argv[1], NULL, 0) : 20261122u;
   printf ("seed %u\n", seed);
   conv_table_run (KCONV_BACKEND_CUDA, seed, KCONV_MAX_KERNEL_SIZE);
-  static const char *const forced[] = { "small", "direct", "separable", "fft",
-    "mma", "sepmma"
-  };
   for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++) {
     int before = check_failed;
     CHECK (kconv_force_strategy (KCONV_BACKEND_CUDA, forced[i]) == KCONV_OK,

@@ -27,7 +27,10 @@ copy_part (int t, int n, void *ctx)
 {
   const Copy *c = ctx;
   const size_t total = c->row_bytes * c->rows;
-  const size_t chunk = (total / n + 63) / 64 * 64;
+  /* n parts of at least total / n bytes rounded up: they cover it all
+   * (rounding total / n down lost up to n - 1 bytes at the end whenever
+   * it was already a multiple of 64) */
+  const size_t chunk = ((total + n - 1) / n + 63) / 64 * 64;
   const size_t begin = (size_t) t * chunk;
   if (begin < total)
     memcpy (c->dst + begin, c->src + begin,
