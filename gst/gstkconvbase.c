@@ -273,13 +273,7 @@ gst_kconv_base_start (GstBaseTransform * trans)
   if (!kconv_backend_available (backend)) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
         ("backend=%s requested but it is not available",
-            kconv_backend_name (backend)), ("%s",
-#ifdef KCONV_HAVE_CUDA
-            "no usable CUDA device was found"
-#else
-            "this build of kconv has no CUDA support"
-#endif
-        ));
+            kconv_backend_name (backend)), ("%s", kconv_last_error ()));
     return FALSE;
   }
   return TRUE;

@@ -102,6 +102,29 @@ kconv_path_name (KConvPath path)
   }
 }
 
+static int
+cuda_usable (void)
+{
+#ifdef KCONV_HAVE_CUDA
+  return kconv_cuda_device_count () > 0;
+#else
+  return 0;
+#endif
+}
+
+/* Records why CUDA cannot run here, the one wording for it. */
+static KConvStatus
+cuda_unavailable (void)
+{
+  return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "%s",
+#ifdef KCONV_HAVE_CUDA
+      "no usable CUDA device was found"
+#else
+      "this build of kconv has no CUDA support"
+#endif
+      );
+}
+
 int
 kconv_backend_available (KConvBackend backend)
 {
@@ -111,12 +134,12 @@ kconv_backend_available (KConvBackend backend)
     case KCONV_BACKEND_REFERENCE:
       return 1;
     case KCONV_BACKEND_CUDA:
-#ifdef KCONV_HAVE_CUDA
-      return kconv_cuda_device_count () > 0;
-#else
+      if (cuda_usable ())
+        return 1;
+      cuda_unavailable ();
       return 0;
-#endif
   }
+  kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "unknown backend %d", backend);
   return 0;
 }
 
@@ -125,8 +148,7 @@ kconv_backend_resolve (KConvBackend backend)
 {
   if (backend != KCONV_BACKEND_AUTO)
     return backend;
-  return kconv_backend_available (KCONV_BACKEND_CUDA) ? KCONV_BACKEND_CUDA :
-      KCONV_BACKEND_CPU;
+  return cuda_usable () ? KCONV_BACKEND_CUDA : KCONV_BACKEND_CPU;
 }
 
 /* Two 1D passes cost about rows + cols taps plus a second trip through
@@ -175,16 +197,8 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
         "negative n_threads or an unknown backend");
 
   KConvBackend backend = kconv_backend_resolve (options->backend);
-  if (!kconv_backend_available (backend)) {
-    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "%s",
-        backend != KCONV_BACKEND_CUDA ? "" :
-#ifdef KCONV_HAVE_CUDA
-        "no usable CUDA device was found"
-#else
-        "this build of kconv has no CUDA support"
-#endif
-        );
-  }
+  if (!kconv_backend_available (backend))
+    return KCONV_ERROR_BACKEND_UNAVAILABLE;      /* the reason recorded */
 
   KConvFilter *f = calloc (1, sizeof *f);
   if (!f)
@@ -336,8 +350,7 @@ kconv_device_copy (void *dst, ptrdiff_t dst_stride, const void *src,
 #else
   (void) dst, (void) dst_stride, (void) src, (void) src_stride;
   (void) row_bytes, (void) rows, (void) stream;
-  return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
-      "this build of kconv has no CUDA support");
+  return cuda_unavailable ();
 #endif
 }
 
@@ -348,8 +361,7 @@ kconv_device_sync (void *stream)
   return kconv_cuda_sync (stream);
 #else
   (void) stream;
-  return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
-      "this build of kconv has no CUDA support");
+  return cuda_unavailable ();
 #endif
 }
 
@@ -380,8 +392,7 @@ kconv_device_draw_box (const KConvImage * im, int x, int y, int w, int h,
 #else
   (void) im, (void) x, (void) y, (void) w, (void) h, (void) thickness;
   (void) value, (void) stream;
-  return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
-      "this build of kconv has no CUDA support");
+  return cuda_unavailable ();
 #endif
 }
 

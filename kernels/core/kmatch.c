@@ -48,8 +48,7 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
   KConvBackend backend = kconv_backend_resolve (options->backend);
   if (backend == KCONV_BACKEND_CUDA
       && !kconv_backend_available (KCONV_BACKEND_CUDA))
-    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "no usable CUDA "
-        "device was found");
+    return KCONV_ERROR_BACKEND_UNAVAILABLE;     /* the reason recorded */
   if (backend < KCONV_BACKEND_CPU || backend > KCONV_BACKEND_REFERENCE)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_new: unknown "
         "backend");

@@ -104,7 +104,8 @@ const char *kconv_status_string (KConvStatus status);
 const char *kconv_backend_name (KConvBackend backend);
 const char *kconv_path_name (KConvPath path);
 
-/* 1 when this build can run the backend here (for CUDA: a device exists). */
+/* 1 when this build can run the backend here (for CUDA: a device exists);
+ * 0, with kconv_last_error () saying why, when it cannot. */
 int kconv_backend_available (KConvBackend backend);
 
 /* The backend AUTO stands for here (CUDA when a device is usable, else the
