@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "kconv.h"
 
 enum
 {
@@ -79,6 +80,23 @@ bench_time_ms (BenchFunc fn, void *ctx, double budget_ms, int max_reps)
     t[n++] = bench_now_ms () - t0;
   }
   return bench_median (t, n);
+}
+
+/* One kconv_filter_run, for bench_time_ms; a failure ends the program. */
+typedef struct
+{
+  KConvFilter *filter;
+  KConvImage src, dst;
+} BenchFilterRun;
+
+static inline void
+bench_filter_run (void *p)
+{
+  BenchFilterRun *r = p;
+  if (kconv_filter_run (r->filter, &r->src, &r->dst) != KCONV_OK) {
+    fprintf (stderr, "kconv_filter_run failed: %s\n", kconv_last_error ());
+    exit (1);
+  }
 }
 
 /* Parses the options in `accepted` and opens the CSV file with `header`;

@@ -281,22 +281,6 @@ check_named_cases (KConvBackend backend, int max_kernel)
   }
 }
 
-typedef struct
-{
-  KConvFilter *filter;
-  KConvImage src, dst;
-} BenchRun;
-
-static void
-bench_run (void *p)
-{
-  BenchRun *r = p;
-  if (kconv_filter_run (r->filter, &r->src, &r->dst) != KCONV_OK) {
-    fprintf (stderr, "kconv_filter_run failed: %s\n", kconv_last_error ());
-    exit (1);
-  }
-}
-
 void
 conv_table_bench (KConvBackend backend, const BenchArgs * args,
     const char *const *strategies, int n_strategies)
@@ -328,7 +312,7 @@ conv_table_bench (KConvBackend backend, const BenchArgs * args,
     for (int s = -1; s < n_strategies; s++) {
       kconv_force_strategy (backend, s < 0 ? NULL : strategies[s]);
       KConvOptions opt = { backend, args->threads, -1 };
-      BenchRun r = { NULL, im, im };
+      BenchFilterRun r = { NULL, im, im };
       r.dst.data = dst;
       KConvStatus st = kconv_filter_new (&k, c->border, &opt, &r.filter);
       kconv_force_strategy (backend, NULL);
@@ -340,7 +324,7 @@ conv_table_bench (KConvBackend backend, const BenchArgs * args,
         seen |= !strcmp (done[d], path);
       if (!seen && n_done < 8) {
         snprintf (done[n_done++], sizeof done[0], "%s", path);
-        const double ms = bench_time_ms (bench_run, &r, args->quick ? 300 :
+        const double ms = bench_time_ms (bench_filter_run, &r, args->quick ? 300 :
             1000, 31);
         const double mpix = (double) c->width * c->height / (ms * 1e3);
         printf ("%-28s %-6s %9.3f %9.1f   %s\n", c->name, s < 0 ? "-" :

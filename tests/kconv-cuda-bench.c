@@ -166,19 +166,6 @@ time_forced (const char *strategy, const char *says, const KConvKernel * k,
   return ms;
 }
 
-typedef struct
-{
-  KConvFilter *filter;
-  KConvImage src, dst;
-} CpuRun;
-
-static void
-run_cpu (void *p)
-{
-  CpuRun *r = p;
-  kconv_filter_run (r->filter, &r->src, &r->dst);
-}
-
 /* CPU backend on the host frame, median of 3 */
 static float
 time_cpu (const KConvKernel * k, Frames * f, const KConvImage * im,
@@ -192,8 +179,8 @@ time_cpu (const KConvKernel * k, Frames * f, const KConvImage * im,
   KConvImage s = *im, d = *im;
   s.data = f->h_src;
   d.data = out;
-  CpuRun r = { cf, s, d };
-  float ms = (float) bench_time_ms (run_cpu, &r, 0, 3);
+  BenchFilterRun r = { cf, s, d };
+  float ms = (float) bench_time_ms (bench_filter_run, &r, 0, 3);
   free (out);
   kconv_filter_free (cf);
   return ms;
