@@ -54,6 +54,8 @@ struct KConvCuda
   KConvCudaJob arith;           /* the kernel and arithmetic fields */
   KConvCudaWeights pw;          /* direct: weights; separable: h then v */
   KConvCudaIntPath int_path;    /* small exact kernels in integers */
+  int packed_allowed;           /* the tuning's cuda_packed, read with the
+                                 * strategy at creation */
   KConvCudaIntWeights iw;
   float *d_weights;             /* direct kernels too large for pw */
   uint32_t *d_mma_table;        /* the tensor-core path's weight table */
@@ -356,7 +358,7 @@ static KConvStatus chunked_launch (KConvCuda * cu, KConvCudaJob * job,
 static KConvStatus
 small_setup (KConvCuda * cu, const KConvPlan * plan)
 {
-  if (plan->exact && kconv_tuning ().cuda_packed)
+  if (plan->exact && cu->packed_allowed)
     cu->int_path = kconv_cuda_int_setup (plan->weights, plan->cols, &cu->iw);
   return direct_setup (cu, plan);
 }
@@ -639,6 +641,7 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
     cu->sepmma_bound = c.sepmma_bound = separable_mma_bound (plan, cu->device,
         cu->pw.w);
   const KConvTuning tuning = kconv_tuning ();
+  cu->packed_allowed = tuning.cuda_packed;
   cu->strategy = choose_strategy (&c, tuning.cuda_strategy[0] ?
       tuning.cuda_strategy : NULL);
 
