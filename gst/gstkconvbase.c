@@ -218,16 +218,20 @@ gst_kconv_base_free_core (GstKConvBase * self)
 
 /* Helpers for the subclasses' streaming work */
 
+/* With a GstVideoMeta, mapping checks the planes; without, the buffer
+ * must hold a whole frame of info. */
 gboolean
 gst_kconv_base_check_size (GstKConvBase * self, GstBuffer * buf,
     const GstVideoInfo * info)
 {
-  gchar *why = NULL;
-  if (kconv_buffer_fits (buf, info, &why))
+  gsize have = gst_buffer_get_size (buf);
+  if (gst_buffer_get_video_meta (buf) || have >= GST_VIDEO_INFO_SIZE (info))
     return TRUE;
   GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Buffer too small for its caps"),
-      ("%s", why));
-  g_free (why);
+      ("the buffer holds %" G_GSIZE_FORMAT " bytes, but a %dx%d %s frame "
+          "needs %" G_GSIZE_FORMAT, have, GST_VIDEO_INFO_WIDTH (info),
+          GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
+          GST_VIDEO_INFO_SIZE (info)));
   return FALSE;
 }
 

@@ -26,22 +26,4 @@
 #define KCONV_VIDEO_CAPS GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS)
 #endif
 
-#include <gst/video/video.h>
-
-/* Whether buf holds a whole frame of info (with a GstVideoMeta, mapping
- * checks its planes); if not, a sentence naming both sizes in *why (to be
- * g_free'd). */
-static inline gboolean
-kconv_buffer_fits (GstBuffer * buf, const GstVideoInfo * info, gchar ** why)
-{
-  gsize have = gst_buffer_get_size (buf);
-  if (gst_buffer_get_video_meta (buf) || have >= GST_VIDEO_INFO_SIZE (info))
-    return TRUE;
-  *why = g_strdup_printf ("the buffer holds %" G_GSIZE_FORMAT " bytes, but a "
-      "%dx%d %s frame needs %" G_GSIZE_FORMAT, have,
-      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
-      GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_SIZE (info));
-  return FALSE;
-}
-
 #endif /* KCONV_FORMATS_H */
