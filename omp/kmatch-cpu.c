@@ -5,39 +5,7 @@
 #include <stdlib.h>
 #include "kmatch-cpu.h"
 #include "kconv-threads.h"
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define KMATCH_MULTIVERSION \
-  __attribute__((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define KMATCH_MULTIVERSION
-#endif
-
-/* One row of differences: the loop compilers turn into psadbw. */
-static inline uint32_t
-sad_row (const uint8_t * restrict a, const uint8_t * restrict b, int n)
-{
-  uint32_t s = 0;
-  for (int i = 0; i < n; i++) {
-    int d = a[i] - b[i];
-    s += (uint32_t) (d < 0 ? -d : d);
-  }
-  return s;
-}
-
-/* The same with a mask: the frame's bytes where the template does not
- * count become 0, as the template's are. */
-static inline uint32_t
-sad_row_masked (const uint8_t * restrict a, const uint8_t * restrict b,
-    const uint8_t * restrict m, int n)
-{
-  uint32_t s = 0;
-  for (int i = 0; i < n; i++) {
-    int d = (a[i] & m[i]) - b[i];
-    s += (uint32_t) (d < 0 ? -d : d);
-  }
-  return s;
-}
+#include "kmatch-sad.h"
 
 KMATCH_MULTIVERSION static void
 map_rows (const uint8_t * frame, ptrdiff_t stride, const uint8_t * tmpl,
@@ -50,9 +18,10 @@ map_rows (const uint8_t * frame, ptrdiff_t stride, const uint8_t * tmpl,
       const uint8_t *f = frame + (ptrdiff_t) y * stride + x * ch;
       uint64_t s = 0;
       for (int j = 0; j < th; j++)
-        s += mask ? sad_row_masked (f + (ptrdiff_t) j * stride,
+        s += mask ? kmatch_sad_row_masked (f + (ptrdiff_t) j * stride,
             tmpl + (size_t) j * n, mask + (size_t) j * n, n) :
-            sad_row (f + (ptrdiff_t) j * stride, tmpl + (size_t) j * n, n);
+            kmatch_sad_row (f + (ptrdiff_t) j * stride, tmpl + (size_t) j * n,
+            n);
       map[(size_t) y * mw + x] = s;
     }
 }

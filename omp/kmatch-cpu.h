@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include "kmatch.h"
 
 /* The samples a search compares, packed: w x h pixels of `ch` bytes from
  * rows `stride` apart of pixel_stride bytes, the bytes at offsets[0 ..
@@ -23,5 +24,19 @@ void kmatch_cpu_pack (uint8_t * dst, const uint8_t * src, ptrdiff_t stride,
 void kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
     uint64_t * map, const uint8_t * byte_mask, int n_threads);
+
+/* Exact search that prunes (kmatch-prune.c): the same positions as the
+ * exhaustive map and greedy pick of kmatch.c, unmasked templates only.
+ * Writes up to max_matches positions (relative to frame) to out and
+ * returns their count; -1 when memory is short; KMATCH_PRUNE_NOT_WORTH_IT
+ * for templates too small for it to pay (under 16 pixels a side) or too
+ * large for its 32-bit block sums (2^24 pixels). */
+#define KMATCH_PRUNE_NOT_WORTH_IT (-2)
+typedef struct KMatchPrune KMatchPrune;
+KMatchPrune *kmatch_prune_new (void);
+int kmatch_prune_search (KMatchPrune * k, const uint8_t * frame,
+    ptrdiff_t stride, const uint8_t * tmpl, int tw, int th, int ch, int mw,
+    int mh, int max_matches, KMatchPosition * out, int n_threads);
+void kmatch_prune_free (KMatchPrune * k);
 
 #endif

@@ -27,6 +27,7 @@ enum
   BENCH_CSV = 1 << 2,
   BENCH_ONLY = 1 << 3,
   BENCH_FRAMES = 1 << 4,
+  BENCH_PHOTOS = 1 << 5,
 };
 
 typedef struct
@@ -36,6 +37,7 @@ typedef struct
   const char *csv_path;
   const char *only;
   int frames;
+  const char *photos;           /* tests/photos.sh's folder, or NULL */
   FILE *csv;                    /* open while the program runs, or NULL */
 } BenchArgs;
 
@@ -112,7 +114,7 @@ bench_args_parse (int argc, char **argv, unsigned accepted,
   } opts[] = {
     {BENCH_THREADS, "--threads", "N"}, {BENCH_QUICK, "--quick", NULL},
     {BENCH_CSV, "--csv", "FILE"}, {BENCH_ONLY, "--only", "TEXT"},
-    {BENCH_FRAMES, "--frames", "N"},
+    {BENCH_FRAMES, "--frames", "N"}, {BENCH_PHOTOS, "--photos", "DIR"},
   };
   const int n_opts = sizeof opts / sizeof opts[0];
   memset (a, 0, sizeof *a);
@@ -146,6 +148,9 @@ bench_args_parse (int argc, char **argv, unsigned accepted,
         break;
       case BENCH_FRAMES:
         a->frames = atoi (v);
+        break;
+      case BENCH_PHOTOS:
+        a->photos = v;
         break;
     }
   }

@@ -6,16 +6,19 @@
  * from 1x1 to the size of the frame, planted copies with noise, ties and
  * search regions: the SAD maps must be equal and the positions the same.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
 #include "test-rng.h"
 #include "match-table.h"
+#include "photo.h"
 
 /* luma: a grey template in the luma of R, G, B at the offsets
  * (kmatch_search_luma), checked against the reference searching a luma
  * frame made here, one pixel at a time */
-typedef struct {
+typedef struct
+{
   int ps, ch, offsets[3], luma;
 } Layout;
 
@@ -52,20 +55,102 @@ plant (uint8_t * frame, ptrdiff_t stride, const Layout * lay,
       }
 }
 
+/* Smooth content, as in photographs (where a search can prune): a few
+ * slow waves and bright rectangles over the whole row, stride included. */
+static void
+fill_smooth (uint8_t * frame, ptrdiff_t stride, int h)
+{
+  float fx[3], fy[3], ph[3];
+  for (int k = 0; k < 3; k++) {
+    fx[k] = (float) rnd_range (1, 40) / 400.0f;
+    fy[k] = (float) rnd_range (1, 40) / 400.0f;
+    ph[k] = (float) rnd_range (0, 628) / 100.0f;
+  }
+  for (int y = 0; y < h; y++)
+    for (ptrdiff_t i = 0; i < stride; i++) {
+      float v = 128;
+      for (int k = 0; k < 3; k++)
+        v += 40 * sinf (fx[k] * (float) i + fy[k] * (float) y + ph[k]);
+      frame[y * stride + i] = (uint8_t) v;
+    }
+  for (int r = 0; r < 6; r++) {
+    const ptrdiff_t x0 = rnd_range (0, (int) stride - 1);
+    const int y0 = rnd_range (0, h - 1), v = rnd_range (0, 255);
+    for (int y = y0; y < h && y < y0 + 30; y++)
+      for (ptrdiff_t i = x0; i < stride && i < x0 + 40; i++)
+        frame[y * stride + i] = (uint8_t) ((frame[y * stride + i] + v) / 2);
+  }
+}
+
+/* The template cut from what the reference searches (the frame, or its
+ * luma), plus noise of +-noise. */
+static void
+cut (uint8_t * t, const KConvImage * im, int tw, int th, int px, int py,
+    int noise)
+{
+  for (int j = 0; j < th; j++)
+    for (int i = 0; i < tw; i++)
+      for (int c = 0; c < im->n_channels; c++) {
+        int v = im->data[(py + j) * im->stride + (px + i) * im->pixel_stride +
+            im->channel_offset[c]];
+        if (noise)
+          v += rnd_range (-noise, noise);
+        t[(j * tw + i) * im->n_channels + c] =
+            (uint8_t) (v < 0 ? 0 : v > 255 ? 255 : v);
+      }
+}
+
+/* Photographs (tests/photos.sh), 1920x1080 grey and RGB, when given. */
+#define PHOTO_W 1920
+#define PHOTO_H 1080
+static uint8_t *photo_grey, *photo_rgb;
+
+int
+match_table_load_photos (const char *dir, const char *name)
+{
+  free (photo_grey);
+  free (photo_rgb);
+  photo_grey = photo_load (dir, name, PHOTO_W, PHOTO_H, 1);
+  photo_rgb = photo_load (dir, name, PHOTO_W, PHOTO_H, 3);
+  return photo_grey && photo_rgb ? 0 : -1;
+}
+
+/* A crop of the photograph, its bytes as they come row by row (RGB for
+ * 3- and 4-byte pixels, grey otherwise): natural texture in any layout. */
+static void
+fill_photo (uint8_t * frame, ptrdiff_t stride, int h, int ps)
+{
+  const int rgb = ps >= 3, row = PHOTO_W * (rgb ? 3 : 1);
+  const uint8_t *src = rgb ? photo_rgb : photo_grey;
+  const int x0 = rnd_range (0, row - (int) stride), y0 =
+      rnd_range (0, PHOTO_H - h);
+  for (int y = 0; y < h; y++)
+    memcpy (frame + y * stride, src + (size_t) (y0 + y) * row + x0, stride);
+}
+
+enum
+{ RANDOM, TIES, SMOOTH, PHOTO };
+
 static void
 run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
-    int th, int use_region, int max_matches, int planted, int ties)
+    int th, int use_region, int max_matches, int planted, int content)
 {
+  const int ties = content == TIES;
   ptrdiff_t stride = (ptrdiff_t) w * lay->ps + rnd_range (0, 19);
   uint8_t *frame = malloc (stride * h);
   const int tch = template_channels (lay);
   uint8_t *t = malloc ((size_t) tw * th * tch);
-  for (ptrdiff_t i = 0; i < stride * h; i++)
+  const int natural = content == SMOOTH || content == PHOTO;
+  if (content == SMOOTH)
+    fill_smooth (frame, stride, h);
+  if (content == PHOTO)
+    fill_photo (frame, stride, h, lay->ps);
+  for (ptrdiff_t i = 0; i < stride * h && !natural; i++)
     frame[i] = ties ? (uint8_t) (rnd () % 2) : (uint8_t) rnd ();
   for (int i = 0; i < tw * th * tch; i++)
     t[i] = ties ? (uint8_t) (rnd () % 2) : (uint8_t) rnd ();
   int px = rnd_range (0, w - tw), py = rnd_range (0, h - th);
-  if (planted)
+  if (planted && !natural)
     plant (frame, stride, lay, t, tw, th, px, py, planted > 1 ? 3 : 0);
 
   KMatchRegion region = { 0, 0, w, h };
@@ -94,8 +179,13 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
         luma[y * w + x] = kmatch_rgb_luma (px[lay->offsets[0]],
             px[lay->offsets[1]], px[lay->offsets[2]]);
       }
-    imr = (KConvImage) { luma, w, h, w, 1, 1, {0} };
+    imr = (KConvImage) {
+      luma, w, h, w, 1, 1, {
+    0}};
   }
+  /* natural content: the template cut from it (noise if planted > 1) */
+  if (natural)
+    cut (t, &imr, tw, th, px, py, planted > 1 ? 3 : 0);
   KConvStatus (*search) (KMatch *, const KConvImage *, const KMatchRegion *,
       int, KMatchPosition *, int *, uint64_t *) = lay->luma ?
       kmatch_search_luma : kmatch_search;
@@ -108,7 +198,8 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
     for (int j = 0; j < th; j++)
       for (int i = 0; i < tw; i++) {
         const int dx = 2 * i - tw + 1, dy = 2 * j - th + 1;
-        mask[j * tw + i] = disc ? dx * dx + dy * dy <= tw * th : rnd () % 3 != 0;
+        mask[j * tw + i] =
+            disc ? dx * dx + dy * dy <= tw * th : rnd () % 3 != 0;
       }
   }
   KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
@@ -133,7 +224,8 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
       "region %d,%d %dx%d, %d matches%s%s", w, h, lay->ps, lay->ch,
       lay->luma ? ", luma" : "", tw, th, masked ? " masked" : "",
       region.x, region.y, region.width, region.height, max_matches,
-      planted ? ", planted" : "", ties ? ", ties" : "");
+      planted ? ", planted" : "", ties ? ", ties" : content == SMOOTH ?
+      ", smooth" : content == PHOTO ? ", photograph" : "");
   CHECK (ok, "%s: search failed", what);
   if (ok) {
     CHECK (memcmp (map, map_ref, sizeof (uint64_t) * mw * mh) == 0,
@@ -141,7 +233,8 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
     CHECK (n == nr && memcmp (p, pr, sizeof (KMatchPosition) * n) == 0,
         "%s: positions differ (%d,%d vs %d,%d)", what, n ? p[0].x : -1,
         n ? p[0].y : -1, nr ? pr[0].x : -1, nr ? pr[0].y : -1);
-    if (planted == 1 && !use_region && !ties && !lay->luma)
+    if (planted == 1 && !use_region && !ties && (!lay->luma
+            || natural))
       CHECK (p[0].sad == 0 && (p[0].y < py || (p[0].y == py && p[0].x <= px)),
           "%s: planted copy at %d,%d not found (got %d,%d)", what, px, py,
           p[0].x, p[0].y);
@@ -157,13 +250,16 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
           break;
         }
       }
-    /* the best alone, without a map (on a GPU only it comes back) */
-    KMatchPosition one;
-    int n1 = 0;
-    CHECK (search (m, &im, use_region ? &region : NULL, 1, &one, &n1,
-            NULL) == KCONV_OK && n1 == 1 && one.x == pr[0].x
-        && one.y == pr[0].y && one.sad == pr[0].sad,
-        "%s: best without a map differs", what);
+    /* without a map (the GPU brings only the best back, the CPU prunes) */
+    KMatchPosition q[8];
+    int nq = 0;
+    CHECK (search (m, &im, use_region ? &region : NULL, max_matches, q, &nq,
+            NULL) == KCONV_OK && nq == nr
+        && memcmp (q, pr, sizeof (KMatchPosition) * nr) == 0,
+        "%s: positions without a map differ (%d,%d sad %llu vs %d,%d sad "
+        "%llu)", what, nq ? q[0].x : -1, nq ? q[0].y : -1,
+        nq ? (unsigned long long) q[0].sad : 0ULL, pr[0].x, pr[0].y,
+        (unsigned long long) pr[0].sad);
     for (int a = 0; a < n; a++)
       for (int b = a + 1; b < n; b++)
         CHECK (!(p[a].x < p[b].x + tw && p[b].x < p[a].x + tw
@@ -199,9 +295,25 @@ match_table_run (KConvBackend backend, unsigned seed)
             1 + k % 2, 0);
       }
       run_case (backend, &layouts[l], w, h, rnd_range (1, w),
-          rnd_range (1, h), 0, 4, 0, 1);
+          rnd_range (1, h), 0, 4, 0, TIES);
     }
   /* templates too large for a GPU's shared memory, grey and RGB */
   run_case (backend, &layouts[0], 270, 240, 260, 230, 0, 1, 1, 0);
   run_case (backend, &layouts[1], 160, 130, 150, 120, 0, 2, 2, 0);
+  /* smooth frames, where the CPU's search prunes: every layout, templates
+   * from 16 pixels a side up, planted exactly and with noise, several
+   * matches, regions */
+  for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+    for (int k = 0; k < 6; k++) {
+      const int w = rnd_range (120, 260), h = rnd_range (90, 200);
+      run_case (backend, &layouts[l], w, h, rnd_range (16, 70),
+          rnd_range (16, 70), k % 3 == 2, 1 + k % 4, 1 + k % 2, SMOOTH);
+    }
+  /* and crops of a photograph, when one is loaded */
+  for (size_t l = 0; photo_grey && l < sizeof layouts / sizeof layouts[0]; l++)
+    for (int k = 0; k < 4; k++) {
+      const int w = rnd_range (150, 320), h = rnd_range (100, 240);
+      run_case (backend, &layouts[l], w, h, rnd_range (16, 80),
+          rnd_range (16, 80), k == 3, 1 + k % 3, 1 + k % 2, PHOTO);
+    }
 }

@@ -7,6 +7,10 @@
 
 #include "kmatch.h"
 
+/* Adds crops of DIR/NAME-1920x1080.pgm and .ppm (tests/photos.sh) to the
+ * table; 0, or -1 when they cannot be read. */
+int match_table_load_photos (const char *dir, const char *name);
+
 void match_table_run (KConvBackend backend, unsigned seed);
 
 #endif

@@ -5,6 +5,12 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 pipelines/install-deps.sh || exit 1
 pipelines/build.sh || exit 1
+# photographs for the matcher's table (fetched from Debian's python3-skimage)
+if tests/photos.sh build/photos; then
+  export KCONV_PHOTOS=$PWD/build/photos
+else
+  echo "run-tests.sh: no photographs; the matcher's table runs without them"
+fi
 meson test -C build --print-errorlogs
 status=$?
 python3 - build/meson-logs/testlog.json <<'PY'

@@ -1,6 +1,9 @@
 /* kconv: the threaded CPU matcher against the scalar reference
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * With KCONV_PHOTOS set to the folder tests/photos.sh wrote, crops of a
+ * photograph join the table (where the search prunes most).
  */
 #include <stdlib.h>
 #include "check.h"
@@ -11,6 +14,13 @@ main (int argc, char **argv)
 {
   unsigned seed = argc > 1 ? (unsigned) strtoul (argv[1], NULL, 0) : 20261122u;
   printf ("seed %u\n", seed);
+  const char *photos = getenv ("KCONV_PHOTOS");
+  if (photos && *photos) {
+    CHECK (match_table_load_photos (photos, "astronaut") == 0,
+        "no astronaut-1920x1080.pgm/.ppm in KCONV_PHOTOS=%s", photos);
+  } else {
+    printf ("KCONV_PHOTOS not set: no photographs in the table\n");
+  }
   match_table_run (KCONV_BACKEND_CPU, seed);
 
   /* errors: a template larger than the region, mismatched channels */

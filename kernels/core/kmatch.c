@@ -30,6 +30,7 @@ struct KMatch
   size_t packed_size;
   uint64_t *map;
   size_t map_size;
+  KMatchPrune *prune;           /* the CPU's pruning search, made on first use */
 };
 
 KConvStatus
@@ -67,8 +68,7 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
     }
   }
 #endif
-  m->n_threads = options->n_threads ? options->n_threads :
-      kconv_cpu_count ();
+  m->n_threads = options->n_threads ? options->n_threads : kconv_cpu_count ();
   *out = m;
   return KCONV_OK;
 }
@@ -98,8 +98,7 @@ kmatch_set_template (KMatch * m, const uint8_t * samples, int width,
   m->pixels = width * height;
 #ifdef KCONV_HAVE_CUDA
   if (m->cuda && (channels == 1 || channels == 3))
-    return kmatch_cuda_set_template (m->cuda, t, width, height, channels,
-        NULL);
+    return kmatch_cuda_set_template (m->cuda, t, width, height, channels, NULL);
 #endif
   return KCONV_OK;
 }
@@ -142,8 +141,7 @@ kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
   m->pixels = pixels;
 #ifdef KCONV_HAVE_CUDA
   if (m->cuda && (m->ch == 1 || m->ch == 3))
-    return kmatch_cuda_set_template (m->cuda, m->tmpl, m->tw, m->th, m->ch,
-        bm);
+    return kmatch_cuda_set_template (m->cuda, m->tmpl, m->tw, m->th, m->ch, bm);
 #endif
   return KCONV_OK;
 }
@@ -250,7 +248,8 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
   if (on_gpu (m, mw, mh)) {
     /* the GPU gathers (or makes the luma of) what it compares itself */
     KMatchCudaLayout layout = { ps, {frame->channel_offset[0],
-            frame->channel_offset[1], frame->channel_offset[2]}, luma };
+        frame->channel_offset[1], frame->channel_offset[2]}, luma
+    };
     int bx, by;
     uint64_t bs;
     int best_only = max_matches == 1 && !sad_map;
@@ -265,7 +264,8 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     if (st != KCONV_OK)
       return st;
     if (best_only) {
-      matches[0] = (KMatchPosition) { bx + r.x, by + r.y, bs };
+      matches[0] = (KMatchPosition) {
+      bx + r.x, by + r.y, bs};
       *n_matches = 1;
     } else {
       *n_matches = pick_best (map, mw, mh, m->tw, m->th, r.x, r.y,
@@ -291,6 +291,24 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
         frame->channel_offset, ch, luma, r.width, r.height, m->n_threads);
     base = m->packed;
     stride = (ptrdiff_t) r.width * ch;
+  }
+
+  /* without a map to fill, the CPU skips what it can prove loses */
+  if (!sad_map && !m->mask && m->backend == KCONV_BACKEND_CPU) {
+    if (!m->prune && !(m->prune = kmatch_prune_new ()))
+      return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+    int n = kmatch_prune_search (m->prune, base, stride, m->tmpl, m->tw,
+        m->th, ch, mw, mh, max_matches, matches, m->n_threads);
+    if (n == -1)
+      return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (n >= 0) {
+      for (int i = 0; i < n; i++) {
+        matches[i].x += r.x;
+        matches[i].y += r.y;
+      }
+      *n_matches = n;
+      return KCONV_OK;
+    }
   }
 
   uint64_t *map = sad_map;
@@ -354,5 +372,6 @@ kmatch_free (KMatch * m)
   free (m->tmpl_masked);
   free (m->packed);
   free (m->map);
+  kmatch_prune_free (m->prune);
   free (m);
 }

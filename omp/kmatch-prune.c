@@ -1,0 +1,455 @@
+/* kconv: exact template matching that skips the positions it can prove lose
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The same answer as the exhaustive map and greedy pick in kmatch.c, from
+ * fewer positions summed in full:
+ *  - a seed: both images shrunk by s x s block means are searched, then
+ *    the exact sums around the best shrunk position set a threshold that
+ *    is usually the answer already;
+ *  - multilevel successive elimination: for any split of the template
+ *    into blocks, the sum over blocks of |sum of the frame's block - sum
+ *    of the template's| is at most the SAD (triangle inequality).  Level l
+ *    splits it into 2^l x 2^l blocks, each four reads of an integral image;
+ *    a position goes one level finer only while its bound does not exceed
+ *    the threshold;
+ *  - partial distortion elimination: an exact sum stops once it exceeds
+ *    the threshold.
+ * A position is dropped only when what is known of it lies strictly above
+ * a sum already found, so ties survive and the smallest y, then x, still
+ * wins.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "kmatch-cpu.h"
+#include "kconv-threads.h"
+#include "kmatch-sad.h"
+
+#define MAX_LEVELS 6            /* 1 x 1 up to 32 x 32 blocks */
+#define MIN_BLOCK_PIXELS 64     /* finer blocks cost more than they prune */
+#define MAX_SHRINK 8
+
+/* What is known of a position's SAD: a value below 2^56 and in the top byte
+ * how it was found.  Tag 0: nothing yet (value 0); 1 + l: the bound of
+ * level l; PARTIAL: an exact sum stopped early (every level done); EXACT. */
+#define TAG_SHIFT 56
+#define VALUE(k) ((k) & ((UINT64_C (1) << TAG_SHIFT) - 1))
+#define TAG(k) ((int) ((k) >> TAG_SHIFT))
+#define KNOWN(tag, v) (((uint64_t) (tag) << TAG_SHIFT) | (v))
+#define TAG_PARTIAL 0xfe
+#define TAG_EXACT 0xff
+
+struct KMatchPrune
+{
+  uint32_t *integral;
+  size_t integral_cells;
+  uint64_t *known;
+  size_t known_cells;
+  uint8_t *small;               /* the shrunk region, then the shrunk template */
+  size_t small_size;
+  uint64_t *small_map;
+  size_t small_map_cells;
+  uint32_t *tsums;              /* the template's block sums, level by level */
+  size_t tsums_cells;
+};
+
+typedef struct
+{
+  const uint8_t *frame, *tmpl;
+  ptrdiff_t stride;
+  int tw, th, ch, mw, mh, rw, rh, n_threads;
+  const uint32_t *integral;
+  size_t irow;                  /* cells a row of the integral image */
+  int levels;
+  int edge_x[MAX_LEVELS][(1 << (MAX_LEVELS - 1)) + 1];
+  int edge_y[MAX_LEVELS][(1 << (MAX_LEVELS - 1)) + 1];
+  const uint32_t *tsum[MAX_LEVELS];
+  /* the cost of a level's bound and of an exact sum, in about the same
+   * units (memory reads a block; bytes / 16 and a row's overhead) */
+  uint64_t level_cost[MAX_LEVELS], exact_cost;
+  uint64_t *known;
+  const KMatchPosition *taken;
+  int n_taken;
+  uint64_t threshold;           /* the smallest exact sum found; atomic */
+  KMatchPosition *best;         /* one a part */
+} Prune;
+
+static void *
+grow (void *buf, size_t *cells, size_t need, size_t cell_size)
+{
+  if (need <= *cells)
+    return buf;
+  free (buf);
+  buf = malloc (need * cell_size);
+  *cells = buf ? need : 0;
+  return buf;
+}
+
+KMatchPrune *
+kmatch_prune_new (void)
+{
+  return calloc (1, sizeof (KMatchPrune));
+}
+
+void
+kmatch_prune_free (KMatchPrune * k)
+{
+  if (!k)
+    return;
+  free (k->integral);
+  free (k->known);
+  free (k->small);
+  free (k->small_map);
+  free (k->tsums);
+  free (k);
+}
+
+/* ---- the integral image: sums wrap modulo 2^32, exact for any box of
+ * fewer than 2^32 / 255 pixels ---- */
+
+static void
+integral_rows (int t, int n, void *ctx)
+{
+  const Prune *p = ctx;
+  uint32_t *ii = (uint32_t *) p->integral;
+  const int ch = p->ch, cells = p->rw * ch;
+  int y0, y1;
+  kconv_band (p->rh, t, n, &y0, &y1);
+  for (int y = y0; y < y1; y++) {
+    const uint8_t *f = p->frame + (ptrdiff_t) y * p->stride;
+    uint32_t *row = ii + (size_t) (y + 1) * p->irow;
+    memset (row, 0, ch * sizeof *row);
+    for (int i = 0; i < cells; i++)
+      row[i + ch] = row[i] + f[i];
+  }
+}
+
+static void
+integral_columns (int t, int n, void *ctx)
+{
+  const Prune *p = ctx;
+  uint32_t *ii = (uint32_t *) p->integral;
+  int c0, c1;
+  kconv_band ((int) p->irow, t, n, &c0, &c1);
+  for (int y = 1; y <= p->rh; y++) {
+    uint32_t *row = ii + (size_t) y * p->irow, *up = row - p->irow;
+    for (int i = c0; i < c1; i++)
+      row[i] += up[i];
+  }
+}
+
+/* the sum of channel c over [x0, x1) x [y0, y1) */
+static inline uint32_t
+box (const Prune * p, int x0, int y0, int x1, int y1, int c)
+{
+  const uint32_t *r0 = p->integral + (size_t) y0 * p->irow;
+  const uint32_t *r1 = p->integral + (size_t) y1 * p->irow;
+  const int ch = p->ch;
+  return r1[x1 * ch + c] - r1[x0 * ch + c] - r0[x1 * ch + c] + r0[x0 * ch + c];
+}
+
+/* ---- the bounds and the exact sum ---- */
+
+/* The bound of level l at (x, y); stops early, with a smaller but still
+ * valid bound, once past stop. */
+static uint64_t
+level_bound (const Prune * p, int l, int x, int y, uint64_t stop)
+{
+  const int n = 1 << l, ch = p->ch;
+  const int *ex = p->edge_x[l], *ey = p->edge_y[l];
+  const uint32_t *t = p->tsum[l];
+  uint64_t lb = 0;
+  for (int j = 0; j < n; j++) {
+    const uint32_t *r0 = p->integral + (size_t) (y + ey[j]) * p->irow +
+        (size_t) x * ch;
+    const uint32_t *r1 = p->integral + (size_t) (y + ey[j + 1]) * p->irow +
+        (size_t) x * ch;
+    for (int i = 0; i < n; i++) {
+      const int a = ex[i] * ch, b = ex[i + 1] * ch;
+      for (int c = 0; c < ch; c++, t++) {
+        const uint32_t s = r1[b + c] - r1[a + c] - r0[b + c] + r0[a + c];
+        lb += s > *t ? s - *t : *t - s;
+      }
+    }
+    if (lb > stop)
+      break;
+  }
+  return lb;
+}
+
+/* The SAD at (x, y), stopped once past stop (*complete 0: a bound). */
+KMATCH_MULTIVERSION static uint64_t
+exact_sad (const Prune * p, int x, int y, uint64_t stop, int *complete)
+{
+  const int n = p->tw * p->ch;
+  const uint8_t *f = p->frame + (ptrdiff_t) y * p->stride + (ptrdiff_t) x *
+      p->ch;
+  uint64_t s = 0;
+  for (int j = 0; j < p->th; j++) {
+    s += kmatch_sad_row (f + (ptrdiff_t) j * p->stride,
+        p->tmpl + (size_t) j * n, n);
+    if (s > stop) {
+      *complete = j == p->th - 1;
+      return s;
+    }
+  }
+  *complete = 1;
+  return s;
+}
+
+/* How often each level's bound has pruned, in one thread.  A level is
+ * skipped (which loses nothing: any bound is a bound) while it prunes too
+ * seldom to pay for itself, as on random noise or when the template is
+ * absent; one position in 64 still tries it, in case that changes. */
+typedef struct
+{
+  uint64_t tried[MAX_LEVELS], pruned[MAX_LEVELS];
+  unsigned visits;
+} LevelStats;
+
+static int
+level_pays (const Prune * p, const LevelStats * st, int l)
+{
+  return st->tried[l] < 64 || (st->visits & 63) == 0
+      || st->pruned[l] * p->exact_cost >= st->tried[l] * p->level_cost[l];
+}
+
+/* What is known of (x, y), taken on until exact or above stop. */
+static uint64_t
+refine (const Prune * p, LevelStats * st, int x, int y, uint64_t known,
+    uint64_t stop)
+{
+  const int tag = TAG (known);
+  if (tag == TAG_EXACT || VALUE (known) > stop)
+    return known;
+  st->visits++;
+  for (int l = tag == TAG_PARTIAL ? p->levels : tag; l < p->levels; l++) {
+    if (!level_pays (p, st, l))
+      continue;
+    st->tried[l]++;
+    const uint64_t b = level_bound (p, l, x, y, stop);
+    if (b > stop) {
+      st->pruned[l]++;
+      return KNOWN (1 + l, b);
+    }
+  }
+  int complete;
+  const uint64_t s = exact_sad (p, x, y, stop, &complete);
+  return KNOWN (complete ? TAG_EXACT : TAG_PARTIAL, s);
+}
+
+/* ---- the search ---- */
+
+static int
+overlaps_taken (const Prune * p, int x, int y)
+{
+  for (int k = 0; k < p->n_taken; k++)
+    if (x < p->taken[k].x + p->tw && p->taken[k].x < x + p->tw
+        && y < p->taken[k].y + p->th && p->taken[k].y < y + p->th)
+      return 1;
+  return 0;
+}
+
+static int
+before (int x, int y, uint64_t s, const KMatchPosition * b)
+{
+  return s < b->sad || (s == b->sad && (y < b->y || (y == b->y && x < b->x)));
+}
+
+static void
+lower_threshold (Prune * p, uint64_t s)
+{
+  uint64_t cur = __atomic_load_n (&p->threshold, __ATOMIC_RELAXED);
+  while (s < cur && !__atomic_compare_exchange_n (&p->threshold, &cur, s, 1,
+          __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+/* Visits (x, y): refines it against the threshold and keeps it in *best
+ * when it wins. */
+static inline void
+visit (Prune * p, LevelStats * st, int x, int y, KMatchPosition * best)
+{
+  uint64_t *k = p->known + (size_t) y * p->mw + x;
+  const uint64_t stop = __atomic_load_n (&p->threshold, __ATOMIC_RELAXED);
+  if (VALUE (*k) > stop || overlaps_taken (p, x, y))
+    return;
+  *k = refine (p, st, x, y, *k, stop);
+  if (TAG (*k) != TAG_EXACT)
+    return;
+  const uint64_t s = VALUE (*k);
+  if (before (x, y, s, best))
+    *best = (KMatchPosition) {
+    x, y, s};
+  lower_threshold (p, s);
+}
+
+/* interleaved blocks of 8 rows, as the exhaustive map */
+static void
+scan_part (int t, int n, void *ctx)
+{
+  Prune *p = ctx;
+  KMatchPosition best = { -1, -1, UINT64_MAX };
+  LevelStats st = { {0} };
+  for (int y0 = 8 * t; y0 < p->mh; y0 += 8 * n)
+    for (int y = y0; y < y0 + 8 && y < p->mh; y++)
+      for (int x = 0; x < p->mw; x++)
+        visit (p, &st, x, y, &best);
+  p->best[t] = best;
+}
+
+/* The shrunk search: region and template as s x s block means, searched
+ * in full (1 / s^4 of the work).  Its map stays for every round. */
+static int
+shrunk_search (KMatchPrune * k, const Prune * p, int s, int *smw, int *smh)
+{
+  const int ch = p->ch, sw = p->rw / s, sh = p->rh / s;
+  const int stw = p->tw / s, sth = p->th / s;
+  *smw = sw - stw + 1;
+  *smh = sh - sth + 1;
+  const size_t region = (size_t) sw * sh * ch, tmpl = (size_t) stw *sth * ch;
+  k->small = grow (k->small, &k->small_size, region + tmpl, 1);
+  k->small_map = grow (k->small_map, &k->small_map_cells,
+      (size_t) *smw * *smh, sizeof (uint64_t));
+  if (!k->small || !k->small_map)
+    return -1;
+  const uint32_t half = (uint32_t) (s * s / 2), area = (uint32_t) (s * s);
+  for (int y = 0; y < sh; y++)
+    for (int x = 0; x < sw; x++)
+      for (int c = 0; c < ch; c++)
+        k->small[((size_t) y * sw + x) * ch + c] = (uint8_t)
+            ((box (p, x * s, y * s, x * s + s, y * s + s, c) + half) / area);
+  uint8_t *st = k->small + region;
+  for (int y = 0; y < sth; y++)
+    for (int x = 0; x < stw; x++)
+      for (int c = 0; c < ch; c++) {
+        uint32_t sum = 0;
+        for (int j = 0; j < s; j++)
+          for (int i = 0; i < s; i++)
+            sum += p->tmpl[((size_t) (y * s + j) * p->tw + x * s + i) * ch + c];
+        st[((size_t) y * stw + x) * ch + c] = (uint8_t) ((sum + half) / area);
+      }
+  kmatch_cpu_map (k->small, (ptrdiff_t) sw * ch, st, stw, sth, ch, *smw,
+      *smh, k->small_map, NULL, p->n_threads);
+  return 0;
+}
+
+/* The threshold of a round: the exact sums around the best shrunk position
+ * that overlaps no match taken, nearest first. */
+static void
+seed (Prune * p, const uint64_t * small_map, int smw, int smh, int s)
+{
+  int cx = -1, cy = -1;
+  uint64_t cs = UINT64_MAX;
+  for (int y = 0; y < smh; y++)
+    for (int x = 0; x < smw; x++)
+      if (small_map[(size_t) y * smw + x] < cs
+          && !overlaps_taken (p, x * s, y * s)) {
+        cs = small_map[(size_t) y * smw + x];
+        cx = x;
+        cy = y;
+      }
+  if (cx < 0)
+    return;
+  KMatchPosition unused = { -1, -1, UINT64_MAX };
+  LevelStats st = { {0}
+  };
+  for (int r = 0; r <= s; r++)
+    for (int y = cy * s - r; y <= cy * s + r; y++)
+      for (int x = cx * s - r; x <= cx * s + r; x++) {
+        const int ring = abs (y - cy * s) == r || abs (x - cx * s) == r;
+        if (ring && x >= 0 && y >= 0 && x < p->mw && y < p->mh)
+          visit (p, &st, x, y, &unused);
+      }
+}
+
+/* The template's block sums and edges for every level. */
+static int
+prepare_levels (KMatchPrune * k, Prune * p)
+{
+  p->levels = 0;
+  size_t cells = 0;
+  p->exact_cost = (uint64_t) p->tw * p->th * p->ch / 16 + 4 * p->th;
+  while (p->levels < MAX_LEVELS && (uint64_t) (p->tw >> p->levels) *
+      (p->th >> p->levels) >= MIN_BLOCK_PIXELS) {
+    const uint64_t blocks = (uint64_t) 1 << (2 * p->levels);
+    p->level_cost[p->levels] = blocks * 4 * p->ch + 8;
+    cells += blocks * p->ch;
+    p->levels++;
+  }
+  k->tsums = grow (k->tsums, &k->tsums_cells, cells, sizeof (uint32_t));
+  if (!k->tsums)
+    return -1;
+  uint32_t *t = k->tsums;
+  for (int l = 0; l < p->levels; l++) {
+    const int n = 1 << l;
+    for (int i = 0; i <= n; i++) {
+      p->edge_x[l][i] = (int) ((long long) i * p->tw >> l);
+      p->edge_y[l][i] = (int) ((long long) i * p->th >> l);
+    }
+    p->tsum[l] = t;
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < n; i++)
+        for (int c = 0; c < p->ch; c++, t++) {
+          uint32_t sum = 0;
+          for (int y = p->edge_y[l][j]; y < p->edge_y[l][j + 1]; y++)
+            for (int x = p->edge_x[l][i]; x < p->edge_x[l][i + 1]; x++)
+              sum += p->tmpl[((size_t) y * p->tw + x) * p->ch + c];
+          *t = sum;
+        }
+  }
+  return 0;
+}
+
+int
+kmatch_prune_search (KMatchPrune * k, const uint8_t * frame,
+    ptrdiff_t stride, const uint8_t * tmpl, int tw, int th, int ch, int mw,
+    int mh, int max_matches, KMatchPosition * out, int n_threads)
+{
+  const int side = tw < th ? tw : th, s = side / 12 > 2 ? side / 12 : 2;
+  if (side < 16 || (int64_t) tw * th >= (1 << 24) || ch > KCONV_MAX_CHANNELS)
+    return KMATCH_PRUNE_NOT_WORTH_IT;
+  Prune *p = calloc (1, sizeof *p);
+  if (!p)
+    return -1;
+  *p = (Prune) {
+  .frame = frame,.tmpl = tmpl,.stride = stride,.tw = tw,.th = th,.ch =
+        ch,.mw = mw,.mh = mh,.rw = mw + tw - 1,.rh = mh + th - 1,.n_threads =
+        n_threads < 1 ? 1 : n_threads,.taken = out};
+  p->irow = (size_t) (p->rw + 1) * ch;
+  k->integral = grow (k->integral, &k->integral_cells,
+      p->irow * (p->rh + 1), sizeof (uint32_t));
+  k->known = grow (k->known, &k->known_cells, (size_t) mw * mh,
+      sizeof (uint64_t));
+  p->best = malloc (p->n_threads * sizeof *p->best);
+  int n = -1, smw, smh;
+  if (!k->integral || !k->known || !p->best || prepare_levels (k, p) < 0)
+    goto out;
+  p->integral = k->integral;
+  p->known = k->known;
+  memset (k->integral, 0, p->irow * sizeof (uint32_t));
+  kconv_parallel (p->n_threads, integral_rows, p);
+  kconv_parallel (p->n_threads, integral_columns, p);
+  memset (k->known, 0, (size_t) mw * mh * sizeof (uint64_t));
+  const int shrink = s > MAX_SHRINK ? MAX_SHRINK : s;
+  if (shrunk_search (k, p, shrink, &smw, &smh) < 0)
+    goto out;
+
+  for (n = 0; n < max_matches; n++) {
+    p->n_taken = n;
+    p->threshold = UINT64_MAX;
+    seed (p, k->small_map, smw, smh, shrink);
+    kconv_parallel (p->n_threads, scan_part, p);
+    KMatchPosition best = { -1, -1, UINT64_MAX };
+    for (int t = 0; t < p->n_threads; t++)
+      if (p->best[t].x >= 0 && before (p->best[t].x, p->best[t].y,
+              p->best[t].sad, &best))
+        best = p->best[t];
+    if (best.x < 0)
+      break;
+    out[n] = best;
+  }
+out:
+  free (p->best);
+  free (p);
+  return n;
+}
