@@ -117,6 +117,7 @@ struct _GstKPatternMatch
   gboolean mask_applied;        /* tmask given to the matcher (use-alpha) */
   GstVideoFormat template_format;
   gint template_channels;
+  gboolean template_from_region;        /* cut from a frame (template-region) */
   gint tw, th;
   guint8 *luma;                 /* luma of RGB frames, or planar RGB packed */
   gsize luma_size;
@@ -451,6 +452,15 @@ match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
   return TRUE;
 }
 
+/* The samples matched a pixel: R, G, B for match-on=color on RGB video,
+ * else its luma. */
+static gint
+matched_channels (GstKMatchOn match_on, const GstVideoInfo * info)
+{
+  return match_on == GST_KMATCH_ON_COLOR && GST_VIDEO_INFO_IS_RGB (info) ?
+      3 : 1;
+}
+
 /* Builds the matcher and its template when something they depend on
  * changed; FALSE (and an element error) when the backend cannot run. */
 static gboolean
@@ -481,7 +491,10 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
   }
 
   GstVideoFormat fmt = GST_VIDEO_FRAME_FORMAT (frame);
-  if (snap->cut_pending) {
+  /* a template cut from a frame is cut again from this one when what is
+   * matched changed (match-on, or caps between RGB and YUV) */
+  if (snap->cut_pending || (self->template_from_region && self->have_template
+          && self->template_channels != channels)) {
     /* template-region: cut from this frame, in the samples matched */
     KMatchRegion r = snap->template_region;
     guint8 *t = kmatch_cut_template (im, &r, channels);
@@ -499,6 +512,7 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
       self->th = r.height;
       self->template_channels = channels;
       self->template_format = fmt;
+      self->template_from_region = TRUE;
       self->have_template = TRUE;
       self->have_last = FALSE;
       self->warned_size = FALSE;
@@ -533,6 +547,7 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
       self->th = h;
       self->template_channels = channels;
       self->template_format = fmt;
+      self->template_from_region = FALSE;
       self->have_template = TRUE;
       self->have_last = FALSE;
       self->warned_size = FALSE;
@@ -564,15 +579,12 @@ match_frame (GstKPatternMatch * self, GstVideoFrame * frame, gboolean on_device)
   guint template_cookie = self->template_cookie;
   GST_OBJECT_UNLOCK (self);
 
-  gint channels = 1;
-  if (snap.match_on == GST_KMATCH_ON_COLOR) {
-    if (GST_VIDEO_INFO_IS_RGB (&frame->info)) {
-      channels = 3;
-    } else if (!self->warned_color) {
-      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-          ("match-on=color needs RGB video; matching on luma"), (NULL));
-      self->warned_color = TRUE;
-    }
+  gint channels = matched_channels (snap.match_on, &frame->info);
+  if (snap.match_on == GST_KMATCH_ON_COLOR && channels == 1
+      && !self->warned_color) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("match-on=color needs RGB video; matching on luma"), (NULL));
+    self->warned_color = TRUE;
   }
 
   KConvImage im;
@@ -683,7 +695,10 @@ gst_kpattern_match_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
 
   GST_OBJECT_LOCK (self);
-  gboolean cut = self->settings.cut_pending;
+  /* a cut (ensure_matcher) reads the frame on the host */
+  gboolean cut = self->settings.cut_pending || (self->template_from_region
+      && self->have_template && self->template_channels !=
+      matched_channels (self->settings.match_on, info));
   GstMapFlags flags = self->settings.draw ? GST_MAP_READWRITE : GST_MAP_READ;
   GST_OBJECT_UNLOCK (self);
 

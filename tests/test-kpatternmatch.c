@@ -702,6 +702,30 @@ GST_START_TEST (test_formats_color)
 
 GST_END_TEST;
 
+/* match-on changed after template-region cut a luma template: the template
+ * is cut again (in colour) from the next frame, and every frame still
+ * gets its message */
+GST_START_TEST (test_match_on_change_recuts)
+{
+  Fixture f = fixture_new ("RGBA", "template-region", "30,20,16,12", NULL);
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, W, H);
+  GstBuffer *in = random_frame (&info, 77);
+  for (int i = 0; i < 4; i++) {
+    if (i == 2)
+      gst_util_set_object_arg (G_OBJECT (f.h->element), "match-on", "color");
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gst_buffer_ref (in)));
+    GstStructure *s = next_result (&f);
+    expect_at (s, TRUE, 30, 20);
+    gst_structure_free (s);
+  }
+  fail_unless_equals_int (f.warnings, 0);
+  gst_buffer_unref (in);
+  fixture_free (&f);
+}
+
+GST_END_TEST;
+
 /* draw=true: a green box on RGB, the inside untouched */
 GST_START_TEST (test_draw)
 {
@@ -763,6 +787,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_draw_yuy2);
   tcase_add_test (tc, test_template_with_transparency);
   tcase_add_test (tc, test_short_buffer_names_both_sizes);
+  tcase_add_test (tc, test_match_on_change_recuts);
   return s;
 }
 
