@@ -131,7 +131,7 @@ guint
 gst_kconv_base_options (GstKConvBase * self, KConvOptions * options)
 {
   GST_OBJECT_LOCK (self);
-  options->backend = self->backend;
+  options->backend = self->gpu_failed ? KCONV_BACKEND_CPU : self->backend;
   options->n_threads = (int) self->n_threads;
   options->device_id = self->device_id;
   guint cookie = self->options_cookie;
@@ -142,6 +142,24 @@ gst_kconv_base_options (GstKConvBase * self, KConvOptions * options)
     options->device_id = self->cuda_device;
   }
   return cookie;
+}
+
+gboolean
+gst_kconv_base_fall_back (GstKConvBase * self, KConvStatus st)
+{
+  GST_OBJECT_LOCK (self);
+  gboolean fall_back = self->backend == KCONV_BACKEND_AUTO
+      && !self->on_cuda_memory && !self->gpu_failed;
+  if (fall_back) {
+    self->gpu_failed = TRUE;
+    self->options_cookie++;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (fall_back)
+    GST_ELEMENT_WARNING (self, LIBRARY, FAILED,
+        ("The GPU failed; continuing on the CPU"), ("%s: %s",
+            kconv_status_string (st), kconv_last_error ()));
+  return fall_back;
 }
 
 static KConvBackend
@@ -273,6 +291,9 @@ gst_kconv_base_start (GstBaseTransform * trans)
   GstKConvBase *self = GST_KCONV_BASE (trans);
 
   kconv_refusal_flush (GST_ELEMENT (self));
+  GST_OBJECT_LOCK (self);
+  self->gpu_failed = FALSE;     /* a new stream tries the GPU again */
+  GST_OBJECT_UNLOCK (self);
   KConvBackend backend = gst_kconv_base_backend (self, NULL);
   if (!kconv_backend_available (backend)) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
@@ -391,11 +412,26 @@ gst_kconv_base_submit_input_buffer (GstBaseTransform * trans,
   return ret;
 }
 
+/* A frame in flight the GPU failed: again on the CPU, where auto allows. */
+static KConvStatus
+gst_kconv_base_redo (KConvInflightFrame * f, gpointer user_data)
+{
+  GstKConvBase *self = user_data;
+  GstKConvBaseClass *klass = GST_KCONV_BASE_GET_CLASS (self);
+  KConvStatus failed = f->status;
+  if (!klass->redo_frame || (!self->gpu_failed
+          && !gst_kconv_base_fall_back (self, failed)))
+    return failed;
+  GST_DEBUG_OBJECT (self, "computing a frame in flight again on the CPU");
+  return klass->redo_frame (self, f);
+}
+
 /* Finishes the oldest frame in flight. */
 static GstFlowReturn
 gst_kconv_base_finish_oldest (GstKConvBase * self, GstBuffer ** outbuf)
 {
-  KConvStatus st = kconv_inflight_pop (&self->inflight, outbuf);
+  KConvStatus st = kconv_inflight_pop (&self->inflight, outbuf,
+      gst_kconv_base_redo, self);
   if (kconv_inflight_length (&self->inflight) == 0)
     self->drain_all = FALSE;
   if (st != KCONV_OK) {

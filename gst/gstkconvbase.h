@@ -57,6 +57,8 @@ struct _GstKConvBase
   gint device_id;
   guint n_threads;
   guint options_cookie;         /* bumped when one of them changes */
+  gboolean gpu_failed;          /* backend=auto went on on the CPU; object
+                                 * lock, until the element stops */
   guint frames_in_flight;       /* under the object lock too */
 
   /* streaming thread */
@@ -76,6 +78,9 @@ struct _GstKConvBase
  *   with gst_kconv_base_queue() or gst_kconv_base_queue_done(); called
  *   with the CUDA context current on CUDA memory.  Subclasses that leave
  *   it NULL work in transform_ip or transform_frame(_ip).
+ * @redo_frame: computes a frame in flight again on the CPU after the GPU
+ *   failed it (gst_kconv_base_fall_back() has made the options say CPU);
+ *   its buffers still mapped.  NULL: such a frame is an error.
  * @debug: the subclass's debug category, where the base logs too (so
  *   GST_DEBUG=kconvfilter:4 shows all the element does)
  */
@@ -85,6 +90,7 @@ struct _GstKConvBaseClass
 
   void (*free_core) (GstKConvBase * base);
   GstFlowReturn (*start_frame) (GstKConvBase * base, GstBuffer * inbuf);
+  KConvStatus (*redo_frame) (GstKConvBase * base, KConvInflightFrame * f);
   GstDebugCategory *debug;
 
   /*< private >*/
@@ -99,6 +105,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstKConvBase, gst_object_unref)
  * CUDA memory the GPU the frames are on.  Returns a cookie that changes
  * whenever they do. */
 guint gst_kconv_base_options (GstKConvBase * base, KConvOptions * options);
+
+/* After the GPU failed (st; its detail in kconv_last_error ()): with
+ * backend=auto on frames in host memory, the element goes on on the CPU
+ * from now until it stops (the options say CPU), says so once with a
+ * warning on the bus, and returns TRUE: the caller computes the frame
+ * again.  FALSE: the caller posts its error. */
+gboolean gst_kconv_base_fall_back (GstKConvBase * base, KConvStatus st);
 
 /* Frees the subclass's core objects in their CUDA context, after the
  * frames in flight. */

@@ -612,6 +612,34 @@ gst_kconv_filter_start_frame_on_device (GstKConvFilter * self,
   return GST_FLOW_OK;
 }
 
+/* Every plane of the frame through the core, on its slot (planes not
+ * filtered copied). */
+static KConvStatus
+submit_planes (GstKConvFilter * self, KConvInflightFrame * f)
+{
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f->in); p++) {
+    KConvImage src[GST_VIDEO_MAX_COMPONENTS], dst[GST_VIDEO_MAX_COMPONENTS];
+    guint n = kconv_frame_plane_images (&f->in, p, self->luma_only, src);
+    if (n == 0) {
+      gst_video_frame_copy_plane (&f->out, &f->in, p);
+      continue;
+    }
+    kconv_frame_plane_images (&f->out, p, self->luma_only, dst);
+    gsize covered = (gsize) src[0].width * src[0].pixel_stride;
+    gsize row = kconv_frame_plane_row_bytes (&f->in, p);
+    if (covered < row)
+      kconv_frame_copy_row_tails (&f->out, &f->in, p, covered, row,
+          src[0].height);
+    for (guint i = 0; i < n; i++) {
+      KConvStatus st = kconv_filter_submit (self->core, f->slot, &src[i],
+          &dst[i]);
+      if (st != KCONV_OK)
+        return st;
+    }
+  }
+  return KCONV_OK;
+}
+
 /* Starts the convolution of every plane of inbuf into a new output buffer
  * and queues the frame.  Takes inbuf. */
 static GstFlowReturn
@@ -649,32 +677,31 @@ gst_kconv_filter_start_frame (GstKConvBase * base, GstBuffer * inbuf)
         (NULL));
     return GST_FLOW_ERROR;
   }
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f->in); p++) {
-    KConvImage src[GST_VIDEO_MAX_COMPONENTS], dst[GST_VIDEO_MAX_COMPONENTS];
-    guint n = kconv_frame_plane_images (&f->in, p, self->luma_only, src);
-    if (n == 0) {
-      gst_video_frame_copy_plane (&f->out, &f->in, p);
-      continue;
-    }
-    kconv_frame_plane_images (&f->out, p, self->luma_only, dst);
-    gsize covered = (gsize) src[0].width * src[0].pixel_stride;
-    gsize row = kconv_frame_plane_row_bytes (&f->in, p);
-    if (covered < row)
-      kconv_frame_copy_row_tails (&f->out, &f->in, p, covered, row,
-          src[0].height);
-    KConvStatus st = KCONV_OK;
-    for (guint i = 0; i < n && st == KCONV_OK; i++)
-      st = kconv_filter_submit (self->core, f->slot, &src[i], &dst[i]);
-    if (st != KCONV_OK) {
-      GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-          ("Convolution failed on plane %u", p), ("%s: %s",
-              kconv_status_string (st), kconv_last_error ()));
-      kconv_inflight_frame_discard (&base->inflight, f);
-      return GST_FLOW_ERROR;
-    }
+  KConvStatus st = submit_planes (self, f);
+  if (st != KCONV_OK && gst_kconv_base_fall_back (base, st)) {
+    kconv_slot_wait (f->slot);  /* what the GPU did of it, if anything */
+    st = gst_kconv_filter_ensure_core (self) ? submit_planes (self, f) :
+        KCONV_ERROR_BACKEND_UNAVAILABLE;
+  }
+  if (st != KCONV_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Convolution failed"),
+        ("%s: %s", kconv_status_string (st), kconv_last_error ()));
+    kconv_inflight_frame_discard (&base->inflight, f);
+    return GST_FLOW_ERROR;
   }
   gst_kconv_base_queue (base, f);
   return GST_FLOW_OK;
+}
+
+/* A frame the GPU failed, again on the CPU (the options say CPU now). */
+static KConvStatus
+gst_kconv_filter_redo_frame (GstKConvBase * base, KConvInflightFrame * f)
+{
+  GstKConvFilter *self = GST_KCONV_FILTER (base);
+  if (!gst_kconv_filter_ensure_core (self))
+    return KCONV_ERROR_BACKEND_UNAVAILABLE;
+  KConvStatus st = submit_planes (self, f);
+  return st != KCONV_OK ? st : kconv_slot_wait (f->slot);
 }
 
 static void
@@ -752,6 +779,7 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_kconv_filter_set_caps);
   base_class->free_core = GST_DEBUG_FUNCPTR (gst_kconv_filter_free_core);
   base_class->start_frame = GST_DEBUG_FUNCPTR (gst_kconv_filter_start_frame);
+  base_class->redo_frame = GST_DEBUG_FUNCPTR (gst_kconv_filter_redo_frame);
 
   gst_type_mark_as_plugin_api (GST_TYPE_KCONV_KERNEL, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_KCONV_ABSOLUTE, 0);

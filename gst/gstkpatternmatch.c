@@ -634,6 +634,15 @@ match_frame (GstKPatternMatch * self, GstVideoFrame * frame, gboolean on_device)
         snap.max_matches, matches, &n) :
         (rgb_luma ? kmatch_search_luma : kmatch_search) (self->matcher, &im,
         &region, snap.max_matches, matches, &n, NULL);
+    if (st != KCONV_OK && gst_kconv_base_fall_back (GST_KCONV_BASE (self), st)) {
+      /* the same frame again, on a matcher made for the CPU */
+      snap.template_rgb = NULL;
+      snap.cut_pending = FALSE;
+      if (!ensure_matcher (self, frame, &snap, template_cookie, channels, &im))
+        return GST_FLOW_ERROR;
+      st = (rgb_luma ? kmatch_search_luma : kmatch_search) (self->matcher,
+          &im, &region, snap.max_matches, matches, &n, NULL);
+    }
     if (st != KCONV_OK) {
       GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Template search failed"),
           ("%s: %s", kconv_status_string (st), kconv_last_error ()));

@@ -49,14 +49,20 @@ kconv_inflight_frame_new_passthrough (GstBuffer * buf)
   return f;
 }
 
-/* Waits, unmaps and releases everything but the output buffer. */
+/* Waits for the frame's work; its status. */
 static KConvStatus
-frame_finish (KConvInflight * q, KConvInflightFrame * f)
+frame_wait (KConvInflightFrame * f)
 {
-  KConvStatus st = f->status;
+  if (f->slot && f->status == KCONV_OK)
+    f->status = kconv_slot_wait (f->slot);
+  return f->status;
+}
+
+/* Unmaps and releases everything but the output buffer. */
+static void
+frame_release (KConvInflight * q, KConvInflightFrame * f)
+{
   if (f->slot) {
-    KConvStatus waited = kconv_slot_wait (f->slot);
-    st = st != KCONV_OK ? st : waited;
     g_queue_push_tail (&q->idle_slots, f->slot);
     f->slot = NULL;
   }
@@ -66,6 +72,13 @@ frame_finish (KConvInflight * q, KConvInflightFrame * f)
     f->mapped = FALSE;
   }
   gst_clear_buffer (&f->inbuf);
+}
+
+static KConvStatus
+frame_finish (KConvInflight * q, KConvInflightFrame * f)
+{
+  KConvStatus st = frame_wait (f);
+  frame_release (q, f);
   return st;
 }
 
@@ -90,13 +103,17 @@ kconv_inflight_length (const KConvInflight * q)
 }
 
 KConvStatus
-kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf)
+kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf,
+    KConvInflightRedo redo, gpointer user_data)
 {
   *outbuf = NULL;
   KConvInflightFrame *f = g_queue_pop_head (&q->frames);
   if (!f)
     return KCONV_ERROR_INVALID_ARGUMENT;
-  KConvStatus st = frame_finish (q, f);
+  KConvStatus st = frame_wait (f);
+  if (st != KCONV_OK && redo && f->mapped)
+    st = redo (f, user_data);
+  frame_release (q, f);
   if (st == KCONV_OK)
     *outbuf = f->outbuf;
   else
@@ -110,11 +127,9 @@ kconv_inflight_wait_all (KConvInflight * q)
 {
   KConvStatus first = KCONV_OK;
   for (GList * l = q->frames.head; l; l = l->next) {
-    KConvInflightFrame *f = l->data;
-    if (f->slot && f->status == KCONV_OK)
-      f->status = kconv_slot_wait (f->slot);
+    KConvStatus st = frame_wait (l->data);
     if (first == KCONV_OK)
-      first = f->status;
+      first = st;
   }
   return first;
 }

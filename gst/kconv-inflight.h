@@ -22,6 +22,11 @@ typedef struct
   KConvStatus status;           /* of an earlier wait */
 } KConvInflightFrame;
 
+/* Computes a frame again (on the CPU, after the GPU failed it), its
+ * buffers still mapped; KCONV_OK when its output is right now. */
+typedef KConvStatus (*KConvInflightRedo) (KConvInflightFrame * f,
+    gpointer user_data);
+
 /* Frames oldest first, and slots ready for reuse.  Streaming thread only
  * (and state changes, once streaming has stopped). */
 typedef struct
@@ -50,9 +55,11 @@ void kconv_inflight_push (KConvInflight * q, KConvInflightFrame * f);
 guint kconv_inflight_length (const KConvInflight * q);
 
 /* Finishes the oldest frame: waits for it, unmaps and releases the input,
- * and gives its output.  On a failed wait, returns the core's status and
- * *outbuf is NULL (the frame is released all the same). */
-KConvStatus kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf);
+ * and gives its output.  A frame that failed is given to redo (when not
+ * NULL) before it is released; when that fails too, returns the core's
+ * status and *outbuf is NULL (the frame is released all the same). */
+KConvStatus kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf,
+    KConvInflightRedo redo, gpointer user_data);
 
 /* Waits for every frame without releasing any (before the filter they were
  * submitted to goes away).  Returns the first failure. */

@@ -72,6 +72,7 @@ typedef struct
   guint64 hash;                 /* of the output, in order */
   guint64 msg_hash;             /* of kpatternmatch's messages, in order */
   guint8 *reported;             /* frames kpatternmatch posted a message for */
+  guint64 *frame_hash;          /* each frame's output and message */
   int bad_ts, errors, warnings;
   GThread *feeder;
 } Run;
@@ -170,11 +171,29 @@ new_sample (GstAppSink * sink, gpointer data)
           r->index, r->out, GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
           GST_TIME_ARGS (r->out * FRAME_NS));
   }
-  GstMapInfo map;
-  if (gst_buffer_map (buf, &map, GST_MAP_READ)) {
-    r->hash = fnv (r->hash, map.data, map.size);
-    gst_buffer_unmap (buf, &map);
+  /* the visible pixels only: row padding is not the element's to write */
+  GstVideoInfo info;
+  GstVideoFrame f;
+  guint64 h = 1469598103934665603ull;
+  if (gst_video_info_from_caps (&info, gst_sample_get_caps (s))
+      && gst_video_frame_map (&f, &info, buf, GST_MAP_READ)) {
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
+      const guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&f, p);
+      const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
+      const guint comp = p == 0 ? 0 : MIN (p,
+          GST_VIDEO_FRAME_N_COMPONENTS (&f) - 1);
+      const gint rows = GST_VIDEO_FRAME_COMP_HEIGHT (&f, comp);
+      const gint bytes = p == 0 || GST_VIDEO_FRAME_N_PLANES (&f) > 1 ?
+          GST_VIDEO_FRAME_COMP_WIDTH (&f, comp) *
+          GST_VIDEO_FRAME_COMP_PSTRIDE (&f, comp) : stride;
+      for (gint y = 0; y < rows; y++)
+        h = fnv (h, d + (gsize) y * stride, bytes);
+    }
+    gst_video_frame_unmap (&f);
   }
+  r->hash = fnv (r->hash, &h, sizeof h);
+  if (r->out < (guint64) n_frames)
+    r->frame_hash[r->out] ^= h;
   r->out++;
   gst_sample_unref (s);
   return GST_FLOW_OK;
@@ -192,6 +211,8 @@ on_message (GstBus * bus, GstMessage * m, gpointer data)
     gst_structure_get (st, "x", G_TYPE_INT, &xy[0], "y", G_TYPE_INT, &xy[1],
         "timestamp", G_TYPE_UINT64, &ts, NULL);
     r->msg_hash = fnv (fnv (r->msg_hash, xy, sizeof xy), &ts, sizeof ts);
+    if (ts / FRAME_NS < (guint64) n_frames)
+      r->frame_hash[ts / FRAME_NS] += (guint64) (xy[0] + 1) * 65599 + xy[1];
     r->messages++;
     if (ts / FRAME_NS < (guint64) n_frames)
       r->reported[ts / FRAME_NS] = 1;
@@ -290,6 +311,7 @@ start (Run * r, int index)
   r->index = index;
   r->hash = r->msg_hash = 1469598103934665603ull;
   r->reported = g_malloc0 (n_frames);
+  r->frame_hash = g_new0 (guint64, n_frames);
   gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
       "max-bytes=2000000 ! queue max-size-buffers=4 ! %s name=el backend=%s%s"
       " ! appsink name=sink sync=false max-buffers=4", element_name, backend,
@@ -403,8 +425,9 @@ main (int argc, char **argv)
         || r->msg_hash != runs[0].msg_hash;
     printf ("  pipeline %d: in %" G_GUINT64_FORMAT ", out %" G_GUINT64_FORMAT
         ", messages %" G_GUINT64_FORMAT ", timestamps wrong %d, errors %d, "
-        "output hash %016" G_GINT64_MODIFIER "x%s\n", k, r->in, r->out,
-        r->messages, r->bad_ts, r->errors, r->hash,
+        "output hash %016" G_GINT64_MODIFIER "x, message hash %016"
+        G_GINT64_MODIFIER "x%s\n", k, r->in, r->out, r->messages, r->bad_ts,
+        r->errors, r->hash, r->msg_hash,
         differs ? " (differs from pipeline 0)" : "");
     failed |= lost || msgs || differs || r->bad_ts || r->errors;
     /* the first few runs of frames without a message */
@@ -418,8 +441,16 @@ main (int argc, char **argv)
         shown++;
         i = j;
       }
+    for (int i = 0; differs && i < n_frames; i++)
+      if (r->frame_hash[i] != runs[0].frame_hash[i]) {
+        printf ("    first frame that differs: %d (%s %dx%d)\n", i,
+            shape_of (i)->format, shape_of (i)->width, shape_of (i)->height);
+        break;
+      }
     g_free (r->reported);
   }
+  for (int k = 0; k < n_pipelines; k++)
+    g_free (runs[k].frame_hash);
   const double growth = (rss_end - rss_tenth) / 1024.0;
   printf ("  resident memory: start %.1f MB, 10%% %.1f MB, 50%% %.1f MB, end "
       "%.1f MB: grew %.1f MB after the first tenth (bound %.0f MB)\n",

@@ -2,8 +2,11 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "kconv-error.h"
 
 static _Thread_local char last_error[256];
@@ -22,4 +25,45 @@ const char *
 kconv_last_error (void)
 {
   return last_error;
+}
+
+/* KCONV_FAULT=KIND:N, read once: the words in a call's text that make it
+ * of each kind */
+static const struct
+{
+  const char *kind, *word;
+} fault_kinds[] = {
+  {"alloc", "Malloc"}, {"copy", "Memcpy"}, {"launch", "GetLastError"},
+  {"sync", "Synchronize"},
+};
+
+static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
+static const char *fault_word;  /* NULL: no fault to inject */
+static long fault_at;
+static long fault_seen;         /* atomic */
+
+static void
+fault_read (void)
+{
+  const char *v = getenv ("KCONV_FAULT");
+  const char *colon = v ? strchr (v, ':') : NULL;
+  if (!colon || atol (colon + 1) < 1)
+    return;
+  for (size_t k = 0; k < sizeof fault_kinds / sizeof fault_kinds[0]; k++)
+    if (strlen (fault_kinds[k].kind) == (size_t) (colon - v)
+        && !strncmp (v, fault_kinds[k].kind, colon - v)) {
+      fault_word = fault_kinds[k].word;
+      fault_at = atol (colon + 1);
+    }
+}
+
+int
+kconv_fault_due (const char *call)
+{
+  pthread_once (&fault_once, fault_read);
+  /* launches are checked through kconv_cuda_launch_* or GetLastError */
+  if (!fault_word || !(strstr (call, fault_word) || (!strcmp (fault_word,
+                  "GetLastError") && strstr (call, "launch"))))
+    return 0;
+  return __atomic_add_fetch (&fault_seen, 1, __ATOMIC_RELAXED) == fault_at;
 }

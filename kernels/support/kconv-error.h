@@ -20,15 +20,24 @@ extern "C" {
 KConvStatus kconv_fail (KConvStatus status, const char *format, ...)
     __attribute__ ((format (printf, 2, 3)));
 
+/* Fault injection, for tests: with KCONV_FAULT=KIND:N in the environment
+ * (KIND alloc, copy, launch or sync), the Nth CUDA call of that kind in the
+ * process, counted from 1, fails as if the GPU had.  Whether the call with
+ * the source text `call` is that one (counts it). */
+int kconv_fault_due (const char *call);
+
 #ifdef __cplusplus
 }
 #endif
 
 #ifdef __CUDACC__
 /* The one CUDA check: a failing runtime call records its name and CUDA's
- * words for the error, and the caller returns KCONV_ERROR_DEVICE. */
+ * words for the error, and the caller returns KCONV_ERROR_DEVICE.  (An
+ * injected fault reads as cudaErrorLaunchFailure.) */
 #define KCONV_CUDA_CHECK(call) do { \
     cudaError_t kconv_err_ = (call); \
+    if (kconv_err_ == cudaSuccess && kconv_fault_due (#call)) \
+      kconv_err_ = cudaErrorLaunchFailure; \
     if (kconv_err_ != cudaSuccess) \
       return kconv_fail (KCONV_ERROR_DEVICE, "%s: %s (%s)", #call, \
           cudaGetErrorName (kconv_err_), cudaGetErrorString (kconv_err_)); \
