@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# GPU failures injected mid-stream (KCONV_FAULT, see kconv-error.h) into the
+# soak's pipeline (tests/soak.c): with backend=auto every frame must still
+# come out, in order, bit-identical to a run on the CPU, with a warning on
+# the bus; with backend=cuda the element must stop with an error.  Then the
+# soak itself on CUDA, and eight pipelines at once on one GPU.
+#   tests/gpu/faults.sh [FRAMES]      (BUILD: the build folder, default build)
+set -uo pipefail
+b=${BUILD:-build}
+frames=${1:-3000}
+[ -f .devgst/gst-env.sh ] && . .devgst/gst-env.sh
+export GST_PLUGIN_PATH_1_0=$PWD/$b/gst
+status=0
+hashes() { grep -o 'output hash [0-9a-f]*, message hash [0-9a-f]*' | head -1; }
+
+for el in kconvfilter kpatternmatch; do
+  ref=$("$b/tests/soak" --element $el --frames "$frames" --backend cpu | hashes)
+  echo "$el on the CPU: $ref"
+  for fault in launch:40 copy:100 sync:60 alloc:2; do
+    log=$(KCONV_FAULT=$fault "$b/tests/soak" --element $el --frames "$frames" \
+      --backend auto 2>&1)
+    rc=$?
+    got=$(echo "$log" | hashes)
+    warned=$(echo "$log" | grep -c 'The GPU failed; continuing on the CPU')
+    verdict=ok
+    [ $rc -eq 0 ] && [ "$got" = "$ref" ] && [ "$warned" -ge 1 ] || {
+      verdict=FAILED; status=1; echo "$log" | tail -n 6; }
+    echo "$el backend=auto, fault $fault: exit $rc, warnings $warned," \
+      "same output as the CPU: $([ "$got" = "$ref" ] && echo yes || echo no)" \
+      "-> $verdict"
+  done
+  log=$(KCONV_FAULT=launch:40 "$b/tests/soak" --element $el --frames "$frames" \
+    --backend cuda 2>&1)
+  rc=$?
+  err=$(echo "$log" | grep -m1 'error:')
+  if [ $rc -ne 0 ] && [ -n "$err" ]; then
+    echo "$el backend=cuda, fault launch:40: stopped with $err -> ok"
+  else
+    echo "$el backend=cuda, fault launch:40: exit $rc, no error -> FAILED"
+    status=1
+  fi
+done
+
+# no fault: the soak and eight pipelines on one GPU, outputs as on the CPU
+for el in kconvfilter kpatternmatch; do
+  "$b/tests/soak" --element $el --frames $((frames * 4)) --backend cuda \
+    || status=1
+  "$b/tests/soak" --element $el --frames "$frames" --backend cuda \
+    --pipelines 8 || status=1
+done
+exit $status
