@@ -160,6 +160,15 @@ separable_pays (const KConvPlan * plan)
       && plan->rows * plan->cols >= 2 * (plan->rows + plan->cols);
 }
 
+/* On the CPU the second trip stays in cache (a band's rows): measured with
+ * kconv-bench, two passes pay from 3x3 on (1080p grey gaussian 3x3: 0.37
+ * ms against 0.49 direct; RGBA 2.35 against 2.51). */
+static int
+cpu_separable_pays (const KConvPlan * plan)
+{
+  return plan->separable && plan->rows * plan->cols >= 9;
+}
+
 /* From this many weights on, the CPU convolves a non-separable kernel
  * through the FFT (measured with kconv-bench: see README). */
 #define CPU_FFT_MIN_TAPS (25 * 25)
@@ -167,7 +176,7 @@ separable_pays (const KConvPlan * plan)
 static KConvPath
 cpu_path (const KConvPlan * plan)
 {
-  if (separable_pays (plan))
+  if (cpu_separable_pays (plan))
     return KCONV_PATH_SEPARABLE;
 #ifdef KCONV_HAVE_FFTW
   /* a forced path, for measuring crossovers */
