@@ -189,6 +189,47 @@ GST_START_TEST (test_order_timestamps_and_eos)
 
 GST_END_TEST;
 
+/* GAP buffers, buffers of zero duration and without timestamps go
+ * through frames in flight like any other: one out per one in, in order,
+ * convolved, their timestamps kept.  The output of a GAP buffer is
+ * convolved data, so it is not marked GAP (GstBaseTransform's rule for
+ * elements that are not gap-aware). */
+GST_START_TEST (test_gap_and_zero_duration)
+{
+  const gint w = 64, hgt = 48, n = 6;
+  FOR_EACH_BACKEND (backend) {
+    GstHarness *h = harness_new (backend, 3, w, hgt);
+    GstBuffer *in[6];
+    for (gint i = 0; i < n; i++) {
+      in[i] = stream_frame (w, hgt, i);
+      if (i % 3 == 1)
+        GST_BUFFER_FLAG_SET (in[i], GST_BUFFER_FLAG_GAP);
+      if (i % 3 == 2)
+        GST_BUFFER_DURATION (in[i]) = 0;
+      if (i == n - 1)
+        GST_BUFFER_PTS (in[i]) = GST_BUFFER_DURATION (in[i]) =
+            GST_CLOCK_TIME_NONE;
+      fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+          GST_FLOW_OK);
+    }
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    fail_unless_equals_int (gst_harness_buffers_received (h), n);
+    for (gint i = 0; i < n; i++) {
+      GstBuffer *out = gst_harness_pull (h);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (in[i]));
+      fail_unless_equals_uint64 (GST_BUFFER_DURATION (out),
+          GST_BUFFER_DURATION (in[i]));
+      fail_if (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_GAP));
+      assert_convolved (in[i], out, w, hgt);
+      gst_buffer_unref (out);
+      gst_buffer_unref (in[i]);
+    }
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 /* A flush drops the frames in flight; the stream goes on after it. */
 GST_START_TEST (test_flush_drops_frames_in_flight)
 {
@@ -439,6 +480,7 @@ kconvfilter_streaming_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_order_timestamps_and_eos);
   tcase_add_test (tc, test_flush_drops_frames_in_flight);
+  tcase_add_test (tc, test_gap_and_zero_duration);
   tcase_add_test (tc, test_caps_change_drains_first);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_property_changes_keep_order);

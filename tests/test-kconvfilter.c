@@ -211,61 +211,91 @@ component_gray (GstVideoFrame * f, guint c, gint * w, gint * h)
   return g;
 }
 
-/* Every format, planes=all and luma, odd sizes: each filtered component is
+/* One frame of format at W x H through the element with the 5x3 matrix of
+ * the reference filter ref (reflect border): each filtered component is
  * bit-identical to the reference filtering it alone as a GRAY8 frame (at
  * its own resolution), every other component is the input's. */
-GST_START_TEST (test_formats_match_gray_reference)
+static void
+check_against_reference (KConvFilter * ref, const gchar * format, gint W,
+    gint H, gboolean luma, guint32 seed)
 {
-  float weights[] = { 1, 2, -1, 0, 3, 1, -2, 1, 1, 2, 0, -1, 1, 1, 2 };
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, gst_video_format_from_string (format), W,
+      H);
+  GstHarness *h = harness_new (format, W, H, "matrix",
+      "1 2 -1 0 3; 1 -2 1 1 2; 0 -1 1 1 2", "planes", luma ? "luma" : "all",
+      NULL);
+  GstBuffer *in = random_buffer (info.size, seed);
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "%s %dx%d: no output", format, W, H);
+  GstVideoFrame fi, fo;
+  gst_video_frame_map (&fi, &info, in, GST_MAP_READ);
+  gst_video_frame_map (&fo, &info, out, GST_MAP_READ);
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+    gboolean filtered = c != GST_VIDEO_COMP_A
+        && !(luma && GST_VIDEO_INFO_IS_YUV (&info) && c != 0);
+    gint w, hh;
+    guint8 *gin = component_gray (&fi, c, &w, &hh);
+    guint8 *gout = component_gray (&fo, c, &w, &hh);
+    guint8 *want = g_malloc ((gsize) w * hh);
+    if (filtered) {
+      KConvImage src = { gin, w, hh, w, 1, 1, {0} };
+      KConvImage dst = { want, w, hh, w, 1, 1, {0} };
+      fail_unless (kconv_filter_run (ref, &src, &dst) == KCONV_OK);
+    } else {
+      memcpy (want, gin, (gsize) w * hh);
+    }
+    for (gint p = 0; p < w * hh; p++)
+      fail_unless (gout[p] == want[p], "%s %dx%d planes=%s: component %u at "
+          "%d,%d is %u, want %u", format, W, H, luma ? "luma" : "all", c,
+          p % w, p / w, gout[p], want[p]);
+    g_free (gin);
+    g_free (gout);
+    g_free (want);
+  }
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+static KConvFilter *
+reference_5x3 (void)
+{
+  static float weights[] = { 1, 2, -1, 0, 3, 1, -2, 1, 1, 2, 0, -1, 1, 1, 2 };
   KConvKernel k = { 5, 3, weights, 0, 0, 0 };
   KConvOptions ref = { KCONV_BACKEND_REFERENCE, 1, -1 };
-  KConvFilter *f;
+  KConvFilter *f = NULL;
   fail_unless (kconv_filter_new (&k, KCONV_BORDER_REFLECT, &ref, &f) ==
       KCONV_OK);
+  return f;
+}
 
-  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
-    for (int luma = 0; luma <= 1; luma++) {
-      const gint W = 37, H = 19;
-      GstVideoInfo info;
-      gst_video_info_set_format (&info,
-          gst_video_format_from_string (formats[i]), W, H);
-      GstHarness *h = harness_new (formats[i], W, H, "matrix",
-          "1 2 -1 0 3; 1 -2 1 1 2; 0 -1 1 1 2", "planes", luma ? "luma" :
-          "all", NULL);
-      GstBuffer *in = random_buffer (info.size, 300 + i);
-      GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-      GstVideoFrame fi, fo;
-      gst_video_frame_map (&fi, &info, in, GST_MAP_READ);
-      gst_video_frame_map (&fo, &info, out, GST_MAP_READ);
-      for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
-        gboolean filtered = c != GST_VIDEO_COMP_A
-            && !(luma && GST_VIDEO_INFO_IS_YUV (&info) && c != 0);
-        gint w, hh;
-        guint8 *gin = component_gray (&fi, c, &w, &hh);
-        guint8 *gout = component_gray (&fo, c, &w, &hh);
-        guint8 *want = g_malloc ((gsize) w * hh);
-        if (filtered) {
-          KConvImage src = { gin, w, hh, w, 1, 1, {0} };
-          KConvImage dst = { want, w, hh, w, 1, 1, {0} };
-          fail_unless (kconv_filter_run (f, &src, &dst) == KCONV_OK);
-        } else {
-          memcpy (want, gin, (gsize) w * hh);
-        }
-        for (gint p = 0; p < w * hh; p++)
-          fail_unless (gout[p] == want[p], "%s planes=%s: component %u at "
-              "%d,%d is %u, want %u", formats[i], luma ? "luma" : "all", c,
-              p % w, p / w, gout[p], want[p]);
-        g_free (gin);
-        g_free (gout);
-        g_free (want);
-      }
-      gst_video_frame_unmap (&fi);
-      gst_video_frame_unmap (&fo);
-      gst_buffer_unref (in);
-      gst_buffer_unref (out);
-      gst_harness_teardown (h);
-    }
-  }
+/* Every format, planes=all and luma, at an odd size. */
+GST_START_TEST (test_formats_match_gray_reference)
+{
+  KConvFilter *f = reference_5x3 ();
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    for (int luma = 0; luma <= 1; luma++)
+      check_against_reference (f, formats[i], 37, 19, luma, 300 + i);
+  kconv_filter_free (f);
+}
+
+GST_END_TEST;
+
+/* The smallest frames and odd sizes in every format, the 5x3 kernel larger
+ * than the frame (chroma of 1x1 included): still the reference's output. */
+GST_START_TEST (test_edge_sizes)
+{
+  static const gint sizes[][2] = { {1, 1}, {1, 2}, {2, 1}, {3, 5}, {7, 3},
+  {5, 1}
+  };
+  KConvFilter *f = reference_5x3 ();
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+      check_against_reference (f, formats[i], sizes[s][0], sizes[s][1],
+          s % 2, 500 + i * 8 + s);
   kconv_filter_free (f);
 }
 
@@ -845,6 +875,7 @@ kconvfilter_suite (void)
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_cuda_unavailable_is_an_error);
   tcase_add_test (tc, test_short_buffer_names_both_sizes);
+  tcase_add_test (tc, test_edge_sizes);
   tcase_add_test (tc, test_cuda_matches_cpu);
   return s;
 }

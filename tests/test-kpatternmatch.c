@@ -702,6 +702,44 @@ GST_START_TEST (test_formats_color)
 
 GST_END_TEST;
 
+/* The smallest frames in every format: a 1x1 template cut from the frame is
+ * found at 0,0 (the first of any equal positions). */
+GST_START_TEST (test_edge_sizes)
+{
+  static const gint sizes[][2] = { {1, 1}, {1, 2}, {2, 1}, {3, 5} };
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      const gint w = sizes[s][0], h = sizes[s][1];
+      GstHarness *hh = gst_harness_new ("kpatternmatch");
+      GstBus *bus = gst_bus_new ();
+      gst_element_set_bus (hh->element, bus);
+      gst_util_set_object_arg (G_OBJECT (hh->element), "template-region",
+          "0,0,1,1");
+      gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+          "height=%d,framerate=25/1", formats[i], w, h);
+      gst_harness_set_src_caps_str (hh, caps);
+      g_free (caps);
+      GstVideoInfo info;
+      gst_video_info_set_format (&info,
+          gst_video_format_from_string (formats[i]), w, h);
+      GstBuffer *in = random_frame (&info, 40 + i);
+      for (int k = 0; k < 2; k++)
+        gst_buffer_unref (gst_harness_push_and_pull (hh,
+                gst_buffer_ref (in)));
+      Fixture f = { hh, bus, 0 };
+      for (int k = 0; k < 2; k++) {
+        GstStructure *st = next_result (&f);
+        fail_unless (st != NULL, "%s %dx%d: no message", formats[i], w, h);
+        expect_at (st, TRUE, 0, 0);
+        gst_structure_free (st);
+      }
+      gst_buffer_unref (in);
+      fixture_free (&f);
+    }
+}
+
+GST_END_TEST;
+
 /* match-on changed after template-region cut a luma template: the template
  * is cut again (in colour) from the next frame, and every frame still
  * gets its message */
@@ -788,6 +826,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_template_with_transparency);
   tcase_add_test (tc, test_short_buffer_names_both_sizes);
   tcase_add_test (tc, test_match_on_change_recuts);
+  tcase_add_test (tc, test_edge_sizes);
   return s;
 }
 
