@@ -26,14 +26,24 @@ kmatch_template_load_file (const gchar * path, GError ** error)
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   g_object_set (src, "location", path, NULL);
 
+  /* prerolled (ASYNC_DONE) or refused (ERROR): waiting for the preroll
+   * alone would sit out the whole timeout on a file that is no image */
   GstSample *sample = NULL;
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = NULL;
   if (gst_element_set_state (pipe, GST_STATE_PAUSED) !=
       GST_STATE_CHANGE_FAILURE)
-    sample = gst_app_sink_try_pull_preroll (GST_APP_SINK (sink), LOAD_TIMEOUT);
+    msg = gst_bus_timed_pop_filtered (bus, LOAD_TIMEOUT,
+        GST_MESSAGE_ASYNC_DONE | GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ASYNC_DONE)
+    sample = gst_app_sink_try_pull_preroll (GST_APP_SINK (sink), 0);
   if (!sample) {
     /* say what GStreamer said, if it said anything */
-    GstBus *bus = gst_element_get_bus (pipe);
-    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    if (!msg || GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ERROR) {
+      if (msg)
+        gst_message_unref (msg);
+      msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    }
     GError *why = NULL;
     if (msg)
       gst_message_parse_error (msg, &why, NULL);
@@ -41,10 +51,10 @@ kmatch_template_load_file (const gchar * path, GError ** error)
         "could not decode template image \"%s\": %s", path,
         why ? why->message : "no image in it");
     g_clear_error (&why);
-    if (msg)
-      gst_message_unref (msg);
-    gst_object_unref (bus);
   }
+  if (msg)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (src);
   gst_object_unref (sink);

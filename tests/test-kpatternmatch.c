@@ -529,6 +529,51 @@ GST_START_TEST (test_bad_template_file)
 
 GST_END_TEST;
 
+/* A file that is no image (empty, text) is refused at once, with its name
+ * and the decoder's reason, and the previous template kept. */
+GST_START_TEST (test_template_file_not_an_image)
+{
+  static const gchar *contents[] = { "", "not an image\n" };
+  for (guint i = 0; i < G_N_ELEMENTS (contents); i++) {
+    gchar *path = g_build_filename (g_get_tmp_dir (), "kconv-not-image", NULL);
+    fail_unless (g_file_set_contents (path, contents[i], -1, NULL));
+    Fixture f = fixture_new ("GRAY8", "template-region", "30,20,12,9", NULL);
+    guint8 *pixels = random_gray (40 + i);
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (pixels,
+                0)));
+    gst_structure_free (next_result (&f));
+    gint64 t0 = g_get_monotonic_time ();
+    g_object_set (f.h->element, "template-location", path, NULL);
+    gint64 ms = (g_get_monotonic_time () - t0) / 1000;
+    fail_unless (ms < 5000, "refusing a file that is no image took %"
+        G_GINT64_FORMAT " ms", ms);
+    GstMessage *m = gst_bus_pop_filtered (f.bus, GST_MESSAGE_WARNING |
+        GST_MESSAGE_ERROR);
+    fail_unless (m != NULL, "no message for a file that is no image");
+    GError *err = NULL;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING)
+      gst_message_parse_warning (m, &err, NULL);
+    else
+      gst_message_parse_error (m, &err, NULL);
+    fail_unless (strstr (err->message, "kconv-not-image") != NULL, "%s",
+        err->message);
+    g_error_free (err);
+    gst_message_unref (m);
+    /* the template cut from the region still matches */
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (pixels,
+                GST_SECOND)));
+    g_free (pixels);
+    GstStructure *st = next_result (&f);
+    expect_at (st, TRUE, 30, 20);
+    gst_structure_free (st);
+    fixture_free (&f);
+    g_unlink (path);
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
 /* a template larger than the frame: one warning, found=false, frames flow */
 GST_START_TEST (test_template_too_large)
 {
@@ -827,6 +872,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_short_buffer_names_both_sizes);
   tcase_add_test (tc, test_match_on_change_recuts);
   tcase_add_test (tc, test_edge_sizes);
+  tcase_add_test (tc, test_template_file_not_an_image);
   return s;
 }
 
