@@ -18,7 +18,11 @@
 /* Floats accumulated in registers at once: 8 AVX registers. */
 #define BLOCK 64
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* Hot loops are built for AVX-512, AVX2 and plain x86-64, picked at load
+ * (ifunc resolvers; not under ThreadSanitizer, whose runtime is not up yet
+ * when they run). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) \
+    && !defined(__SANITIZE_THREAD__)
 #define KCONV_MULTIVERSION \
   __attribute__((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else

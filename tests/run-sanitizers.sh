@@ -4,6 +4,10 @@
 #    ./build-asan: the core suite with leak detection, the element suite
 #    without it (loading GStreamer's plugins in-process, as ASan needs,
 #    brings their own one-time allocations: fontconfig, udev, OpenNI2...);
+#  - a ThreadSanitizer build (CPU only) in ./build-tsan: many callers at
+#    once on the shared worker pool (test-core-threads) and the threaded row
+#    copies; the element tests are not run there (GLib's and GStreamer's
+#    locks are futexes in libraries TSan cannot see into);
 #  - valgrind memcheck over the unit and element tests of ./build (or
 #    $BUILD; definite leaks are errors), the CPU table aside and a chosen
 #    set of element tests, to keep CI's time (VALGRIND_CHECKS="" runs every
@@ -23,6 +27,17 @@ meson test -C build-asan --setup sanitize --suite core --print-errorlogs \
   || status=1
 meson test -C build-asan --setup sanitizenoleaks --suite element \
   --print-errorlogs || status=1
+
+if [ ! -f build-tsan/build.ninja ]; then
+  meson setup build-tsan -Db_sanitize=thread -Db_lundef=false \
+    -Dcuda=disabled -Dbenchmarks=disabled >/dev/null || exit 1
+fi
+meson compile -C build-tsan tests/test-core-threads tests/test-copy-rows \
+  >/dev/null || exit 1
+for t in test-core-threads test-copy-rows; do
+  TSAN_OPTIONS="halt_on_error=1 exitcode=66" build-tsan/tests/$t >/dev/null \
+    || { echo "ThreadSanitizer: $t failed"; status=1; }
+done
 
 checks=${VALGRIND_CHECKS-test_formats_match_gray_reference,test_presets_round_trip,test_invalid_values_refused,test_renegotiation,test_flush_drops_frames_in_flight,test_template_with_transparency,test_formats_planted,test_max_matches}
 GST_CHECKS=$checks meson test -C "${BUILD:-build}" --setup valgrind \
