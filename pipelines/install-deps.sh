@@ -8,7 +8,7 @@ sudo=""
 packages="meson ninja-build pkg-config gcc g++ python3
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  libfftw3-dev valgrind clang libgstreamer-plugins-bad1.0-dev indent"
+  libfftw3-dev valgrind clang clang-format libgstreamer-plugins-bad1.0-dev indent"
 # libFuzzer's runtime (tests/run-fuzz.sh), where the distribution has it apart
 apt-cache show libclang-rt-14-dev >/dev/null 2>&1 \
   && packages="$packages libclang-rt-14-dev"

@@ -1,20 +1,44 @@
 #!/bin/sh
-# The plugin's GStreamer code (gst/*.c) is in GStreamer's style: what
-# tests/gst-indent would change is printed and fails the test.  Skipped
-# (77) where GNU indent is not installed.
+# The code is in one style: the plugin's GStreamer code (gst/*.c) as
+# tests/gst-indent formats it (GStreamer's), the CUDA sources
+# (kernels/cuda/*.cu, *.cuh) as clang-format formats them with the
+# project's .clang-format.  What either would change is printed and fails
+# the test.  Skipped (77) where neither GNU indent nor clang-format is
+# installed; a part whose tool is missing is said and left out.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
-command -v indent >/dev/null 2>&1 || { echo "SKIP: GNU indent not installed"; exit 77; }
+have_indent=0; have_clang=0
+command -v indent >/dev/null 2>&1 && have_indent=1
+command -v clang-format >/dev/null 2>&1 && have_clang=1
+[ $have_indent = 0 ] && [ $have_clang = 0 ] && {
+  echo "SKIP: neither GNU indent nor clang-format installed"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0
-for f in "$src"/gst/*.c; do
-  "$src/tests/gst-indent" -o "$tmp/out.c" "$f" 2>"$tmp/err" || { cat "$tmp/err"; status=1; continue; }
-  if ! diff -u "$f" "$tmp/out.c" >"$tmp/diff"; then
-    echo "${f#$src/} is not in GStreamer's style (tests/gst-indent $f):"
-    cat "$tmp/diff"
-    status=1
-  fi
-done
-[ $status -eq 0 ] && echo "gst/*.c: GStreamer style"
+if [ $have_indent = 1 ]; then
+  for f in "$src"/gst/*.c; do
+    "$src/tests/gst-indent" -o "$tmp/out.c" "$f" 2>"$tmp/err" || { cat "$tmp/err"; status=1; continue; }
+    if ! diff -u "$f" "$tmp/out.c" >"$tmp/diff"; then
+      echo "${f#$src/} is not in GStreamer's style (tests/gst-indent $f):"
+      cat "$tmp/diff"
+      status=1
+    fi
+  done
+  echo "gst/*.c: checked against tests/gst-indent"
+else
+  echo "gst/*.c: not checked (GNU indent not installed)"
+fi
+if [ $have_clang = 1 ]; then
+  for f in "$src"/kernels/cuda/*.cu "$src"/kernels/cuda/*.cuh; do
+    (cd "$src" && clang-format --style=file "$f") >"$tmp/out.cu"
+    if ! diff -u "$f" "$tmp/out.cu" >"$tmp/diff"; then
+      echo "${f#$src/} is not in the project's CUDA style (clang-format -i $f):"
+      cat "$tmp/diff"
+      status=1
+    fi
+  done
+  echo "kernels/cuda: checked against .clang-format"
+else
+  echo "kernels/cuda: not checked (clang-format not installed)"
+fi
 exit $status

@@ -30,19 +30,19 @@ struct KConvCudaJob
   const uint8_t *src;
   uint8_t *dst;
   int width, height;
-  int row_begin, row_end;       /* the output rows this launch writes */
+  int row_begin, row_end; /* the output rows this launch writes */
   int src_stride, dst_stride;
   int pixel_stride;
-  int n_channels;               /* convolved in this launch */
+  int n_channels; /* convolved in this launch */
   int channel_offset[KCONV_MAX_CHANNELS];
-  int copy_other_bytes;         /* write the bytes no channel covers */
-  int aligned4;                 /* src, dst and strides 4-byte aligned */
+  int copy_other_bytes; /* write the bytes no channel covers */
+  int aligned4;         /* src, dst and strides 4-byte aligned */
   int cols, rows, ax, ay;
   int border;
   /* arithmetic, as KConvPlan */
   int exact, negate, absolute;
   int32_t divisor, ioffset;
-  float inv_two_divisor;        /* 1.0f / (2 * divisor), as the CPU has it */
+  float inv_two_divisor; /* 1.0f / (2 * divisor), as the CPU has it */
   /* the integer paths' division (kconv_cuda_finish_int) */
   uint32_t div2, div_magic, div_bias;
   int32_t div_k;
@@ -66,8 +66,9 @@ extern "C" void *kconv_cuda_current_context (void);
  * time a launch there needs more than the default 48 KB; *allowed (one per
  * kernel instantiation) remembers it per device, so frames do not pay for
  * it.  Threads may race to raise it: both set the same value. */
-template < class Kernel > static inline cudaError_t
-kconv_cuda_allow_smem (Kernel fn, size_t smem, KConvCudaSmemAllowed * allowed)
+template <class Kernel>
+static inline cudaError_t
+kconv_cuda_allow_smem (Kernel fn, size_t smem, KConvCudaSmemAllowed *allowed)
 {
   int optin = 0, dev = 0;
   cudaError_t err = cudaGetDevice (&dev);
@@ -76,18 +77,17 @@ kconv_cuda_allow_smem (Kernel fn, size_t smem, KConvCudaSmemAllowed * allowed)
   int *raised = dev < KCONV_CUDA_MAX_DEVICES ? &allowed->on[dev] : NULL;
   void **where = dev < KCONV_CUDA_MAX_DEVICES ? &allowed->context[dev] : NULL;
   void *context = kconv_cuda_current_context ();
-  if (raised && __atomic_load_n (where, __ATOMIC_ACQUIRE) == context
-      && (int) smem <= __atomic_load_n (raised, __ATOMIC_ACQUIRE))
+  if (raised && __atomic_load_n (where, __ATOMIC_ACQUIRE) == context &&
+      (int) smem <= __atomic_load_n (raised, __ATOMIC_ACQUIRE))
     return cudaSuccess;
   cudaFuncAttributes fa;
-  err = cudaDeviceGetAttribute (&optin,
-      cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  err = cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+      dev);
   /* the kernel's static shared memory counts against the same limit */
   if (err == cudaSuccess)
     err = cudaFuncGetAttributes (&fa, fn);
   if (err == cudaSuccess)
-    err = cudaFuncSetAttribute (fn,
-        cudaFuncAttributeMaxDynamicSharedMemorySize,
+    err = cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
         optin - (int) fa.sharedSizeBytes);
   /* the value is the device's: only the context it was raised in changes */
   if (err == cudaSuccess && raised) {
@@ -95,7 +95,7 @@ kconv_cuda_allow_smem (Kernel fn, size_t smem, KConvCudaSmemAllowed * allowed)
         __ATOMIC_RELEASE);
     __atomic_store_n (where, context, __ATOMIC_RELEASE);
   } else if (err != cudaSuccess)
-    cudaGetLastError ();        /* reported here, not by the next launch */
+    cudaGetLastError (); /* reported here, not by the next launch */
   return err;
 }
 
@@ -107,7 +107,7 @@ kconv_div_up (int a, int b)
 
 /* Blocks down a launch whose blocks cover tile_h output rows each. */
 static inline int
-kconv_cuda_grid_rows (const KConvCudaJob & job, int tile_h)
+kconv_cuda_grid_rows (const KConvCudaJob &job, int tile_h)
 {
   return kconv_div_up (job.row_end - job.row_begin, tile_h);
 }
@@ -117,11 +117,13 @@ kconv_cuda_grid_rows (const KConvCudaJob & job, int tile_h)
  * every load of a tile in flight at once.  kconv_cuda_copy_wait waits for
  * the thread's copies; a barrier then publishes them to the block. */
 __device__ __forceinline__ void
-kconv_cuda_copy_word_async (uint32_t * shared_dst, const uint32_t * src)
+kconv_cuda_copy_word_async (uint32_t *shared_dst, const uint32_t *src)
 {
 #if __CUDA_ARCH__ >= 800
-  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;"::"r" ((uint32_t)
-          __cvta_generic_to_shared (shared_dst)), "l" (src):"memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
+                   (uint32_t) __cvta_generic_to_shared (shared_dst)),
+               "l"(src)
+               : "memory");
 #else
   *shared_dst = __ldg (src);
 #endif
@@ -131,7 +133,7 @@ __device__ __forceinline__ void
 kconv_cuda_copy_wait (void)
 {
 #if __CUDA_ARCH__ >= 800
-  asm volatile ("cp.async.wait_all;":::"memory");
+  asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
 }
 
@@ -145,26 +147,27 @@ kconv_cuda_u8_to_float (uint32_t b)
 
 /* How a launch turns sums into samples: known on the host, so kernels that
  * care can fix it at compile time. */
-enum
-{
+enum {
   KCONV_FINISH_FLOAT,
-  KCONV_FINISH_EXACT_UNIT,      /* exact, divisor 1 */
+  KCONV_FINISH_EXACT_UNIT, /* exact, divisor 1 */
   KCONV_FINISH_EXACT,
 };
 
 static inline __host__ __device__ int
-kconv_cuda_finish_mode (const KConvCudaJob & job)
+kconv_cuda_finish_mode (const KConvCudaJob &job)
 {
-  return !job.exact ? KCONV_FINISH_FLOAT : job.divisor == 1 ?
-      KCONV_FINISH_EXACT_UNIT : KCONV_FINISH_EXACT;
+  return !job.exact         ? KCONV_FINISH_FLOAT
+         : job.divisor == 1 ? KCONV_FINISH_EXACT_UNIT
+                            : KCONV_FINISH_EXACT;
 }
 
 /* The rule of kconv.h, as omp/kconv-omp.c's finish_row: bit-identical.
  * Conversions run at a quarter of the rate of other instructions, so the
  * exact path uses two (the sum, the quotient estimate) and integer
  * corrections for the rest. */
-template < int MODE > __device__ __forceinline__ uint8_t
-kconv_cuda_finish_as (const KConvCudaJob & job, float acc)
+template <int MODE>
+__device__ __forceinline__ uint8_t
+kconv_cuda_finish_as (const KConvCudaJob &job, float acc)
 {
   if (MODE != KCONV_FINISH_FLOAT) {
     float sf = job.negate ? -acc : acc;
@@ -175,8 +178,8 @@ kconv_cuda_finish_as (const KConvCudaJob & job, float acc)
       const int32_t d = job.divisor, two_d = 2 * d;
       /* round_half_up (s / d) = floor ((2s + d) / 2d): estimate, then two
        * exact integer steps (the estimate is within 2) */
-      q = __float2int_rd (__fmul_rn (__fmaf_rn (2.f, sf, (float) d),
-              job.inv_two_divisor));
+      q = __float2int_rd (
+          __fmul_rn (__fmaf_rn (2.f, sf, (float) d), job.inv_two_divisor));
       const int32_t num = 2 * s + d;
       int32_t r = num - q * two_d;
       q += (r >= two_d) - (r < 0);
@@ -198,15 +201,16 @@ kconv_cuda_finish_as (const KConvCudaJob & job, float acc)
  * at a quarter of the rate): round_half_up (s / d) = floor ((2s + d) / 2d),
  * where 2s + d plus div_bias (div_k times 2d) is never negative, and an
  * unsigned multiply by floor (2^32 / 2d) is the quotient or one short. */
-template < int MODE > __device__ __forceinline__ uint32_t
-kconv_cuda_finish_int (const KConvCudaJob & job, int32_t s)
+template <int MODE>
+__device__ __forceinline__ uint32_t
+kconv_cuda_finish_int (const KConvCudaJob &job, int32_t s)
 {
   s = job.negate ? -s : s;
   s = job.absolute ? abs (s) : s;
   int32_t q = s;
   if (MODE == KCONV_FINISH_EXACT) {
     const uint32_t n = 2u * (uint32_t) s + (uint32_t) job.divisor +
-        job.div_bias;           /* in [0, 2^32): see set_int_division */
+                       job.div_bias; /* in [0, 2^32): see set_int_division */
     uint32_t e = __umulhi (n, job.div_magic);
     e += n - e * job.div2 >= job.div2;
     q = (int32_t) e - job.div_k;
@@ -218,7 +222,7 @@ kconv_cuda_finish_int (const KConvCudaJob & job, int32_t s)
 /* div2, div_magic, div_bias and div_k for a divisor d >= 1.  Exact sums
  * are below 2^24 in size, so for d > 2^25 the quotient is always 0. */
 static inline void
-kconv_cuda_set_int_division (KConvCudaJob * job, int32_t d)
+kconv_cuda_set_int_division (KConvCudaJob *job, int32_t d)
 {
   job->div2 = 2u * (uint32_t) d;
   if (d > (1 << 25)) {
@@ -226,22 +230,22 @@ kconv_cuda_set_int_division (KConvCudaJob * job, int32_t d)
     job->div_k = 0;
   } else {
     job->div_magic = (uint32_t) ((((uint64_t) 1) << 32) / job->div2);
-    job->div_k = (int32_t) ((((uint32_t) 1 << 25) + job->div2 - 1) /
-        job->div2) + 1;
+    job->div_k =
+        (int32_t) ((((uint32_t) 1 << 25) + job->div2 - 1) / job->div2) + 1;
   }
   job->div_bias = (uint32_t) job->div_k * job->div2;
 }
 
 __device__ __forceinline__ uint8_t
-kconv_cuda_finish (const KConvCudaJob & job, float acc)
+kconv_cuda_finish (const KConvCudaJob &job, float acc)
 {
   switch (kconv_cuda_finish_mode (job)) {
-    case KCONV_FINISH_FLOAT:
-      return kconv_cuda_finish_as < KCONV_FINISH_FLOAT > (job, acc);
-    case KCONV_FINISH_EXACT_UNIT:
-      return kconv_cuda_finish_as < KCONV_FINISH_EXACT_UNIT > (job, acc);
-    default:
-      return kconv_cuda_finish_as < KCONV_FINISH_EXACT > (job, acc);
+  case KCONV_FINISH_FLOAT:
+    return kconv_cuda_finish_as<KCONV_FINISH_FLOAT> (job, acc);
+  case KCONV_FINISH_EXACT_UNIT:
+    return kconv_cuda_finish_as<KCONV_FINISH_EXACT_UNIT> (job, acc);
+  default:
+    return kconv_cuda_finish_as<KCONV_FINISH_EXACT> (job, acc);
   }
 }
 
@@ -249,7 +253,7 @@ kconv_cuda_finish (const KConvCudaJob & job, float acc)
 struct KConvPlainLayout
 {
   int pitch;
-  __device__ int operator () (int row, int col) const
+  __device__ int operator() (int row, int col) const
   {
     return row * pitch + col;
   }
@@ -257,35 +261,37 @@ struct KConvPlainLayout
 
 /* The loop of kconv_cuda_load_tile; INTERIOR: the window lies inside the
  * image, so no border rule is needed. */
-template < class Layout, int WORDS, bool INTERIOR > __device__
-    __forceinline__ void
-kconv_cuda_load_tile_as (const KConvCudaJob & job, float *tile, int nch,
-    int x0, int y0, int tile_w, int tile_h, int plane, Layout at)
+template <class Layout, int WORDS, bool INTERIOR>
+__device__ __forceinline__ void
+kconv_cuda_load_tile_as (const KConvCudaJob &job, float *tile, int nch, int x0,
+    int y0, int tile_w, int tile_h, int plane, Layout at)
 {
-  const bool words = WORDS < 0 ? job.pixel_stride == 4 && job.aligned4 :
-      WORDS == 1;
+  const bool words =
+      WORDS < 0 ? job.pixel_stride == 4 && job.aligned4 : WORDS == 1;
   /* a warp per row segment: neighbouring threads, neighbouring pixels;
    * unrolled so that several rows' loads are in flight at once */
 #pragma unroll 4
   for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y) {
-    const int sy = INTERIOR ? y0 + ty :
-        kconv_border_index (job.border, y0 + ty, job.height);
+    const int sy = INTERIOR
+                       ? y0 + ty
+                       : kconv_border_index (job.border, y0 + ty, job.height);
     const uint8_t *row = job.src + (size_t) (sy < 0 ? 0 : sy) * job.src_stride;
     for (int tx = threadIdx.x; tx < tile_w; tx += blockDim.x) {
-      const int sx = INTERIOR ? x0 + tx :
-          kconv_border_index (job.border, x0 + tx, job.width);
+      const int sx = INTERIOR
+                         ? x0 + tx
+                         : kconv_border_index (job.border, x0 + tx, job.width);
       const uint8_t *p = row + (size_t) (sx < 0 ? 0 : sx) * job.pixel_stride;
       const bool inside = INTERIOR || (sy >= 0 && sx >= 0);
       const int o = at (ty, tx);
       if (words) {
         const uint32_t word = inside ? __ldg ((const uint32_t *) p) : 0u;
         for (int c = 0; c < nch; c++)
-          tile[c * plane + o] = kconv_cuda_u8_to_float ((word >>
-                  (8 * job.channel_offset[c])) & 0xffu);
+          tile[c * plane + o] = kconv_cuda_u8_to_float (
+              (word >> (8 * job.channel_offset[c])) & 0xffu);
       } else {
         for (int c = 0; c < nch; c++)
-          tile[c * plane + o] = kconv_cuda_u8_to_float (inside ?
-              __ldg (p + job.channel_offset[c]) : 0u);
+          tile[c * plane + o] = kconv_cuda_u8_to_float (
+              inside ? __ldg (p + job.channel_offset[c]) : 0u);
       }
     }
   }
@@ -295,32 +301,34 @@ kconv_cuda_load_tile_as (const KConvCudaJob & job, float *tile, int nch,
  * samples whose top-left is (x0, y0), border rule applied (most tiles lie
  * inside the image and skip it). */
 /* WORDS: 1 when pixels are 4 aligned bytes, 0 when not, -1 to look. */
-template < class Layout, int WORDS = -1 > __device__ __forceinline__ void
-kconv_cuda_load_tile (const KConvCudaJob & job, float *tile, int nch,
-    int x0, int y0, int tile_w, int tile_h, int plane, Layout at)
+template <class Layout, int WORDS = -1>
+__device__ __forceinline__ void
+kconv_cuda_load_tile (const KConvCudaJob &job, float *tile, int nch, int x0,
+    int y0, int tile_w, int tile_h, int plane, Layout at)
 {
-  if (x0 >= 0 && y0 >= 0 && x0 + tile_w <= job.width
-      && y0 + tile_h <= job.height)
-    kconv_cuda_load_tile_as < Layout, WORDS, true > (job, tile, nch, x0, y0,
+  if (x0 >= 0 && y0 >= 0 && x0 + tile_w <= job.width &&
+      y0 + tile_h <= job.height)
+    kconv_cuda_load_tile_as<Layout, WORDS, true> (job, tile, nch, x0, y0,
         tile_w, tile_h, plane, at);
   else
-    kconv_cuda_load_tile_as < Layout, WORDS, false > (job, tile, nch, x0, y0,
+    kconv_cuda_load_tile_as<Layout, WORDS, false> (job, tile, nch, x0, y0,
         tile_w, tile_h, plane, at);
 }
 
 /* Writes one output pixel's convolved channels, and the bytes no channel
  * covers (alpha, padding) when this launch owns them. */
-template < int NCH, int WORDS = -1 > __device__ __forceinline__ void
-kconv_cuda_store_pixel (const KConvCudaJob & job, int x, int y,
-    const uint8_t * out)
+template <int NCH, int WORDS = -1>
+__device__ __forceinline__ void
+kconv_cuda_store_pixel (const KConvCudaJob &job, int x, int y,
+    const uint8_t *out)
 {
-  uint8_t *d = job.dst + (size_t) y * job.dst_stride +
-      (size_t) x * job.pixel_stride;
-  const bool words = WORDS < 0 ? job.pixel_stride == 4 && job.aligned4 :
-      WORDS == 1;
+  uint8_t *d =
+      job.dst + (size_t) y * job.dst_stride + (size_t) x * job.pixel_stride;
+  const bool words =
+      WORDS < 0 ? job.pixel_stride == 4 && job.aligned4 : WORDS == 1;
   if (words && job.copy_other_bytes) {
     uint32_t word = *(const uint32_t *) (job.src + (size_t) y * job.src_stride +
-        (size_t) x * 4);
+                                         (size_t) x * 4);
 #pragma unroll
     for (int c = 0; c < NCH; c++) {
       const int shift = 8 * job.channel_offset[c];
@@ -333,8 +341,8 @@ kconv_cuda_store_pixel (const KConvCudaJob & job, int x, int y,
   for (int c = 0; c < NCH; c++)
     d[job.channel_offset[c]] = out[c];
   if (job.copy_other_bytes && NCH < job.pixel_stride) {
-    const uint8_t *s = job.src + (size_t) y * job.src_stride +
-        (size_t) x * job.pixel_stride;
+    const uint8_t *s =
+        job.src + (size_t) y * job.src_stride + (size_t) x * job.pixel_stride;
     for (int b = 0; b < job.pixel_stride; b++) {
       bool convolved = false;
 #pragma unroll
@@ -348,9 +356,9 @@ kconv_cuda_store_pixel (const KConvCudaJob & job, int x, int y,
 
 /* A thread's column of ROWS output pixels at (x, y0 ...), all channels:
  * rounded by the rule (MODE, or looked up when -1) and stored. */
-template < int NCH, int ROWS, int MODE = -1, int WORDS = -1 >
+template <int NCH, int ROWS, int MODE = -1, int WORDS = -1>
 __device__ __forceinline__ void
-kconv_cuda_store_column (const KConvCudaJob & job, int x, int y0,
+kconv_cuda_store_column (const KConvCudaJob &job, int x, int y0,
     const float (&acc)[NCH][ROWS])
 {
   if (x >= job.width)
@@ -363,28 +371,30 @@ kconv_cuda_store_column (const KConvCudaJob & job, int x, int y0,
     uint8_t out[NCH];
 #pragma unroll
     for (int c = 0; c < NCH; c++)
-      out[c] = MODE < 0 ? kconv_cuda_finish (job, acc[c][r]) :
-          kconv_cuda_finish_as < (MODE < 0 ? 0 : MODE) > (job, acc[c][r]);
-    kconv_cuda_store_pixel < NCH, WORDS > (job, x, y, out);
+      out[c] = MODE < 0 ? kconv_cuda_finish (job, acc[c][r])
+                        : kconv_cuda_finish_as<(MODE < 0 ? 0 : MODE)> (job,
+                              acc[c][r]);
+    kconv_cuda_store_pixel<NCH, WORDS> (job, x, y, out);
   }
 }
 
 /* launch (std::integral_constant <int, N>) for a job of N = 1 to 4
  * channels, for kernels that fix the channel count at compile time. */
-template < class Launch > static cudaError_t
+template <class Launch>
+static cudaError_t
 kconv_cuda_by_channels (int n_channels, Launch launch)
 {
   switch (n_channels) {
-    case 1:
-      return launch (std::integral_constant < int, 1 > { });
-    case 2:
-      return launch (std::integral_constant < int, 2 > { });
-    case 3:
-      return launch (std::integral_constant < int, 3 > { });
-    case 4:
-      return launch (std::integral_constant < int, 4 > { });
-    default:
-      return cudaErrorInvalidValue;
+  case 1:
+    return launch (std::integral_constant<int, 1>{});
+  case 2:
+    return launch (std::integral_constant<int, 2>{});
+  case 3:
+    return launch (std::integral_constant<int, 3>{});
+  case 4:
+    return launch (std::integral_constant<int, 4>{});
+  default:
+    return cudaErrorInvalidValue;
   }
 }
 
@@ -393,8 +403,9 @@ kconv_cuda_by_channels (int n_channels, Launch launch)
 __device__ __forceinline__ void
 kconv_cuda_ldmatrix_x4 (uint32_t (&r)[4], uint32_t shared_addr)
 {
-  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-      :"=r" (r[0]), "=r" (r[1]), "=r" (r[2]), "=r" (r[3]):"r" (shared_addr));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(shared_addr));
 }
 
 /* Byte b of four pixel words, pixel i in byte i. */
@@ -409,9 +420,9 @@ kconv_cuda_gather_byte (const uint32_t (&px)[4], uint32_t b)
 /* The NCH convolved channels of source pixels sx .. sx + 3 of row sy
  * (row: its first byte), the border rule applied unless INTERIOR; bytes[c]
  * holds channel c, pixel i in byte i.  WORDS: 4-byte aligned pixels. */
-template < int NCH, bool WORDS, bool INTERIOR > __device__ __forceinline__
-    void
-kconv_cuda_load_quad (const KConvCudaJob & job, const uint8_t * row, int sy,
+template <int NCH, bool WORDS, bool INTERIOR>
+__device__ __forceinline__ void
+kconv_cuda_load_quad (const KConvCudaJob &job, const uint8_t *row, int sy,
     int sx, uint32_t (&bytes)[NCH])
 {
   uint32_t px[4];
@@ -420,8 +431,8 @@ kconv_cuda_load_quad (const KConvCudaJob & job, const uint8_t * row, int sy,
     bytes[c] = 0;
 #pragma unroll
   for (int i = 0; i < 4; i++) {
-    const int x = INTERIOR ? sx + i :
-        kconv_border_index (job.border, sx + i, job.width);
+    const int x =
+        INTERIOR ? sx + i : kconv_border_index (job.border, sx + i, job.width);
     const bool inside = INTERIOR || (sy >= 0 && x >= 0);
     const uint8_t *p = row + (size_t) (x < 0 ? 0 : x) * job.pixel_stride;
     if (WORDS)
@@ -429,8 +440,8 @@ kconv_cuda_load_quad (const KConvCudaJob & job, const uint8_t * row, int sy,
     else
 #pragma unroll
       for (int c = 0; c < NCH; c++)
-        bytes[c] |= (uint32_t) (inside ? __ldg (p + job.channel_offset[c]) :
-            0) << (8 * i);
+        bytes[c] |= (uint32_t) (inside ? __ldg (p + job.channel_offset[c]) : 0)
+                    << (8 * i);
   }
   if (WORDS)
 #pragma unroll

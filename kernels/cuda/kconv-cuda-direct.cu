@@ -18,10 +18,11 @@
 /* PITCH > 0: the tile's row pitch, fixed at compile time so that every
  * shared-memory address is a register plus a constant; 0: taken at run
  * time (kernels wider than PITCH - 31). */
-template < int NCH, int ROWS, int PITCH, bool PARAM_WEIGHTS > __global__ void
-__launch_bounds__ (KCONV_CUDA_TILE_W * KCONV_CUDA_BLOCK_ROWS)
-direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
-    const float *__restrict__ gw)
+template <int NCH, int ROWS, int PITCH, bool PARAM_WEIGHTS>
+__global__ void
+__launch_bounds__ (KCONV_CUDA_TILE_W *KCONV_CUDA_BLOCK_ROWS)
+    direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
+        const float *__restrict__ gw)
 {
   extern __shared__ float tile[];
   const int tile_h = KCONV_CUDA_BLOCK_ROWS * ROWS;
@@ -34,7 +35,7 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
 
   kconv_cuda_load_tile (job, tile, NCH, x0 - job.ax, y0 - job.ay,
       KCONV_CUDA_TILE_W + cols - 1, rows_in - ROWS, plane,
-      KConvPlainLayout { pitch });
+      KConvPlainLayout{ pitch });
   __syncthreads ();
 
   const int tx = threadIdx.x, ty0 = threadIdx.y * ROWS;
@@ -69,8 +70,8 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
         for (int c = 0; c < NCH; c++)
 #pragma unroll
           for (int r = 0; r < ROWS; r++)
-            acc[c][r] = fmaf (wj, r + j < ROWS ? win[c][r + j] :
-                nxt[c][r + j - ROWS], acc[c][r]);
+            acc[c][r] = fmaf (wj,
+                r + j < ROWS ? win[c][r + j] : nxt[c][r + j - ROWS], acc[c][r]);
       }
 #pragma unroll
       for (int c = 0; c < NCH; c++)
@@ -86,8 +87,8 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
       for (int c = 0; c < NCH; c++)
 #pragma unroll
         for (int r = 0; r < ROWS - 1; r++)
-          nxt[c][r] = r + 1 < rem ?
-              col[c * plane + (ky + ROWS + r) * pitch] : 0.f;
+          nxt[c][r] =
+              r + 1 < rem ? col[c * plane + (ky + ROWS + r) * pitch] : 0.f;
 #pragma unroll
       for (int j = 0; j < ROWS - 1; j++) {
         if (j < rem) {
@@ -97,14 +98,15 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
           for (int c = 0; c < NCH; c++)
 #pragma unroll
             for (int r = 0; r < ROWS; r++)
-              acc[c][r] = fmaf (wj, r + j < ROWS ? win[c][r + j] :
-                  nxt[c][r + j - ROWS], acc[c][r]);
+              acc[c][r] =
+                  fmaf (wj, r + j < ROWS ? win[c][r + j] : nxt[c][r + j - ROWS],
+                      acc[c][r]);
         }
       }
     }
   }
 
-  kconv_cuda_store_column < NCH, ROWS > (job, x0 + tx, y0 + ty0, acc);
+  kconv_cuda_store_column<NCH, ROWS> (job, x0 + tx, y0 + ty0, acc);
 }
 
 /* kernels up to this wide use the compile-time pitch */
@@ -113,25 +115,26 @@ direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
 static int
 direct_pitch (int cols)
 {
-  return cols <= DIRECT_FIXED_PITCH - KCONV_CUDA_TILE_W + 1 ?
-      DIRECT_FIXED_PITCH : KCONV_CUDA_TILE_W + cols - 1;
+  return cols <= DIRECT_FIXED_PITCH - KCONV_CUDA_TILE_W + 1
+             ? DIRECT_FIXED_PITCH
+             : KCONV_CUDA_TILE_W + cols - 1;
 }
 
 size_t
 kconv_cuda_direct_smem (int nch, int cols, int rows)
 {
   size_t pitch = direct_pitch (cols);
-  size_t rows_in = KCONV_CUDA_BLOCK_ROWS * DIRECT_ROWS + rows - 1 +
-      DIRECT_ROWS;
+  size_t rows_in = KCONV_CUDA_BLOCK_ROWS * DIRECT_ROWS + rows - 1 + DIRECT_ROWS;
   return (size_t) nch * pitch * rows_in * sizeof (float);
 }
 
-template < int NCH, int PITCH, bool PARAM > static cudaError_t
-launch_direct (const KConvCudaJob & job, const KConvCudaWeights * pw,
+template <int NCH, int PITCH, bool PARAM>
+static cudaError_t
+launch_direct (const KConvCudaJob &job, const KConvCudaWeights *pw,
     const float *gw, cudaStream_t stream)
 {
   size_t smem = kconv_cuda_direct_smem (NCH, job.cols, job.rows);
-  auto fn = direct_kernel < NCH, DIRECT_ROWS, PITCH, PARAM >;
+  auto fn = direct_kernel<NCH, DIRECT_ROWS, PITCH, PARAM>;
   static KConvCudaSmemAllowed raised;
   cudaError_t err = kconv_cuda_allow_smem (fn, smem, &raised);
   if (err != cudaSuccess)
@@ -139,38 +142,39 @@ launch_direct (const KConvCudaJob & job, const KConvCudaWeights * pw,
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
       kconv_cuda_grid_rows (job, KCONV_CUDA_BLOCK_ROWS * DIRECT_ROWS));
-  fn <<< grid, block, smem, stream >>> (job, *pw, gw);
+  fn<<<grid, block, smem, stream>>> (job, *pw, gw);
   return cudaGetLastError ();
 }
 
-template < int NCH > static cudaError_t
-launch_direct_nch (const KConvCudaJob & job, const KConvCudaWeights * pw,
+template <int NCH>
+static cudaError_t
+launch_direct_nch (const KConvCudaJob &job, const KConvCudaWeights *pw,
     const float *gw, cudaStream_t stream)
 {
   const bool fixed = direct_pitch (job.cols) == DIRECT_FIXED_PITCH;
   if (gw == NULL)
-    return fixed ?
-        launch_direct < NCH, DIRECT_FIXED_PITCH, true > (job, pw, gw, stream) :
-        launch_direct < NCH, 0, true > (job, pw, gw, stream);
-  return fixed ?
-      launch_direct < NCH, DIRECT_FIXED_PITCH, false > (job, pw, gw, stream) :
-      launch_direct < NCH, 0, false > (job, pw, gw, stream);
+    return fixed ? launch_direct<NCH, DIRECT_FIXED_PITCH, true> (job, pw, gw,
+                       stream)
+                 : launch_direct<NCH, 0, true> (job, pw, gw, stream);
+  return fixed ? launch_direct<NCH, DIRECT_FIXED_PITCH, false> (job, pw, gw,
+                     stream)
+               : launch_direct<NCH, 0, false> (job, pw, gw, stream);
 }
 
 cudaError_t
-kconv_cuda_launch_direct (const KConvCudaJob * job,
-    const KConvCudaWeights * pw, const float *gw, cudaStream_t stream)
+kconv_cuda_launch_direct (const KConvCudaJob *job, const KConvCudaWeights *pw,
+    const float *gw, cudaStream_t stream)
 {
   switch (job->n_channels) {
-    case 1:
-      return launch_direct_nch < 1 > (*job, pw, gw, stream);
-    case 2:
-      return launch_direct_nch < 2 > (*job, pw, gw, stream);
-    case 3:
-      return launch_direct_nch < 3 > (*job, pw, gw, stream);
-    case 4:
-      return launch_direct_nch < 4 > (*job, pw, gw, stream);
-    default:
-      return cudaErrorInvalidValue;
+  case 1:
+    return launch_direct_nch<1> (*job, pw, gw, stream);
+  case 2:
+    return launch_direct_nch<2> (*job, pw, gw, stream);
+  case 3:
+    return launch_direct_nch<3> (*job, pw, gw, stream);
+  case 4:
+    return launch_direct_nch<4> (*job, pw, gw, stream);
+  default:
+    return cudaErrorInvalidValue;
   }
 }

@@ -14,26 +14,28 @@
 #include "kconv-cuda-launch.h"
 
 #ifndef DP4A_ROWS
-#define DP4A_ROWS 2                  /* output rows a thread (1 and 2 measured
-                                      * alike, 3 and 4 slower: registers) */
+#define DP4A_ROWS                                                              \
+  2 /* output rows a thread (1 and 2 measured                                  \
+     * alike, 3 and 4 slower: registers) */
 #endif
-#define DP4A_X 4                     /* output columns a thread */
-#define DP4A_TILE_W (KCONV_CUDA_TILE_W * DP4A_X)        /* 128 */
+#define DP4A_X 4                                 /* output columns a thread */
+#define DP4A_TILE_W (KCONV_CUDA_TILE_W * DP4A_X) /* 128 */
 #define DP4A_TILE_H (KCONV_CUDA_BLOCK_ROWS * DP4A_ROWS) /* 32 */
-#define DP4A_PITCH 36                /* words: (128 + 6) / 4 rounded up, + 2 */
+#define DP4A_PITCH 36 /* words: (128 + 6) / 4 rounded up, + 2 */
 
 /* acc + the dot product of four unsigned bytes with four signed ones */
 __device__ __forceinline__ int
 dp4a_us (uint32_t a, uint32_t b, int acc)
 {
   int r;
-  asm ("dp4a.u32.s32 %0, %1, %2, %3;":"=r" (r):"r" (a), "r" (b), "r" (acc));
+  asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
   return r;
 }
 
-template < int K, int MODE, int BYTES > __global__ void
-__launch_bounds__ (KCONV_CUDA_TILE_W * KCONV_CUDA_BLOCK_ROWS)
-dp4a_kernel (const KConvCudaJob job, const KConvCudaIntWeights iw)
+template <int K, int MODE, int BYTES>
+__global__ void
+__launch_bounds__ (KCONV_CUDA_TILE_W *KCONV_CUDA_BLOCK_ROWS)
+    dp4a_kernel (const KConvCudaJob job, const KConvCudaIntWeights iw)
 {
   __shared__ uint32_t plane[4][DP4A_TILE_H + K - 1][DP4A_PITCH];
   __shared__ uint32_t raw[DP4A_TILE_H + K - 1][4 * DP4A_PITCH];
@@ -46,25 +48,30 @@ dp4a_kernel (const KConvCudaJob job, const KConvCudaIntWeights iw)
   /* the tile and its halo as whole pixels: most tiles lie inside the image
    * and are copied straight to shared memory, every load in flight at
    * once; the others take the border rule */
-  if (x0 >= K / 2 && y0 >= K / 2 && x0 + DP4A_TILE_W + K / 2 <= job.width
-      && y0 + DP4A_TILE_H + K / 2 <= job.height) {
-    const uint32_t *base = (const uint32_t *) (job.src +
-        (size_t) (y0 - K / 2) * job.src_stride) + x0 - K / 2;
+  if (x0 >= K / 2 && y0 >= K / 2 && x0 + DP4A_TILE_W + K / 2 <= job.width &&
+      y0 + DP4A_TILE_H + K / 2 <= job.height) {
+    const uint32_t *base =
+        (const uint32_t *) (job.src + (size_t) (y0 - K / 2) * job.src_stride) +
+        x0 - K / 2;
     for (int at = tid; at < tile_w * tile_h; at += threads) {
       const int ty = at / tile_w, tx = at - ty * tile_w;
-      kconv_cuda_copy_word_async (&raw[ty][tx], base +
-          (size_t) ty * (job.src_stride / 4) + tx);
+      kconv_cuda_copy_word_async (&raw[ty][tx],
+          base + (size_t) ty * (job.src_stride / 4) + tx);
     }
     kconv_cuda_copy_wait ();
   } else {
     for (int at = tid; at < tile_w * tile_h; at += threads) {
       const int ty = at / tile_w, tx = at - ty * tile_w;
-      const int sy = kconv_border_index (job.border, y0 - K / 2 + ty,
-          job.height);
-      const int sx = kconv_border_index (job.border, x0 - K / 2 + tx,
-          job.width);
-      raw[ty][tx] = sy >= 0 && sx >= 0 ? __ldg ((const uint32_t *) (job.src +
-              (size_t) sy * job.src_stride) + sx) : 0u;
+      const int sy =
+          kconv_border_index (job.border, y0 - K / 2 + ty, job.height);
+      const int sx =
+          kconv_border_index (job.border, x0 - K / 2 + tx, job.width);
+      raw[ty][tx] =
+          sy >= 0 && sx >= 0
+              ? __ldg ((const uint32_t *) (job.src +
+                                           (size_t) sy * job.src_stride) +
+                       sx)
+              : 0u;
     }
   }
   __syncthreads ();
@@ -138,51 +145,56 @@ dp4a_kernel (const KConvCudaJob job, const KConvCudaIntWeights iw)
       if (x >= job.width)
         break;
       /* bytes no channel covers keep the source's (alpha, padding) */
-      const uint32_t src = BYTES == 0xf ? 0u : __ldg ((const uint32_t *)
-          (job.src + (size_t) y * job.src_stride) + x);
+      const uint32_t src =
+          BYTES == 0xf
+              ? 0u
+              : __ldg (
+                    (const uint32_t *) (job.src + (size_t) y * job.src_stride) +
+                    x);
       const int sum[4] = { acc[0][r][j], acc[1][r][j], acc[2][r][j],
-        acc[3][r][j]
-      };
-      const uint32_t word = kconv_cuda_finish_word < MODE, BYTES > (job, src,
-          sum);
+        acc[3][r][j] };
+      const uint32_t word = kconv_cuda_finish_word<MODE, BYTES> (job, src, sum);
       *(uint32_t *) (job.dst + (size_t) y * job.dst_stride + (size_t) x * 4) =
           word;
     }
   }
 }
 
-template < int K, int MODE > static cudaError_t
-launch_dp4a (const KConvCudaJob & job, const KConvCudaIntWeights * iw,
+template <int K, int MODE>
+static cudaError_t
+launch_dp4a (const KConvCudaJob &job, const KConvCudaIntWeights *iw,
     cudaStream_t stream)
 {
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, DP4A_TILE_W),
       kconv_cuda_grid_rows (job, DP4A_TILE_H));
-  return kconv_cuda_by_bytes (job,[&](auto bytes) {
-        dp4a_kernel < K, MODE, decltype (bytes)::value >
-            <<< grid, block, 0, stream >>> (job, *iw);
-        return cudaGetLastError ();});
+  return kconv_cuda_by_bytes (job, [&] (auto bytes) {
+    dp4a_kernel<K, MODE, decltype (bytes)::value>
+        <<<grid, block, 0, stream>>> (job, *iw);
+    return cudaGetLastError ();
+  });
 }
 
-template < int K > static cudaError_t
-launch_dp4a_mode (const KConvCudaJob & job, const KConvCudaIntWeights * iw,
+template <int K>
+static cudaError_t
+launch_dp4a_mode (const KConvCudaJob &job, const KConvCudaIntWeights *iw,
     cudaStream_t stream)
 {
-  return kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT_UNIT ?
-      launch_dp4a < K, KCONV_FINISH_EXACT_UNIT > (job, iw, stream) :
-      launch_dp4a < K, KCONV_FINISH_EXACT > (job, iw, stream);
+  return kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT_UNIT
+             ? launch_dp4a<K, KCONV_FINISH_EXACT_UNIT> (job, iw, stream)
+             : launch_dp4a<K, KCONV_FINISH_EXACT> (job, iw, stream);
 }
 
 cudaError_t
-kconv_cuda_launch_dp4a (const KConvCudaJob * job,
-    const KConvCudaIntWeights * iw, cudaStream_t stream)
+kconv_cuda_launch_dp4a (const KConvCudaJob *job, const KConvCudaIntWeights *iw,
+    cudaStream_t stream)
 {
   switch (job->cols) {
-    case 3:
-      return launch_dp4a_mode < 3 > (*job, iw, stream);
-    case 5:
-      return launch_dp4a_mode < 5 > (*job, iw, stream);
-    default:
-      return launch_dp4a_mode < 7 > (*job, iw, stream);
+  case 3:
+    return launch_dp4a_mode<3> (*job, iw, stream);
+  case 5:
+    return launch_dp4a_mode<5> (*job, iw, stream);
+  default:
+    return launch_dp4a_mode<7> (*job, iw, stream);
   }
 }

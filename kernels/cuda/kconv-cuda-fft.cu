@@ -29,10 +29,10 @@
 typedef cufftResult (*PlanManyFn) (cufftHandle *, int, int *, int *, int, int,
     int *, int, int, cufftType, int);
 typedef cufftResult (*SetStreamFn) (cufftHandle, cudaStream_t);
-typedef cufftResult (*ExecD2ZFn) (cufftHandle, cufftDoubleReal *,
-    cufftDoubleComplex *);
-typedef cufftResult (*ExecZ2DFn) (cufftHandle, cufftDoubleComplex *,
-    cufftDoubleReal *);
+typedef cufftResult (
+    *ExecD2ZFn) (cufftHandle, cufftDoubleReal *, cufftDoubleComplex *);
+typedef cufftResult (
+    *ExecZ2DFn) (cufftHandle, cufftDoubleComplex *, cufftDoubleReal *);
 typedef cufftResult (*DestroyFn) (cufftHandle);
 
 static struct
@@ -51,7 +51,9 @@ static void
 cufft_load_once (void)
 {
   static const char *names[] = {
-    "libcufft.so.12", "libcufft.so", "/usr/local/cuda/lib64/libcufft.so.12",
+    "libcufft.so.12",
+    "libcufft.so",
+    "/usr/local/cuda/lib64/libcufft.so.12",
     "/usr/local/cuda/lib64/libcufft.so",
   };
   void *lib = NULL;
@@ -64,8 +66,8 @@ cufft_load_once (void)
   cufft.exec_d2z = (ExecD2ZFn) dlsym (lib, "cufftExecD2Z");
   cufft.exec_z2d = (ExecZ2DFn) dlsym (lib, "cufftExecZ2D");
   cufft.destroy = (DestroyFn) dlsym (lib, "cufftDestroy");
-  cufft.ok = cufft.plan_many && cufft.set_stream && cufft.exec_d2z
-      && cufft.exec_z2d && cufft.destroy;
+  cufft.ok = cufft.plan_many && cufft.set_stream && cufft.exec_d2z &&
+             cufft.exec_z2d && cufft.destroy;
 }
 
 static int
@@ -93,16 +95,16 @@ fft_pad_kernel (const KConvCudaJob job, double *real, int fw, int fh,
     sy = kconv_border_index (job.border, y - job.ay, job.height);
   }
   const uint8_t *p = job.src + (size_t) (sy < 0 ? 0 : sy) * job.src_stride +
-      (size_t) (sx < 0 ? 0 : sx) * job.pixel_stride;
+                     (size_t) (sx < 0 ? 0 : sx) * job.pixel_stride;
   for (int c = 0; c < job.n_channels; c++)
-    real[c * plane + (size_t) y * fw + x] = sx >= 0 && sy >= 0 ?
-        (double) p[job.channel_offset[c]] : 0.0;
+    real[c * plane + (size_t) y * fw + x] =
+        sx >= 0 && sy >= 0 ? (double) p[job.channel_offset[c]] : 0.0;
 }
 
 /* spectrum of every channel times the kernel's (already conjugated and
  * divided by the transform size) */
 __global__ void
-fft_multiply_kernel (double2 * spec, const double2 * kspec, size_t n, int nch)
+fft_multiply_kernel (double2 *spec, const double2 *kspec, size_t n, int nch)
 {
   const size_t i = (size_t) blockIdx.x * FFT_THREADS + threadIdx.x;
   if (i >= n)
@@ -110,20 +112,21 @@ fft_multiply_kernel (double2 * spec, const double2 * kspec, size_t n, int nch)
   const double2 k = kspec[i];
   for (int c = 0; c < nch; c++) {
     double2 s = spec[c * n + i];
-    spec[c * n + i] = make_double2 (s.x * k.x - s.y * k.y,
-        s.x * k.y + s.y * k.x);
+    spec[c * n + i] =
+        make_double2 (s.x * k.x - s.y * k.y, s.x * k.y + s.y * k.x);
   }
 }
 
 __global__ void
-fft_conjugate_scale_kernel (double2 * kspec, size_t n, double scale)
+fft_conjugate_scale_kernel (double2 *kspec, size_t n, double scale)
 {
   const size_t i = (size_t) blockIdx.x * FFT_THREADS + threadIdx.x;
   if (i < n)
     kspec[i] = make_double2 (kspec[i].x * scale, -kspec[i].y * scale);
 }
 
-template < int NCH > __global__ void
+template <int NCH>
+__global__ void
 fft_finish_kernel (const KConvCudaJob job, const double *real, int fw,
     size_t plane)
 {
@@ -137,7 +140,7 @@ fft_finish_kernel (const KConvCudaJob job, const double *real, int fw,
     /* exact kernels: the sum is an integer; the transform's error is not */
     out[c] = kconv_cuda_finish (job, job.exact ? (float) rint (v) : (float) v);
   }
-  kconv_cuda_store_pixel < NCH > (job, x, y, out);
+  kconv_cuda_store_pixel<NCH> (job, x, y, out);
 }
 
 /* ---- host side ---- */
@@ -155,13 +158,12 @@ struct KConvCudaFft
   double2 *spec, *kspec;
 };
 
-
 KConvCudaFft *
 kconv_cuda_fft_new (const float *weights, int cols, int rows)
 {
   if (!cufft_load ()) {
     kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "cuFFT (libcufft.so.12) "
-        "could not be loaded");
+                                                 "could not be loaded");
     return NULL;
   }
   KConvCudaFft *f = (KConvCudaFft *) calloc (1, sizeof *f);
@@ -180,7 +182,7 @@ kconv_cuda_fft_new (const float *weights, int cols, int rows)
 }
 
 static void
-fft_release (KConvCudaFft * f)
+fft_release (KConvCudaFft *f)
 {
   if (f->have_plans) {
     cufft.destroy (f->fwd);
@@ -195,12 +197,15 @@ fft_release (KConvCudaFft * f)
   f->width = f->height = f->nch = 0;
 }
 
-#define FAIL(...) do { fft_release (f); \
-    return kconv_fail (KCONV_ERROR_DEVICE, __VA_ARGS__); } while (0)
+#define FAIL(...)                                                              \
+  do {                                                                         \
+    fft_release (f);                                                           \
+    return kconv_fail (KCONV_ERROR_DEVICE, __VA_ARGS__);                       \
+  } while (0)
 
 /* Buffers, plans and the kernel's spectrum for this frame size. */
 static KConvStatus
-fft_prepare (KConvCudaFft * f, const KConvCudaJob * job, cudaStream_t stream)
+fft_prepare (KConvCudaFft *f, const KConvCudaJob *job, cudaStream_t stream)
 {
   fft_release (f);
   f->fw = kconv_fft_size (job->width + f->cols - 1);
@@ -209,19 +214,20 @@ fft_prepare (KConvCudaFft * f, const KConvCudaJob * job, cudaStream_t stream)
   const size_t plane = (size_t) f->fw * f->fh, cplane = (size_t) fwc * f->fh;
   const int nch = job->n_channels;
   cudaError_t e;
-  if ((e = cudaMalloc (&f->real, sizeof (double) * plane * nch)) != cudaSuccess
-      || (e = cudaMalloc (&f->spec, sizeof (double2) * cplane * nch))
-      != cudaSuccess
-      || (e = cudaMalloc (&f->kspec, sizeof (double2) * cplane)) != cudaSuccess)
+  if ((e = cudaMalloc (&f->real, sizeof (double) * plane * nch)) !=
+          cudaSuccess ||
+      (e = cudaMalloc (&f->spec, sizeof (double2) * cplane * nch)) !=
+          cudaSuccess ||
+      (e = cudaMalloc (&f->kspec, sizeof (double2) * cplane)) != cudaSuccess)
     FAIL ("FFT buffers for %dx%d: %s", f->fw, f->fh, cudaGetErrorString (e));
 
   int n[2] = { f->fh, f->fw };
   cufftResult r;
   if ((r = cufft.plan_many (&f->fwd, 2, n, NULL, 1, (int) plane, NULL, 1,
-              (int) cplane, CUFFT_D2Z, nch)) != CUFFT_SUCCESS)
+           (int) cplane, CUFFT_D2Z, nch)) != CUFFT_SUCCESS)
     FAIL ("cufftPlanMany (D2Z %dx%d x%d): error %d", f->fw, f->fh, nch, r);
   if ((r = cufft.plan_many (&f->inv, 2, n, NULL, 1, (int) cplane, NULL, 1,
-              (int) plane, CUFFT_Z2D, nch)) != CUFFT_SUCCESS) {
+           (int) plane, CUFFT_Z2D, nch)) != CUFFT_SUCCESS) {
     cufft.destroy (f->fwd);
     FAIL ("cufftPlanMany (Z2D %dx%d x%d): error %d", f->fw, f->fh, nch, r);
   }
@@ -230,7 +236,7 @@ fft_prepare (KConvCudaFft * f, const KConvCudaJob * job, cudaStream_t stream)
   /* the kernel's spectrum: weights at the origin of a zero plane */
   cufftHandle one;
   if ((r = cufft.plan_many (&one, 2, n, NULL, 1, (int) plane, NULL, 1,
-              (int) cplane, CUFFT_D2Z, 1)) != CUFFT_SUCCESS)
+           (int) cplane, CUFFT_D2Z, 1)) != CUFFT_SUCCESS)
     FAIL ("cufftPlanMany (kernel): error %d", r);
   double *kw = (double *) malloc (sizeof (double) * f->cols * f->rows);
   for (int i = 0; i < f->cols * f->rows; i++)
@@ -241,7 +247,7 @@ fft_prepare (KConvCudaFft * f, const KConvCudaJob * job, cudaStream_t stream)
         sizeof (double) * f->cols, sizeof (double) * f->cols, f->rows,
         cudaMemcpyHostToDevice, stream);
   if (e == cudaSuccess)
-    e = cudaStreamSynchronize (stream);         /* kw is pageable and freed */
+    e = cudaStreamSynchronize (stream); /* kw is pageable and freed */
   free (kw);
   if (e != cudaSuccess) {
     cufft.destroy (one);
@@ -252,8 +258,8 @@ fft_prepare (KConvCudaFft * f, const KConvCudaJob * job, cudaStream_t stream)
   cufft.destroy (one);
   if (r != CUFFT_SUCCESS)
     FAIL ("cufftExecD2Z (kernel): error %d", r);
-  fft_conjugate_scale_kernel <<< kconv_div_up ((int) cplane, FFT_THREADS),
-      FFT_THREADS, 0, stream >>> (f->kspec, cplane, 1.0 / (double) plane);
+  fft_conjugate_scale_kernel<<<kconv_div_up ((int) cplane, FFT_THREADS),
+      FFT_THREADS, 0, stream>>> (f->kspec, cplane, 1.0 / (double) plane);
   if ((e = cudaGetLastError ()) != cudaSuccess)
     FAIL ("kernel spectrum: %s", cudaGetErrorString (e));
 
@@ -264,11 +270,11 @@ fft_prepare (KConvCudaFft * f, const KConvCudaJob * job, cudaStream_t stream)
 }
 
 KConvStatus
-kconv_cuda_fft_run (KConvCudaFft * f, const KConvCudaJob * job,
+kconv_cuda_fft_run (KConvCudaFft *f, const KConvCudaJob *job,
     cudaStream_t stream)
 {
-  if (job->width != f->width || job->height != f->height
-      || job->n_channels != f->nch) {
+  if (job->width != f->width || job->height != f->height ||
+      job->n_channels != f->nch) {
     KConvStatus st = fft_prepare (f, job, stream);
     if (st != KCONV_OK)
       return st;
@@ -279,8 +285,8 @@ kconv_cuda_fft_run (KConvCudaFft * f, const KConvCudaJob * job,
   cudaError_t e;
   cufftResult r;
 
-  fft_pad_kernel <<< dim3 (kconv_div_up (f->fw, FFT_THREADS), f->fh),
-      FFT_THREADS, 0, stream >>> (*job, f->real, f->fw, f->fh, plane);
+  fft_pad_kernel<<<dim3 (kconv_div_up (f->fw, FFT_THREADS), f->fh), FFT_THREADS,
+      0, stream>>> (*job, f->real, f->fw, f->fh, plane);
   if ((e = cudaGetLastError ()) != cudaSuccess)
     goto cuda_error;
   cufft.set_stream (f->fwd, stream);
@@ -288,8 +294,8 @@ kconv_cuda_fft_run (KConvCudaFft * f, const KConvCudaJob * job,
   if ((r = cufft.exec_d2z (f->fwd, f->real, f->spec)) != CUFFT_SUCCESS) {
     return kconv_fail (KCONV_ERROR_DEVICE, "cufftExecD2Z: error %d", r);
   }
-  fft_multiply_kernel <<< kconv_div_up ((int) cplane, FFT_THREADS),
-      FFT_THREADS, 0, stream >>> (f->spec, f->kspec, cplane, job->n_channels);
+  fft_multiply_kernel<<<kconv_div_up ((int) cplane, FFT_THREADS), FFT_THREADS,
+      0, stream>>> (f->spec, f->kspec, cplane, job->n_channels);
   if ((e = cudaGetLastError ()) != cudaSuccess)
     goto cuda_error;
   if ((r = cufft.exec_z2d (f->inv, f->spec, f->real)) != CUFFT_SUCCESS) {
@@ -298,22 +304,22 @@ kconv_cuda_fft_run (KConvCudaFft * f, const KConvCudaJob * job,
   {
     dim3 grid (kconv_div_up (job->width, FFT_THREADS), job->height);
     switch (job->n_channels) {
-      case 1:
-        fft_finish_kernel < 1 > <<< grid, FFT_THREADS, 0, stream >>> (*job,
-            f->real, f->fw, plane);
-        break;
-      case 2:
-        fft_finish_kernel < 2 > <<< grid, FFT_THREADS, 0, stream >>> (*job,
-            f->real, f->fw, plane);
-        break;
-      case 3:
-        fft_finish_kernel < 3 > <<< grid, FFT_THREADS, 0, stream >>> (*job,
-            f->real, f->fw, plane);
-        break;
-      default:
-        fft_finish_kernel < 4 > <<< grid, FFT_THREADS, 0, stream >>> (*job,
-            f->real, f->fw, plane);
-        break;
+    case 1:
+      fft_finish_kernel<1>
+          <<<grid, FFT_THREADS, 0, stream>>> (*job, f->real, f->fw, plane);
+      break;
+    case 2:
+      fft_finish_kernel<2>
+          <<<grid, FFT_THREADS, 0, stream>>> (*job, f->real, f->fw, plane);
+      break;
+    case 3:
+      fft_finish_kernel<3>
+          <<<grid, FFT_THREADS, 0, stream>>> (*job, f->real, f->fw, plane);
+      break;
+    default:
+      fft_finish_kernel<4>
+          <<<grid, FFT_THREADS, 0, stream>>> (*job, f->real, f->fw, plane);
+      break;
     }
   }
   if ((e = cudaGetLastError ()) != cudaSuccess)
@@ -326,7 +332,7 @@ cuda_error:
 }
 
 void
-kconv_cuda_fft_free (KConvCudaFft * f)
+kconv_cuda_fft_free (KConvCudaFft *f)
 {
   if (!f)
     return;

@@ -15,8 +15,7 @@
 #include <type_traits>
 #include "kconv-cuda-common.cuh"
 
-typedef enum
-{
+typedef enum {
   KCONV_CUDA_INT_NONE,
   KCONV_CUDA_INT_PACKED,
   KCONV_CUDA_INT_DP4A,
@@ -25,15 +24,15 @@ typedef enum
 /* The weights, as each integer path takes them. */
 struct KConvCudaIntWeights
 {
-  int32_t w[49];                /* packed lanes: row-major */
-  uint32_t row_lo[7], row_hi[7];        /* DP4A: a kernel row's taps 0-3 and
-                                         * 4-7 as signed bytes (0 past K) */
+  int32_t w[49];                 /* packed lanes: row-major */
+  uint32_t row_lo[7], row_hi[7]; /* DP4A: a kernel row's taps 0-3 and
+                                  * 4-7 as signed bytes (0 past K) */
 };
 
 /* The integer path a square k x k exact kernel can take (k = 3, 5 or 7),
  * with its weights in *iw. */
 static inline KConvCudaIntPath
-kconv_cuda_int_setup (const float *weights, int k, KConvCudaIntWeights * iw)
+kconv_cuda_int_setup (const float *weights, int k, KConvCudaIntWeights *iw)
 {
   int sum = 0, bytes = 1;
   memset (iw, 0, sizeof *iw);
@@ -58,7 +57,7 @@ kconv_cuda_int_setup (const float *weights, int k, KConvCudaIntWeights * iw)
 
 /* The bytes of a pixel the job convolves, as a mask. */
 static inline int
-kconv_cuda_convolved_bytes (const KConvCudaJob & job)
+kconv_cuda_convolved_bytes (const KConvCudaJob &job)
 {
   int mask = 0;
   for (int c = 0; c < job.n_channels; c++)
@@ -70,39 +69,41 @@ kconv_cuda_convolved_bytes (const KConvCudaJob & job)
  * bytes 0-2, 1-3 or all four convolved (in any channel order), the rest
  * copied from the source. */
 static inline int
-kconv_cuda_int_layout_fits (const KConvCudaJob & job)
+kconv_cuda_int_layout_fits (const KConvCudaJob &job)
 {
   const int bytes = kconv_cuda_convolved_bytes (job);
-  return job.pixel_stride == 4 && job.aligned4 && job.copy_other_bytes
-      && (bytes == 0x7 || bytes == 0xe || bytes == 0xf);
+  return job.pixel_stride == 4 && job.aligned4 && job.copy_other_bytes &&
+         (bytes == 0x7 || bytes == 0xe || bytes == 0xf);
 }
 
 /* launch (std::integral_constant <int, BYTES>) for the job's byte mask. */
-template < class Launch > static cudaError_t
-kconv_cuda_by_bytes (const KConvCudaJob & job, Launch launch)
+template <class Launch>
+static cudaError_t
+kconv_cuda_by_bytes (const KConvCudaJob &job, Launch launch)
 {
   switch (kconv_cuda_convolved_bytes (job)) {
-    case 0x7:
-      return launch (std::integral_constant < int, 0x7 > { });
-    case 0xe:
-      return launch (std::integral_constant < int, 0xe > { });
-    case 0xf:
-      return launch (std::integral_constant < int, 0xf > { });
-    default:
-      return cudaErrorInvalidValue;
+  case 0x7:
+    return launch (std::integral_constant<int, 0x7>{});
+  case 0xe:
+    return launch (std::integral_constant<int, 0xe>{});
+  case 0xf:
+    return launch (std::integral_constant<int, 0xf>{});
+  default:
+    return cudaErrorInvalidValue;
   }
 }
 
 /* word with each convolved byte b replaced by its rounded sum[b]; the
  * other bytes (alpha, padding) stay as they are. */
-template < int MODE, int BYTES > __device__ __forceinline__ uint32_t
-kconv_cuda_finish_word (const KConvCudaJob & job, uint32_t word,
+template <int MODE, int BYTES>
+__device__ __forceinline__ uint32_t
+kconv_cuda_finish_word (const KConvCudaJob &job, uint32_t word,
     const int (&sum)[4])
 {
 #pragma unroll
   for (int b = 0; b < 4; b++)
     if (BYTES >> b & 1) {
-      const uint32_t v = kconv_cuda_finish_int < MODE > (job, sum[b]);
+      const uint32_t v = kconv_cuda_finish_int<MODE> (job, sum[b]);
       word = (word & ~(0xffu << (8 * b))) | v << (8 * b);
     }
   return word;

@@ -22,12 +22,12 @@
 #include <string.h>
 #include "kconv-cuda-launch.h"
 
-#define MMA_WARPS_X 2                /* warps across a block */
-#define MMA_WARPS_Y 4                /* warps down a block */
+#define MMA_WARPS_X 2 /* warps across a block */
+#define MMA_WARPS_Y 4 /* warps down a block */
 #define MMA_THREADS (32 * MMA_WARPS_X * MMA_WARPS_Y)
-#define MMA_TILE_W (32 * MMA_WARPS_X)   /* output columns a block: 64 */
-#define MMA_TILE_H (16 * MMA_WARPS_Y)   /* output rows a block: 64 */
-#define MMA_NTILES 4                 /* 8-column n-tiles a warp */
+#define MMA_TILE_W (32 * MMA_WARPS_X) /* output columns a block: 64 */
+#define MMA_TILE_H (16 * MMA_WARPS_Y) /* output rows a block: 64 */
+#define MMA_NTILES 4                  /* 8-column n-tiles a warp */
 
 /* Bytes a plane row holds: the columns the warps read (32 a warp, plus
  * chunks - 1 more for the last), and 16 so that the 8 rows of an ldmatrix
@@ -58,8 +58,8 @@ table_words (int chunks)
 size_t
 kconv_cuda_mma_table_bytes (int rows, int cols)
 {
-  return (size_t) (rows + 1) * 32 * table_words (kconv_cuda_mma_chunks (cols))
-      * sizeof (uint32_t);
+  return (size_t) (rows + 1) * 32 * table_words (kconv_cuda_mma_chunks (cols)) *
+         sizeof (uint32_t);
 }
 
 /* Weight table: for kernel row dy, lane l (g = l / 4, tig = l % 4) and
@@ -68,7 +68,7 @@ kconv_cuda_mma_table_bytes (int rows, int cols)
  * words q = 4 j - t + 3 and q + 2.  A last row of zeros lets the kernel
  * load one row ahead without a test. */
 void
-kconv_cuda_mma_table (const int8_t * w, int rows, int cols, uint32_t * table)
+kconv_cuda_mma_table (const int8_t *w, int rows, int cols, uint32_t *table)
 {
   const int words = table_words (kconv_cuda_mma_chunks (cols));
   memset (table, 0, kconv_cuda_mma_table_bytes (rows, cols));
@@ -90,10 +90,10 @@ __device__ __forceinline__ void
 mma_u8s8 (int (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 {
 #if __CUDA_ARCH__ >= 800
-  asm ("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 "
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 "
       "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-      :"+r" (c[0]), "+r" (c[1]), "+r" (c[2]), "+r" (c[3])
-      :"r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1));
+      : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 #endif
 }
 
@@ -101,16 +101,17 @@ mma_u8s8 (int (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
  * top-left source sample is (sx0, sy0); a thread fills four columns of a
  * row (QUADS fours a row) with one 4-byte store per plane, several rows'
  * loads in flight at once. */
-template < int NCH, int QUADS, bool WORDS, bool INTERIOR >
-    __device__ __forceinline__ void
-load_planes (const KConvCudaJob & job, uint8_t * planes, int plane_bytes,
+template <int NCH, int QUADS, bool WORDS, bool INTERIOR>
+__device__ __forceinline__ void
+load_planes (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
     int pitch, int sx0, int sy0, int tile_w, int tile_h)
 {
 #pragma unroll 4
   for (int at = threadIdx.x; at < tile_h * QUADS; at += MMA_THREADS) {
     const int ty = at / QUADS, q = at - ty * QUADS;
-    const int sy = INTERIOR ? sy0 + ty :
-        kconv_border_index (job.border, sy0 + ty, job.height);
+    const int sy = INTERIOR
+                       ? sy0 + ty
+                       : kconv_border_index (job.border, sy0 + ty, job.height);
     const uint8_t *row = job.src + (size_t) (sy < 0 ? 0 : sy) * job.src_stride;
     {
       uint32_t packed[NCH];
@@ -118,8 +119,8 @@ load_planes (const KConvCudaJob & job, uint8_t * planes, int plane_bytes,
       for (int c = 0; c < NCH; c++)
         packed[c] = 0;
       if (4 * q < tile_w)
-        kconv_cuda_load_quad < NCH, WORDS, INTERIOR > (job, row, sy,
-            sx0 + 4 * q, packed);
+        kconv_cuda_load_quad<NCH, WORDS, INTERIOR> (job, row, sy, sx0 + 4 * q,
+            packed);
 #pragma unroll
       for (int c = 0; c < NCH; c++)
         *(uint32_t *) (planes + c * plane_bytes + ty * pitch + 4 * q) =
@@ -128,28 +129,29 @@ load_planes (const KConvCudaJob & job, uint8_t * planes, int plane_bytes,
   }
 }
 
-template < int NCH, int CHUNKS, int MODE, bool WORDS > __global__ void
+template <int NCH, int CHUNKS, int MODE, bool WORDS>
+__global__ void
 __launch_bounds__ (MMA_THREADS)
-mma_kernel (const KConvCudaJob job, const uint4 * __restrict__ table)
+    mma_kernel (const KConvCudaJob job, const uint4 *__restrict__ table)
 {
   extern __shared__ __align__ (16) uint8_t planes[];
-  constexpr int QUADS = CHUNKS + 1;     /* 16-byte table loads per row */
+  constexpr int QUADS = CHUNKS + 1; /* 16-byte table loads per row */
   const int kh = job.rows, kw = job.cols;
   constexpr int pitch = mma_pitch (CHUNKS);
   const int tile_h = MMA_TILE_H + kh - 1;
-  const int tile_w = MMA_TILE_W + kw - 1;       /* columns with weight */
+  const int tile_w = MMA_TILE_W + kw - 1; /* columns with weight */
   const int plane_bytes = tile_h * pitch;
   const int x0 = blockIdx.x * MMA_TILE_W;
   const int y0 = job.row_begin + blockIdx.y * MMA_TILE_H;
   const int sx0 = x0 - job.ax, sy0 = y0 - job.ay;
 
   constexpr int QUADS_A_ROW = pitch / 4;
-  if (sx0 >= 0 && sy0 >= 0 && sx0 + tile_w <= job.width
-      && sy0 + tile_h <= job.height)
-    load_planes < NCH, QUADS_A_ROW, WORDS, true > (job, planes, plane_bytes,
-        pitch, sx0, sy0, tile_w, tile_h);
+  if (sx0 >= 0 && sy0 >= 0 && sx0 + tile_w <= job.width &&
+      sy0 + tile_h <= job.height)
+    load_planes<NCH, QUADS_A_ROW, WORDS, true> (job, planes, plane_bytes, pitch,
+        sx0, sy0, tile_w, tile_h);
   else
-    load_planes < NCH, QUADS_A_ROW, WORDS, false > (job, planes, plane_bytes,
+    load_planes<NCH, QUADS_A_ROW, WORDS, false> (job, planes, plane_bytes,
         pitch, sx0, sy0, tile_w, tile_h);
   __syncthreads ();
 
@@ -158,7 +160,8 @@ mma_kernel (const KConvCudaJob job, const uint4 * __restrict__ table)
   /* ldmatrix: lanes 0-15 give rows 0-15 of the fragment's first 16
    * columns, lanes 16-31 the same rows' next 16 */
   const uint32_t a_base = (uint32_t) __cvta_generic_to_shared (planes) +
-      (16 * wy + lane % 16) * pitch + 32 * wx + lane / 16 * 16;
+                          (16 * wy + lane % 16) * pitch + 32 * wx +
+                          lane / 16 * 16;
 
   int acc[NCH][MMA_NTILES][4];
 #pragma unroll
@@ -195,8 +198,8 @@ mma_kernel (const KConvCudaJob job, const uint4 * __restrict__ table)
       uint32_t a[NCH][4];
 #pragma unroll
       for (int c = 0; c < NCH; c++)
-        kconv_cuda_ldmatrix_x4 (a[c], a_base + c * plane_bytes + dy * pitch +
-            32 * j);
+        kconv_cuda_ldmatrix_x4 (a[c],
+            a_base + c * plane_bytes + dy * pitch + 32 * j);
 #pragma unroll
       for (int t = 0; t < MMA_NTILES; t++) {
         /* fragment (t, j) meets the kernel only if its first tap
@@ -224,8 +227,8 @@ mma_kernel (const KConvCudaJob job, const uint4 * __restrict__ table)
       uint8_t out[NCH];
 #pragma unroll
       for (int c = 0; c < NCH; c++)
-        out[c] = kconv_cuda_finish_int < MODE > (job, acc[c][t][e]);
-      kconv_cuda_store_pixel < NCH, WORDS ? 1 : 0 > (job, x, y, out);
+        out[c] = kconv_cuda_finish_int<MODE> (job, acc[c][t][e]);
+      kconv_cuda_store_pixel<NCH, WORDS ? 1 : 0> (job, x, y, out);
     }
 }
 
@@ -236,64 +239,64 @@ kconv_cuda_mma_smem (int nch, int cols, int rows)
   return (size_t) nch * (MMA_TILE_H + rows - 1) * pitch;
 }
 
-template < int NCH, int CHUNKS, int MODE, bool WORDS > static cudaError_t
-launch_as (const KConvCudaJob & job, const uint32_t * table,
-    cudaStream_t stream)
+template <int NCH, int CHUNKS, int MODE, bool WORDS>
+static cudaError_t
+launch_as (const KConvCudaJob &job, const uint32_t *table, cudaStream_t stream)
 {
   static KConvCudaSmemAllowed raised;
   const size_t smem = kconv_cuda_mma_smem (NCH, job.cols, job.rows);
-  auto kernel = mma_kernel < NCH, CHUNKS, MODE, WORDS >;
+  auto kernel = mma_kernel<NCH, CHUNKS, MODE, WORDS>;
   cudaError_t err = kconv_cuda_allow_smem (kernel, smem, &raised);
   if (err != cudaSuccess)
     return err;
   dim3 grid (kconv_div_up (job.width, MMA_TILE_W),
       kconv_cuda_grid_rows (job, MMA_TILE_H));
-  kernel <<< grid, MMA_THREADS, smem, stream >>> (job,
-      (const uint4 *) table);
+  kernel<<<grid, MMA_THREADS, smem, stream>>> (job, (const uint4 *) table);
   return cudaGetLastError ();
 }
 
-template < int NCH, int CHUNKS > static cudaError_t
-launch_chunks (const KConvCudaJob & job, const uint32_t * table,
+template <int NCH, int CHUNKS>
+static cudaError_t
+launch_chunks (const KConvCudaJob &job, const uint32_t *table,
     cudaStream_t stream)
 {
   const bool words = job.pixel_stride == 4 && job.aligned4;
   if (kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT_UNIT)
-    return words ?
-        launch_as < NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, true > (job, table,
-        stream) :
-        launch_as < NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, false > (job, table,
-        stream);
-  return words ?
-      launch_as < NCH, CHUNKS, KCONV_FINISH_EXACT, true > (job, table, stream) :
-      launch_as < NCH, CHUNKS, KCONV_FINISH_EXACT, false > (job, table,
-      stream);
+    return words ? launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, true> (job,
+                       table, stream)
+                 : launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, false> (job,
+                       table, stream);
+  return words ? launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT, true> (job, table,
+                     stream)
+               : launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT, false> (job, table,
+                     stream);
 }
 
-template < int NCH > static cudaError_t
-launch_nch (const KConvCudaJob & job, const uint32_t * table,
-    cudaStream_t stream)
+template <int NCH>
+static cudaError_t
+launch_nch (const KConvCudaJob &job, const uint32_t *table, cudaStream_t stream)
 {
   switch (kconv_cuda_mma_chunks (job.cols)) {
-    case 1:
-      return launch_chunks < NCH, 1 > (job, table, stream);
-    case 2:
-      return launch_chunks < NCH, 2 > (job, table, stream);
-    case 3:
-      return launch_chunks < NCH, 3 > (job, table, stream);
-    case 4:
-      return launch_chunks < NCH, 4 > (job, table, stream);
-    case 5:
-      return launch_chunks < NCH, 5 > (job, table, stream);
-    default:
-      return cudaErrorInvalidValue;
+  case 1:
+    return launch_chunks<NCH, 1> (job, table, stream);
+  case 2:
+    return launch_chunks<NCH, 2> (job, table, stream);
+  case 3:
+    return launch_chunks<NCH, 3> (job, table, stream);
+  case 4:
+    return launch_chunks<NCH, 4> (job, table, stream);
+  case 5:
+    return launch_chunks<NCH, 5> (job, table, stream);
+  default:
+    return cudaErrorInvalidValue;
   }
 }
 
 cudaError_t
-kconv_cuda_launch_mma (const KConvCudaJob * job, const uint32_t * table,
+kconv_cuda_launch_mma (const KConvCudaJob *job, const uint32_t *table,
     cudaStream_t stream)
 {
-  return kconv_cuda_by_channels (job->n_channels,[&](auto nch) {
-        return launch_nch < decltype (nch)::value > (*job, table, stream);});
+  return kconv_cuda_by_channels (job->n_channels, [&] (auto nch) {
+    return launch_nch<decltype (nch)::value> (*job, table, stream);
+  });
 }

@@ -15,8 +15,8 @@
 #include "kconv-cuda-int.cuh"
 #include "kconv-cuda-launch.h"
 
-#define PACKED_ROWS 8               /* outputs a thread, down a column */
-#define PACKED_PITCH 40             /* 32 + 7 - 1, rounded up */
+#define PACKED_ROWS 8   /* outputs a thread, down a column */
+#define PACKED_PITCH 40 /* 32 + 7 - 1, rounded up */
 
 /* bytes 0 and 2 of w in the two 16-bit lanes; bytes 1 and 3 */
 __device__ __forceinline__ uint32_t
@@ -41,44 +41,47 @@ unpack_lanes (uint32_t acc, int &lo, int &hi)
 
 /* BYTES: which bytes of a pixel are convolved (bit b: byte b); the order
  * of the channels does not matter, each byte finishes its own sum. */
-template < int K, int MODE, int BYTES > __global__ void
-__launch_bounds__ (KCONV_CUDA_TILE_W * KCONV_CUDA_BLOCK_ROWS)
-packed_kernel (const KConvCudaJob job, const KConvCudaIntWeights iw)
+template <int K, int MODE, int BYTES>
+__global__ void
+__launch_bounds__ (KCONV_CUDA_TILE_W *KCONV_CUDA_BLOCK_ROWS)
+    packed_kernel (const KConvCudaJob job, const KConvCudaIntWeights iw)
 {
   const int tile_h = KCONV_CUDA_BLOCK_ROWS * PACKED_ROWS;
-  __shared__ uint32_t tile[KCONV_CUDA_BLOCK_ROWS * PACKED_ROWS + K - 1]
-      [PACKED_PITCH];
+  __shared__ uint32_t
+      tile[KCONV_CUDA_BLOCK_ROWS * PACKED_ROWS + K - 1][PACKED_PITCH];
   const int x0 = blockIdx.x * KCONV_CUDA_TILE_W;
   const int y0 = job.row_begin + blockIdx.y * tile_h;
-  const bool interior = x0 >= K / 2 && y0 >= K / 2
-      && x0 + KCONV_CUDA_TILE_W + K / 2 <= job.width
-      && y0 + tile_h + K / 2 <= job.height;
+  const bool interior = x0 >= K / 2 && y0 >= K / 2 &&
+                        x0 + KCONV_CUDA_TILE_W + K / 2 <= job.width &&
+                        y0 + tile_h + K / 2 <= job.height;
 
   if (interior) {
     /* most tiles: no border to apply */
-    const uint32_t *base = (const uint32_t *) (job.src +
-        (size_t) (y0 - K / 2) * job.src_stride) + x0 - K / 2;
+    const uint32_t *base =
+        (const uint32_t *) (job.src + (size_t) (y0 - K / 2) * job.src_stride) +
+        x0 - K / 2;
     const int words = job.src_stride / 4;
     const int tile_w = KCONV_CUDA_TILE_W + K - 1;
     /* copied straight to shared memory, every load in flight at once */
     for (int at = threadIdx.y * blockDim.x + threadIdx.x;
-        at < tile_w * (tile_h + K - 1); at += blockDim.x * blockDim.y) {
+         at < tile_w * (tile_h + K - 1); at += blockDim.x * blockDim.y) {
       const int ty = at / tile_w, tx = at - ty * tile_w;
-      kconv_cuda_copy_word_async (&tile[ty][tx], base + (size_t) ty * words +
-          tx);
+      kconv_cuda_copy_word_async (&tile[ty][tx],
+          base + (size_t) ty * words + tx);
     }
     kconv_cuda_copy_wait ();
   } else {
     /* the tile and its halo, whole pixels, border rule applied */
     for (int ty = threadIdx.y; ty < tile_h + K - 1; ty += blockDim.y) {
-      const int sy = kconv_border_index (job.border, y0 - K / 2 + ty,
-          job.height);
-      const uint32_t *row = (const uint32_t *) (job.src +
-          (size_t) (sy < 0 ? 0 : sy) * job.src_stride);
+      const int sy =
+          kconv_border_index (job.border, y0 - K / 2 + ty, job.height);
+      const uint32_t *row =
+          (const uint32_t *) (job.src +
+                              (size_t) (sy < 0 ? 0 : sy) * job.src_stride);
       for (int tx = threadIdx.x; tx < KCONV_CUDA_TILE_W + K - 1;
-          tx += blockDim.x) {
-        const int sx = kconv_border_index (job.border, x0 - K / 2 + tx,
-            job.width);
+           tx += blockDim.x) {
+        const int sx =
+            kconv_border_index (job.border, x0 - K / 2 + tx, job.width);
         tile[ty][tx] = sy >= 0 && sx >= 0 ? __ldg (row + sx) : 0u;
       }
     }
@@ -117,55 +120,58 @@ packed_kernel (const KConvCudaJob job, const KConvCudaIntWeights iw)
   const int x = x0 + tx;
   if (x >= job.width)
     return;
-  uint8_t *out = job.dst + (size_t) (y0 + ty0) * job.dst_stride +
-      (size_t) x * 4;
+  uint8_t *out =
+      job.dst + (size_t) (y0 + ty0) * job.dst_stride + (size_t) x * 4;
   const int rows = job.row_end - (y0 + ty0);
 #pragma unroll
   for (int r = 0; r < PACKED_ROWS; r++, out += job.dst_stride) {
-    int sum[4];                 /* of bytes 0 .. 3 */
+    int sum[4]; /* of bytes 0 .. 3 */
     unpack_lanes (even[r], sum[0], sum[2]);
     unpack_lanes (odd[r], sum[1], sum[3]);
     /* bytes no channel covers keep the source's (alpha, padding) */
-    const uint32_t word = kconv_cuda_finish_word < MODE, BYTES > (job,
-        centre[r], sum);
+    const uint32_t word =
+        kconv_cuda_finish_word<MODE, BYTES> (job, centre[r], sum);
     if (r < rows)
       *(uint32_t *) out = word;
   }
 }
 
-template < int K, int MODE > static cudaError_t
-launch_packed (const KConvCudaJob & job, const KConvCudaIntWeights * iw,
+template <int K, int MODE>
+static cudaError_t
+launch_packed (const KConvCudaJob &job, const KConvCudaIntWeights *iw,
     cudaStream_t stream)
 {
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
       kconv_cuda_grid_rows (job, KCONV_CUDA_BLOCK_ROWS * PACKED_ROWS));
   /* RGBA/BGRA/RGBx/BGRx, ARGB/ABGR/xRGB/xBGR, all four */
-  return kconv_cuda_by_bytes (job,[&](auto bytes) {
-        packed_kernel < K, MODE, decltype (bytes)::value >
-            <<< grid, block, 0, stream >>> (job, *iw);
-        return cudaGetLastError ();});
+  return kconv_cuda_by_bytes (job, [&] (auto bytes) {
+    packed_kernel<K, MODE, decltype (bytes)::value>
+        <<<grid, block, 0, stream>>> (job, *iw);
+    return cudaGetLastError ();
+  });
 }
 
-template < int K > static cudaError_t
-launch_packed_mode (const KConvCudaJob & job, const KConvCudaIntWeights * iw,
+template <int K>
+static cudaError_t
+launch_packed_mode (const KConvCudaJob &job, const KConvCudaIntWeights *iw,
     cudaStream_t stream)
 {
-  return kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT_UNIT ?
-      launch_packed < K, KCONV_FINISH_EXACT_UNIT > (job, iw, stream) :
-      launch_packed < K, KCONV_FINISH_EXACT > (job, iw, stream);
+  return kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT_UNIT
+             ? launch_packed<K, KCONV_FINISH_EXACT_UNIT> (job, iw, stream)
+             : launch_packed<K, KCONV_FINISH_EXACT> (job, iw, stream);
 }
 
 cudaError_t
-kconv_cuda_launch_packed (const KConvCudaJob * job,
-    const KConvCudaIntWeights * iw, cudaStream_t stream)
+kconv_cuda_launch_packed (const KConvCudaJob *job,
+    const KConvCudaIntWeights *iw, cudaStream_t stream)
 {
   switch (job->cols) {
-    case 3:
-      return launch_packed_mode < 3 > (*job, iw, stream);
-    case 5:
-      return launch_packed_mode < 5 > (*job, iw, stream);
-    default:
-      return launch_packed_mode < 7 > (*job, iw, stream);
+  case 3:
+    return launch_packed_mode<3> (*job, iw, stream);
+  case 5:
+    return launch_packed_mode<5> (*job, iw, stream);
+  default:
+    return launch_packed_mode<7> (*job, iw, stream);
   }
 }

@@ -21,13 +21,13 @@
 #include <math.h>
 #include "kconv-cuda-launch.h"
 
-#define SEPMMA_WARPS_X 4             /* warps across a block */
-#define SEPMMA_WARPS_Y 2             /* warps down a block */
+#define SEPMMA_WARPS_X 4 /* warps across a block */
+#define SEPMMA_WARPS_Y 2 /* warps down a block */
 #define SEPMMA_THREADS (32 * SEPMMA_WARPS_X * SEPMMA_WARPS_Y)
-#define SEPMMA_TILE_W (16 * SEPMMA_WARPS_X)     /* output columns: 64 */
-#define SEPMMA_TILE_H (32 * SEPMMA_WARPS_Y)     /* output rows: 64 */
+#define SEPMMA_TILE_W (16 * SEPMMA_WARPS_X) /* output columns: 64 */
+#define SEPMMA_TILE_H (32 * SEPMMA_WARPS_Y) /* output rows: 64 */
 #define SEPMMA_MAX_SIZE 33
-#define SEPMMA_PAD 16                /* zeros either side of the 1D weights */
+#define SEPMMA_PAD 16 /* zeros either side of the 1D weights */
 
 /* 16-tap chunks of the Toeplitz products for a kernel side n: pass 1's 16
  * outputs read 16 + n - 1 columns, pass 2's 8 outputs 8 + n - 1 rows (one
@@ -104,7 +104,7 @@ kconv_cuda_separable_mma_prepare (const float *h, const float *v, int cols,
   }
   /* 2^-11: half's relative rounding; 0.01 covers the float sums */
   return 255.0 * (eh * av + ah * ev) + 255.0 * ah * av * ldexp (1.0, -11) +
-      0.01;
+         0.01;
 }
 
 /* two floats rounded to a half pair, lo in the low half */
@@ -113,7 +113,7 @@ half2_bits (float lo, float hi)
 {
   uint32_t r = 0;
 #if __CUDA_ARCH__ >= 800
-  asm ("cvt.rn.f16x2.f32 %0, %1, %2;":"=r" (r):"f" (hi), "f" (lo));
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
 #endif
   return r;
 }
@@ -123,15 +123,16 @@ __device__ __forceinline__ uint32_t
 half2_minus_1024 (uint32_t bits)
 {
   uint32_t r;
-  asm ("sub.f16x2 %0, %1, %2;":"=r" (r):"r" (bits), "r" (0x64006400u));
+  asm("sub.f16x2 %0, %1, %2;" : "=r"(r) : "r"(bits), "r"(0x64006400u));
   return r;
 }
 
 __device__ __forceinline__ void
 ldmatrix_x2 (uint32_t (&r)[2], uint32_t shared_addr)
 {
-  asm volatile ("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];"
-      :"=r" (r[0]), "=r" (r[1]):"r" (shared_addr));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(shared_addr));
 }
 
 /* d += a (16 x 16 half) * b (16 x 8 half), float sums */
@@ -140,27 +141,28 @@ mma_f16 (float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
     uint32_t b0, uint32_t b1)
 {
 #if __CUDA_ARCH__ >= 800
-  asm ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
       "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-      :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
-      :"r" (a0), "r" (a1), "r" (a2), "r" (a3), "r" (b0), "r" (b1));
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 #endif
 }
 
 /* Half planes, one per channel: rows x cols samples from (sx0, sy0), the
  * border rule applied, zeros past the used_rows x used_cols window (they
  * only ever meet zero weights). */
-template < int NCH, int QUADS, bool WORDS, bool INTERIOR >
-    __device__ __forceinline__ void
-load_half_planes (const KConvCudaJob & job, uint8_t * planes, int plane_bytes,
+template <int NCH, int QUADS, bool WORDS, bool INTERIOR>
+__device__ __forceinline__ void
+load_half_planes (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
     int pitch, int sx0, int sy0, int rows, int used_rows, int used_cols)
 {
   /* QUADS fours of columns a row; several rows' loads in flight at once */
 #pragma unroll 4
   for (int at = threadIdx.x; at < rows * QUADS; at += SEPMMA_THREADS) {
     const int ty = at / QUADS, q = at - ty * QUADS;
-    const int sy = INTERIOR ? sy0 + ty :
-        kconv_border_index (job.border, sy0 + ty, job.height);
+    const int sy = INTERIOR
+                       ? sy0 + ty
+                       : kconv_border_index (job.border, sy0 + ty, job.height);
     const uint8_t *row = job.src + (size_t) (sy < 0 ? 0 : sy) * job.src_stride;
     {
       /* half (1024 + b) is 0x6400 | b: four samples of a channel, then
@@ -171,8 +173,8 @@ load_half_planes (const KConvCudaJob & job, uint8_t * planes, int plane_bytes,
         lo[c] = hi[c] = 0x64006400u;
       if (ty < used_rows && 4 * q < used_cols) {
         uint32_t bytes[NCH];
-        kconv_cuda_load_quad < NCH, WORDS, INTERIOR > (job, row, sy,
-            sx0 + 4 * q, bytes);
+        kconv_cuda_load_quad<NCH, WORDS, INTERIOR> (job, row, sy, sx0 + 4 * q,
+            bytes);
 #pragma unroll
         for (int c = 0; c < NCH; c++) {
           lo[c] = __byte_perm (bytes[c], 0x6464u, 0x5140);
@@ -187,9 +189,10 @@ load_half_planes (const KConvCudaJob & job, uint8_t * planes, int plane_bytes,
   }
 }
 
-template < int NCH, int CH, bool WORDS > __global__ void
+template <int NCH, int CH, bool WORDS>
+__global__ void
 __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
-separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
+    separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
 {
   extern __shared__ __align__ (16) uint8_t planes[];
   constexpr int GROUPS = sepmma_groups (CH);
@@ -214,13 +217,13 @@ separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
   }
 
   constexpr int QUADS = tile_cols (CH) / 4;
-  if (sx0 >= 0 && sy0 >= 0 && sx0 + used_cols <= job.width
-      && sy0 + used_rows <= job.height)
-    load_half_planes < NCH, QUADS, WORDS, true > (job, planes, plane_bytes,
-        pitch, sx0, sy0, rows, used_rows, used_cols);
+  if (sx0 >= 0 && sy0 >= 0 && sx0 + used_cols <= job.width &&
+      sy0 + used_rows <= job.height)
+    load_half_planes<NCH, QUADS, WORDS, true> (job, planes, plane_bytes, pitch,
+        sx0, sy0, rows, used_rows, used_cols);
   else
-    load_half_planes < NCH, QUADS, WORDS, false > (job, planes, plane_bytes,
-        pitch, sx0, sy0, rows, used_rows, used_cols);
+    load_half_planes<NCH, QUADS, WORDS, false> (job, planes, plane_bytes, pitch,
+        sx0, sy0, rows, used_rows, used_cols);
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, tig = lane % 4;
@@ -238,21 +241,22 @@ separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
 #pragma unroll
     for (int r = 0; r < 4; r++) {
       const int m = g + 8 * (r & 1), k = 16 * c + 2 * tig + 8 * (r >> 1);
-      H[c][r] = half2_bits (hpad[SEPMMA_PAD + k - m],
-          hpad[SEPMMA_PAD + k + 1 - m]);
+      H[c][r] =
+          half2_bits (hpad[SEPMMA_PAD + k - m], hpad[SEPMMA_PAD + k + 1 - m]);
     }
 #pragma unroll
     for (int r = 0; r < 2; r++) {
       const int k = 16 * c + 2 * tig + 8 * r;
-      V[c][r] = half2_bits (vpad[SEPMMA_PAD + k - g],
-          vpad[SEPMMA_PAD + k + 1 - g]);
+      V[c][r] =
+          half2_bits (vpad[SEPMMA_PAD + k - g], vpad[SEPMMA_PAD + k + 1 - g]);
     }
   }
 
   /* pass 1 reads 8 tile rows (lanes' rows) by 16 columns a chunk: lanes
    * 8 i .. 8 i + 7 address matrix i, which starts 8 i columns in */
   const uint32_t b_base = (uint32_t) __cvta_generic_to_shared (planes) +
-      (32 * wy + lane % 8) * pitch + 2 * (16 * wx + 8 * (lane / 8));
+                          (32 * wy + lane % 8) * pitch +
+                          2 * (16 * wx + 8 * (lane / 8));
 
   float out[NCH][4][4];
 #pragma unroll
@@ -270,8 +274,8 @@ separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
           uint32_t b[4];
           kconv_cuda_ldmatrix_x4 (b, at + 2 * 16 * c);
           mma_f16 (d, H[c][0], H[c][1], H[c][2], H[c][3], b[0], b[1]);
-          mma_f16 (d, H[c + 1][0], H[c + 1][1], H[c + 1][2], H[c + 1][3],
-              b[2], b[3]);
+          mma_f16 (d, H[c + 1][0], H[c + 1][1], H[c + 1][2], H[c + 1][3], b[2],
+              b[3]);
         } else {
           uint32_t b[2];
           ldmatrix_x2 (b, at + 2 * 16 * c);
@@ -308,52 +312,54 @@ separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
       uint8_t px[NCH];
 #pragma unroll
       for (int ch = 0; ch < NCH; ch++)
-        px[ch] = kconv_cuda_finish_as < KCONV_FINISH_FLOAT > (job,
-            out[ch][n][e]);
-      kconv_cuda_store_pixel < NCH, WORDS ? 1 : 0 > (job, x, y, px);
+        px[ch] = kconv_cuda_finish_as<KCONV_FINISH_FLOAT> (job, out[ch][n][e]);
+      kconv_cuda_store_pixel<NCH, WORDS ? 1 : 0> (job, x, y, px);
     }
 }
 
-template < int NCH, int CH, bool WORDS > static cudaError_t
-launch_as (const KConvCudaJob & job, const KConvCudaWeights * hv,
+template <int NCH, int CH, bool WORDS>
+static cudaError_t
+launch_as (const KConvCudaJob &job, const KConvCudaWeights *hv,
     cudaStream_t stream)
 {
   static KConvCudaSmemAllowed raised;
   const size_t smem = kconv_cuda_separable_mma_smem (NCH, job.cols, job.rows);
-  auto kernel = separable_mma_kernel < NCH, CH, WORDS >;
+  auto kernel = separable_mma_kernel<NCH, CH, WORDS>;
   cudaError_t err = kconv_cuda_allow_smem (kernel, smem, &raised);
   if (err != cudaSuccess)
     return err;
   dim3 grid (kconv_div_up (job.width, SEPMMA_TILE_W),
       kconv_cuda_grid_rows (job, SEPMMA_TILE_H));
-  kernel <<< grid, SEPMMA_THREADS, smem, stream >>> (job, *hv);
+  kernel<<<grid, SEPMMA_THREADS, smem, stream>>> (job, *hv);
   return cudaGetLastError ();
 }
 
-template < int NCH > static cudaError_t
-launch_nch (const KConvCudaJob & job, const KConvCudaWeights * hv,
+template <int NCH>
+static cudaError_t
+launch_nch (const KConvCudaJob &job, const KConvCudaWeights *hv,
     cudaStream_t stream)
 {
   const bool words = job.pixel_stride == 4 && job.aligned4;
   switch (chunks_for (job.cols, job.rows)) {
-    case 1:
-      return words ? launch_as < NCH, 1, true > (job, hv, stream) :
-          launch_as < NCH, 1, false > (job, hv, stream);
-    case 2:
-      return words ? launch_as < NCH, 2, true > (job, hv, stream) :
-          launch_as < NCH, 2, false > (job, hv, stream);
-    case 3:
-      return words ? launch_as < NCH, 3, true > (job, hv, stream) :
-          launch_as < NCH, 3, false > (job, hv, stream);
-    default:
-      return cudaErrorInvalidValue;
+  case 1:
+    return words ? launch_as<NCH, 1, true> (job, hv, stream)
+                 : launch_as<NCH, 1, false> (job, hv, stream);
+  case 2:
+    return words ? launch_as<NCH, 2, true> (job, hv, stream)
+                 : launch_as<NCH, 2, false> (job, hv, stream);
+  case 3:
+    return words ? launch_as<NCH, 3, true> (job, hv, stream)
+                 : launch_as<NCH, 3, false> (job, hv, stream);
+  default:
+    return cudaErrorInvalidValue;
   }
 }
 
 cudaError_t
-kconv_cuda_launch_separable_mma (const KConvCudaJob * job,
-    const KConvCudaWeights * hv, cudaStream_t stream)
+kconv_cuda_launch_separable_mma (const KConvCudaJob *job,
+    const KConvCudaWeights *hv, cudaStream_t stream)
 {
-  return kconv_cuda_by_channels (job->n_channels,[&](auto nch) {
-        return launch_nch < decltype (nch)::value > (*job, hv, stream);});
+  return kconv_cuda_by_channels (job->n_channels, [&] (auto nch) {
+    return launch_nch<decltype (nch)::value> (*job, hv, stream);
+  });
 }

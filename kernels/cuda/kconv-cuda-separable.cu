@@ -19,7 +19,7 @@
 #include "kconv-cuda-launch.h"
 
 #define SEP_RUN 8
-#define SEP_OUT_H (KCONV_CUDA_BLOCK_ROWS * SEP_RUN)     /* 64 output rows */
+#define SEP_OUT_H (KCONV_CUDA_BLOCK_ROWS * SEP_RUN) /* 64 output rows */
 #define SEP_THREADS (KCONV_CUDA_TILE_W * KCONV_CUDA_BLOCK_ROWS)
 #define SEP_MID_PITCH (KCONV_CUDA_TILE_W + 1)
 
@@ -27,7 +27,7 @@
 struct SepRawLayout
 {
   int pitch;
-  __device__ int operator () (int row, int col) const
+  __device__ int operator() (int row, int col) const
   {
     return row * pitch + col + col / SEP_RUN;
   }
@@ -36,7 +36,7 @@ struct SepRawLayout
 static inline __host__ __device__ int
 sep_raw_pitch (int cols)
 {
-  int len = KCONV_CUDA_TILE_W + cols - 1 + SEP_RUN;     /* + window overrun */
+  int len = KCONV_CUDA_TILE_W + cols - 1 + SEP_RUN; /* + window overrun */
   len += len / SEP_RUN + 1;
   return (len + 31) / 32 * 32 + 4;
 }
@@ -47,16 +47,16 @@ kconv_cuda_separable_smem (int nch, int cols, int rows)
   size_t tile_h = SEP_OUT_H + rows - 1;
   size_t raw = (size_t) sep_raw_pitch (cols) * tile_h;
   size_t mid = (size_t) SEP_MID_PITCH * (tile_h + SEP_RUN);
-  (void) nch;                   /* one channel at a time */
+  (void) nch; /* one channel at a time */
   return (raw + mid) * sizeof (float);
 }
 
 /* a[r] = sum_k w[k] * s[r + k] for r < SEP_RUN, where sample i = SEP_RUN b
  * + e (e < SEP_RUN) lives at base[b * block + e * STEP]: the reads are a
  * pointer bumped once per SEP_RUN taps plus constant offsets. */
-template < int STEP > __device__ __forceinline__ void
-slide (float a[SEP_RUN], const float *w, int taps, const float *base,
-    int block)
+template <int STEP>
+__device__ __forceinline__ void
+slide (float a[SEP_RUN], const float *w, int taps, const float *base, int block)
 {
   float win[SEP_RUN];
 #pragma unroll
@@ -98,20 +98,21 @@ slide (float a[SEP_RUN], const float *w, int taps, const float *base,
         const float wj = w[k + j];
 #pragma unroll
         for (int r = 0; r < SEP_RUN; r++)
-          a[r] = fmaf (wj, r + j < SEP_RUN ? win[r + j] :
-              nxt[r + j - SEP_RUN], a[r]);
+          a[r] = fmaf (wj, r + j < SEP_RUN ? win[r + j] : nxt[r + j - SEP_RUN],
+              a[r]);
       }
     }
   }
 }
 
-template < int NCH > __global__ void
+template <int NCH>
+__global__ void
 __launch_bounds__ (SEP_THREADS)
-separable_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
+    separable_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
 {
   extern __shared__ float smem[];
   const int tile_h = SEP_OUT_H + job.rows - 1;
-  const SepRawLayout raw_at { sep_raw_pitch (job.cols) };
+  const SepRawLayout raw_at{ sep_raw_pitch (job.cols) };
   const int raw_plane = raw_at.pitch * tile_h;
   float *raw = smem;
   float *mid = smem + raw_plane;
@@ -130,7 +131,7 @@ separable_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
     KConvCudaJob one = job;
     one.channel_offset[0] = job.channel_offset[c];
     if (c > 0)
-      __syncthreads ();         /* the last channel's vertical pass is done */
+      __syncthreads (); /* the last channel's vertical pass is done */
     kconv_cuda_load_tile (one, raw, 1, x0 - job.ax, y0 - job.ay,
         KCONV_CUDA_TILE_W + job.cols - 1, tile_h, raw_plane, raw_at);
     __syncthreads ();
@@ -139,7 +140,7 @@ separable_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
     for (int row = tid / lanes; row < tile_h; row += SEP_THREADS / lanes) {
       float a[SEP_RUN];
       /* hx is a multiple of SEP_RUN: SEP_RUN samples, then a spare word */
-      slide < 1 > (a, h, job.cols, raw + raw_at (row, hx), SEP_RUN + 1);
+      slide<1> (a, h, job.cols, raw + raw_at (row, hx), SEP_RUN + 1);
 #pragma unroll
       for (int r = 0; r < SEP_RUN; r++)
         mid[row * SEP_MID_PITCH + hx + r] = a[r];
@@ -148,44 +149,44 @@ separable_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
 
     /* vertical: SEP_RUN outputs of a column a thread */
     const float *col = mid + ty0 * SEP_MID_PITCH + tx;
-    slide < SEP_MID_PITCH > (acc[c], v, job.rows, col,
-        SEP_RUN * SEP_MID_PITCH);
+    slide<SEP_MID_PITCH> (acc[c], v, job.rows, col, SEP_RUN * SEP_MID_PITCH);
   }
 
-  kconv_cuda_store_column < NCH, SEP_RUN > (job, x, y0 + ty0, acc);
+  kconv_cuda_store_column<NCH, SEP_RUN> (job, x, y0 + ty0, acc);
 }
 
-template < int NCH > static cudaError_t
-launch_separable (const KConvCudaJob & job, const KConvCudaWeights * hv,
+template <int NCH>
+static cudaError_t
+launch_separable (const KConvCudaJob &job, const KConvCudaWeights *hv,
     cudaStream_t stream)
 {
   size_t smem = kconv_cuda_separable_smem (NCH, job.cols, job.rows);
   static KConvCudaSmemAllowed raised;
-  cudaError_t err = kconv_cuda_allow_smem (separable_kernel < NCH >, smem,
-      &raised);
+  cudaError_t err =
+      kconv_cuda_allow_smem (separable_kernel<NCH>, smem, &raised);
   if (err != cudaSuccess)
     return err;
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
       kconv_cuda_grid_rows (job, SEP_OUT_H));
-  separable_kernel < NCH > <<< grid, block, smem, stream >>> (job, *hv);
+  separable_kernel<NCH><<<grid, block, smem, stream>>> (job, *hv);
   return cudaGetLastError ();
 }
 
 cudaError_t
-kconv_cuda_launch_separable (const KConvCudaJob * job,
-    const KConvCudaWeights * hv, cudaStream_t stream)
+kconv_cuda_launch_separable (const KConvCudaJob *job,
+    const KConvCudaWeights *hv, cudaStream_t stream)
 {
   switch (job->n_channels) {
-    case 1:
-      return launch_separable < 1 > (*job, hv, stream);
-    case 2:
-      return launch_separable < 2 > (*job, hv, stream);
-    case 3:
-      return launch_separable < 3 > (*job, hv, stream);
-    case 4:
-      return launch_separable < 4 > (*job, hv, stream);
-    default:
-      return cudaErrorInvalidValue;
+  case 1:
+    return launch_separable<1> (*job, hv, stream);
+  case 2:
+    return launch_separable<2> (*job, hv, stream);
+  case 3:
+    return launch_separable<3> (*job, hv, stream);
+  case 4:
+    return launch_separable<4> (*job, hv, stream);
+  default:
+    return cudaErrorInvalidValue;
   }
 }

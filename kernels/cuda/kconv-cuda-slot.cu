@@ -46,13 +46,13 @@ typedef struct
 struct KConvCudaSlot
 {
   int device;
-  int ready;                    /* events made */
-  int broken;                   /* a submission failed half way */
+  int ready;  /* events made */
+  int broken; /* a submission failed half way */
   cudaEvent_t uploaded[MAX_BANDS], convolved[MAX_BANDS];
-  cudaEvent_t done;             /* after the last download queued */
-  uint8_t *d_mem;               /* source and result planes, pitched */
+  cudaEvent_t done; /* after the last download queued */
+  uint8_t *d_mem;   /* source and result planes, pitched */
   size_t d_size, d_used;
-  uint8_t *h_stage;             /* pinned staging for pageable frames */
+  uint8_t *h_stage; /* pinned staging for pageable frames */
   size_t h_size, h_used;
   /* the last plane submitted, for a second image over it (packed 4:2:2's
    * chroma after its luma): its source is already on the device, and its
@@ -65,7 +65,7 @@ struct KConvCudaSlot
   Unstage unstage[MAX_UNSTAGE]; /* staged results still to hand over */
   int n_unstage;
   int n_threads;
-  int max_bands;                /* KCONV_CUDA_BANDS, for measuring */
+  int max_bands; /* KCONV_CUDA_BANDS, for measuring */
 };
 
 extern "C" void *
@@ -73,8 +73,8 @@ kconv_cuda_host_alloc (size_t size)
 {
   void *p = NULL;
   /* portable: usable from every device's context */
-  if (cudaHostAlloc (&p, size ? size : 1, cudaHostAllocPortable)
-      != cudaSuccess) {
+  if (cudaHostAlloc (&p, size ? size : 1, cudaHostAllocPortable) !=
+      cudaSuccess) {
     cudaGetLastError ();
     return NULL;
   }
@@ -100,7 +100,7 @@ is_pinned (const void *p)
 }
 
 static void
-slot_release (KConvCudaSlot * slot)
+slot_release (KConvCudaSlot *slot)
 {
   (void) kconv_cuda_use_device (slot->device);
   for (int i = 0; i < MAX_BANDS; i++) {
@@ -118,21 +118,22 @@ slot_release (KConvCudaSlot * slot)
 }
 
 static KConvStatus
-slot_init (KConvCudaSlot * slot, int device)
+slot_init (KConvCudaSlot *slot, int device)
 {
   slot->device = device;
   const int bands = kconv_tuning ().cuda_bands;
   slot->max_bands = bands ? bands : MAX_BANDS;
-  slot->max_bands = slot->max_bands < 1 ? 1 :
-      slot->max_bands > MAX_BANDS ? MAX_BANDS : slot->max_bands;
+  slot->max_bands = slot->max_bands < 1           ? 1
+                    : slot->max_bands > MAX_BANDS ? MAX_BANDS
+                                                  : slot->max_bands;
   KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (device));
-  KCONV_CUDA_CHECK (cudaEventCreateWithFlags (&slot->done,
-          cudaEventDisableTiming));
+  KCONV_CUDA_CHECK (
+      cudaEventCreateWithFlags (&slot->done, cudaEventDisableTiming));
   for (int i = 0; i < MAX_BANDS; i++) {
-    KCONV_CUDA_CHECK (cudaEventCreateWithFlags (&slot->uploaded[i],
-            cudaEventDisableTiming));
-    KCONV_CUDA_CHECK (cudaEventCreateWithFlags (&slot->convolved[i],
-            cudaEventDisableTiming));
+    KCONV_CUDA_CHECK (
+        cudaEventCreateWithFlags (&slot->uploaded[i], cudaEventDisableTiming));
+    KCONV_CUDA_CHECK (
+        cudaEventCreateWithFlags (&slot->convolved[i], cudaEventDisableTiming));
   }
   slot->ready = 1;
   return KCONV_OK;
@@ -140,7 +141,7 @@ slot_init (KConvCudaSlot * slot, int device)
 
 /* Waits for everything submitted and hands staged results over. */
 static KConvStatus
-slot_finish (KConvCudaSlot * slot)
+slot_finish (KConvCudaSlot *slot)
 {
   KConvStatus st = KCONV_OK;
   cudaError_t err = cudaSuccess;
@@ -148,13 +149,15 @@ slot_finish (KConvCudaSlot * slot)
     (void) kconv_cuda_use_device (slot->device);
     /* the downloads wait for the kernels, which wait for the uploads; a
      * submission that broke off may have left any of them queued */
-    err = slot->broken ? cudaDeviceSynchronize () :
-        cudaEventSynchronize (slot->done);
+    err = slot->broken ? cudaDeviceSynchronize ()
+                       : cudaEventSynchronize (slot->done);
     slot->broken = 0;
   }
   if (err != cudaSuccess) {
-    st = kconv_fail (KCONV_ERROR_DEVICE, "while frames were in flight: "
-        "%s (%s)", cudaGetErrorName (err), cudaGetErrorString (err));
+    st = kconv_fail (KCONV_ERROR_DEVICE,
+        "while frames were in flight: "
+        "%s (%s)",
+        cudaGetErrorName (err), cudaGetErrorString (err));
   } else {
     for (int i = 0; i < slot->n_unstage; i++) {
       const Unstage *u = &slot->unstage[i];
@@ -172,11 +175,10 @@ slot_finish (KConvCudaSlot * slot)
  * it does not fit, the frame's earlier planes are finished first and the
  * buffers regrown to hold the whole frame, so later frames fit. */
 static KConvStatus
-slot_reserve (KConvCudaSlot * slot, size_t d_need, size_t h_need)
+slot_reserve (KConvCudaSlot *slot, size_t d_need, size_t h_need)
 {
-  if (slot->d_used + d_need <= slot->d_size
-      && slot->h_used + h_need <= slot->h_size
-      && slot->n_unstage < MAX_UNSTAGE)
+  if (slot->d_used + d_need <= slot->d_size &&
+      slot->h_used + h_need <= slot->h_size && slot->n_unstage < MAX_UNSTAGE)
     return KCONV_OK;
   const size_t d_frame = slot->d_used + d_need;
   const size_t h_frame = slot->h_used + h_need;
@@ -195,8 +197,8 @@ slot_reserve (KConvCudaSlot * slot, size_t d_need, size_t h_need)
       cudaFreeHost (slot->h_stage);
     slot->h_stage = NULL;
     slot->h_size = 0;
-    KCONV_CUDA_CHECK (cudaHostAlloc (&slot->h_stage, h_frame,
-            cudaHostAllocPortable));
+    KCONV_CUDA_CHECK (
+        cudaHostAlloc (&slot->h_stage, h_frame, cudaHostAllocPortable));
     slot->h_size = h_frame;
   }
   return KCONV_OK;
@@ -205,18 +207,18 @@ slot_reserve (KConvCudaSlot * slot, size_t d_need, size_t h_need)
 /* A second image over the plane submitted last, keeping the bytes the
  * first one wrote: nothing to upload again. */
 static int
-same_plane_again (const KConvCudaSlot * slot, const KConvImage * src,
-    const KConvImage * dst, size_t row)
+same_plane_again (const KConvCudaSlot *slot, const KConvImage *src,
+    const KConvImage *dst, size_t row)
 {
-  return dst->keep_other_bytes && slot->last_src == src->data
-      && slot->last_dst == dst->data && slot->last_src_stride == src->stride
-      && slot->last_dst_stride == dst->stride && slot->last_h == src->height
-      && row <= slot->last_row;
+  return dst->keep_other_bytes && slot->last_src == src->data &&
+         slot->last_dst == dst->data && slot->last_src_stride == src->stride &&
+         slot->last_dst_stride == dst->stride && slot->last_h == src->height &&
+         row <= slot->last_row;
 }
 
 static KConvStatus
-slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
-    const KConvImage * dst)
+slot_submit (KConvCuda *cu, KConvCudaSlot *slot, const KConvImage *src,
+    const KConvImage *dst)
 {
   const size_t row = (size_t) src->width * src->pixel_stride;
   const int h = src->height;
@@ -280,15 +282,15 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
       from_stride = row;
     }
     KCONV_CUDA_CHECK (cudaMemcpy2DAsync (d_src + y0 * pitch, pitch, from,
-            from_stride, row, y1 - y0, cudaMemcpyHostToDevice, up));
+        from_stride, row, y1 - y0, cudaMemcpyHostToDevice, up));
     kconv_cuda_count_transfer (1, row * (y1 - y0));
     /* bytes the destination keeps come back down with the result: they
      * must be on the device first (rare: the element's second image over
      * a plane is the case above, with nothing to upload) */
     if (dst->keep_other_bytes) {
       KCONV_CUDA_CHECK (cudaMemcpy2DAsync (d_dst + y0 * pitch, pitch,
-              dst->data + (ptrdiff_t) y0 * dst->stride, dst->stride, row,
-              y1 - y0, cudaMemcpyHostToDevice, up));
+          dst->data + (ptrdiff_t) y0 * dst->stride, dst->stride, row, y1 - y0,
+          cudaMemcpyHostToDevice, up));
       kconv_cuda_count_transfer (1, row * (y1 - y0));
     }
     KCONV_CUDA_CHECK (cudaEventRecord (slot->uploaded[b], up));
@@ -305,12 +307,11 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
     const int y0 = b * band_h, y1 = y0 + band_h < h ? y0 + band_h : h;
     /* the last source row this band reads, and the band it arrives in */
     int last = y1 - 1 + below;
-    last = last < above ? above : last;         /* reflected top rows */
+    last = last < above ? above : last; /* reflected top rows */
     last = bands == 1 || last >= h ? h - 1 : last;
     const int need = last / band_h;
     if (need > waited) {
-      KCONV_CUDA_CHECK (cudaStreamWaitEvent (compute, slot->uploaded[need],
-              0));
+      KCONV_CUDA_CHECK (cudaStreamWaitEvent (compute, slot->uploaded[need], 0));
       waited = need;
     }
     st = kconv_cuda_run_rows (cu, &dev_src, &dev_dst, y0, y1, compute);
@@ -325,20 +326,19 @@ slot_submit (KConvCuda * cu, KConvCudaSlot * slot, const KConvImage * src,
     const int y0 = b * band_h, y1 = y0 + band_h < h ? y0 + band_h : h;
     KCONV_CUDA_CHECK (cudaStreamWaitEvent (down, slot->convolved[b], 0));
     KCONV_CUDA_CHECK (cudaMemcpy2DAsync (to + y0 * to_stride, to_stride,
-            d_dst + y0 * pitch, pitch, row, y1 - y0, cudaMemcpyDeviceToHost,
-            down));
+        d_dst + y0 * pitch, pitch, row, y1 - y0, cudaMemcpyDeviceToHost, down));
     kconv_cuda_count_transfer (0, row * (y1 - y0));
   }
   KCONV_CUDA_CHECK (cudaEventRecord (slot->done, down));
   if (stage_out)
-    slot->unstage[slot->n_unstage++] = (Unstage) {
-    dst->data, dst->stride, stage_out, row, h};
+    slot->unstage[slot->n_unstage++] =
+        (Unstage){ dst->data, dst->stride, stage_out, row, h };
   return KCONV_OK;
 }
 
 extern "C" KConvStatus
-kconv_cuda_submit (KConvCuda * cu, KConvCudaSlot ** slotp,
-    const KConvImage * src, const KConvImage * dst, int n_threads)
+kconv_cuda_submit (KConvCuda *cu, KConvCudaSlot **slotp, const KConvImage *src,
+    const KConvImage *dst, int n_threads)
 {
   KConvCudaSlot *slot = *slotp;
   if (!slot) {
@@ -349,7 +349,7 @@ kconv_cuda_submit (KConvCuda * cu, KConvCudaSlot ** slotp,
   }
   KConvStatus st = KCONV_OK;
   if (slot->ready && slot->device != kconv_cuda_device_of (cu)) {
-    slot_finish (slot);         /* moving to another device */
+    slot_finish (slot); /* moving to another device */
     slot_release (slot);
   }
   if (!slot->ready) {
@@ -367,7 +367,7 @@ kconv_cuda_submit (KConvCuda * cu, KConvCudaSlot ** slotp,
 }
 
 extern "C" KConvStatus
-kconv_cuda_slot_wait (KConvCudaSlot * slot)
+kconv_cuda_slot_wait (KConvCudaSlot *slot)
 {
   if (!slot)
     return KCONV_OK;
@@ -375,7 +375,7 @@ kconv_cuda_slot_wait (KConvCudaSlot * slot)
 }
 
 extern "C" void
-kconv_cuda_slot_free (KConvCudaSlot * slot)
+kconv_cuda_slot_free (KConvCudaSlot *slot)
 {
   if (!slot)
     return;

@@ -29,11 +29,10 @@
  * ms, tensor cores 0.112; see kernels/PERFORMANCE.md). */
 #define MMA_MIN_TAPS 25
 
-typedef enum
-{
-  STRATEGY_MMA,                 /* exact, signed-byte weights, tensor cores */
-  STRATEGY_SMALL,               /* direct, sizes fixed at compile time */
-  STRATEGY_SEPARABLE_MMA,       /* inexact separable, tensor cores, half */
+typedef enum {
+  STRATEGY_MMA,           /* exact, signed-byte weights, tensor cores */
+  STRATEGY_SMALL,         /* direct, sizes fixed at compile time */
+  STRATEGY_SEPARABLE_MMA, /* inexact separable, tensor cores, half */
   STRATEGY_SEPARABLE,
   STRATEGY_FFT,
   STRATEGY_DIRECT,
@@ -49,31 +48,30 @@ struct KConvCuda
 {
   int device;
   const StrategyOps *strategy;
-  int fft_missing;              /* the FFT was chosen, cuFFT is not here */
+  int fft_missing; /* the FFT was chosen, cuFFT is not here */
   KConvCudaFft *fft;
-  KConvCudaJob arith;           /* the kernel and arithmetic fields */
-  KConvCudaWeights pw;          /* direct: weights; separable: h then v */
-  KConvCudaIntPath int_path;    /* small exact kernels in integers */
-  int packed_allowed;           /* the tuning's cuda_packed, read with the
-                                 * strategy at creation */
+  KConvCudaJob arith;        /* the kernel and arithmetic fields */
+  KConvCudaWeights pw;       /* direct: weights; separable: h then v */
+  KConvCudaIntPath int_path; /* small exact kernels in integers */
+  int packed_allowed;        /* the tuning's cuda_packed, read with the
+                              * strategy at creation */
   KConvCudaIntWeights iw;
-  float *d_weights;             /* direct kernels too large for pw */
-  uint32_t *d_mma_table;        /* the tensor-core path's weight table */
-  int max_smem;                 /* opt-in limit per block */
-  cudaStream_t stream;          /* every convolution runs here, in order */
-  cudaStream_t up, down;        /* frames' uploads and downloads, in order */
-  KConvCudaSlot *own_slot;      /* for kconv_cuda_run */
-  double sepmma_bound;          /* STRATEGY_SEPARABLE_MMA's error bound */
+  float *d_weights;        /* direct kernels too large for pw */
+  uint32_t *d_mma_table;   /* the tensor-core path's weight table */
+  int max_smem;            /* opt-in limit per block */
+  cudaStream_t stream;     /* every convolution runs here, in order */
+  cudaStream_t up, down;   /* frames' uploads and downloads, in order */
+  KConvCudaSlot *own_slot; /* for kconv_cuda_run */
+  double sepmma_bound;     /* STRATEGY_SEPARABLE_MMA's error bound */
   char description[200];
 };
-
 
 extern "C" int
 kconv_cuda_device_count (void)
 {
   int n = 0;
   if (cudaGetDeviceCount (&n) != cudaSuccess) {
-    cudaGetLastError ();        /* clear the sticky "no driver" error */
+    cudaGetLastError (); /* clear the sticky "no driver" error */
     return 0;
   }
   return n;
@@ -99,8 +97,8 @@ find_ctx_get_current (void)
   void *fn = NULL;
   cudaDriverEntryPointQueryResult found;
   if (cudaGetDriverEntryPointByVersion ("cuCtxGetCurrent", &fn, 12000,
-          cudaEnableDefault, &found) == cudaSuccess
-      && found == cudaDriverEntryPointSuccess)
+          cudaEnableDefault, &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess)
     ctx_get_current = (CtxGetCurrent) fn;
   else
     cudaGetLastError ();
@@ -126,7 +124,7 @@ kconv_cuda_count_transfer (int to_device, size_t bytes)
 }
 
 extern "C" void
-kconv_transfer_bytes (uint64_t * to_device, uint64_t * to_host)
+kconv_transfer_bytes (uint64_t *to_device, uint64_t *to_host)
 {
   *to_device = __atomic_load_n (&bytes_to_device, __ATOMIC_RELAXED);
   *to_host = __atomic_load_n (&bytes_to_host, __ATOMIC_RELAXED);
@@ -139,24 +137,24 @@ kconv_cuda_copy_device (void *dst, ptrdiff_t dst_stride, const void *src,
   if (rows <= 0 || row_bytes == 0)
     return KCONV_OK;
   KCONV_CUDA_CHECK (cudaMemcpy2DAsync (dst, dst_stride, src, src_stride,
-          row_bytes, rows, cudaMemcpyDeviceToDevice, (cudaStream_t) stream));
+      row_bytes, rows, cudaMemcpyDeviceToDevice, (cudaStream_t) stream));
   return KCONV_OK;
 }
 
 /* One thread a pixel of the box; those off the outline do nothing. */
 __global__ static void
-draw_box_kernel (uint8_t * data, ptrdiff_t stride, int pixel_stride,
-    int n_channels, uchar4 offsets, uchar4 value, int x0, int y0, int w,
-    int h, int visible_w, int visible_h, int thickness)
+draw_box_kernel (uint8_t *data, ptrdiff_t stride, int pixel_stride,
+    int n_channels, uchar4 offsets, uchar4 value, int x0, int y0, int w, int h,
+    int visible_w, int visible_h, int thickness)
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y;
   if (i >= visible_w || j >= visible_h)
     return;
-  if (i >= thickness && w - 1 - i >= thickness && j >= thickness
-      && h - 1 - j >= thickness)
+  if (i >= thickness && w - 1 - i >= thickness && j >= thickness &&
+      h - 1 - j >= thickness)
     return;
-  uint8_t *p = data + (ptrdiff_t) (y0 + j) * stride + (ptrdiff_t) (x0 + i) *
-      pixel_stride;
+  uint8_t *p = data + (ptrdiff_t) (y0 + j) * stride +
+               (ptrdiff_t) (x0 + i) * pixel_stride;
   const uint8_t off[4] = { offsets.x, offsets.y, offsets.z, offsets.w };
   const uint8_t val[4] = { value.x, value.y, value.z, value.w };
   for (int c = 0; c < n_channels; c++)
@@ -164,7 +162,7 @@ draw_box_kernel (uint8_t * data, ptrdiff_t stride, int pixel_stride,
 }
 
 extern "C" KConvStatus
-kconv_cuda_draw_box (const KConvImage * im, int x, int y, int w, int h,
+kconv_cuda_draw_box (const KConvImage *im, int x, int y, int w, int h,
     int thickness, const uint8_t value[KCONV_MAX_CHANNELS], void *stream)
 {
   /* the part inside the image; the outline stays the whole box's */
@@ -172,11 +170,11 @@ kconv_cuda_draw_box (const KConvImage * im, int x, int y, int w, int h,
   const int y1 = y + h < im->height ? y + h : im->height;
   if (x < 0 || y < 0 || x1 <= x || y1 <= y)
     return KCONV_OK;
-  const uchar4 off = make_uchar4 (im->channel_offset[0],
-      im->channel_offset[1], im->channel_offset[2], im->channel_offset[3]);
+  const uchar4 off = make_uchar4 (im->channel_offset[0], im->channel_offset[1],
+      im->channel_offset[2], im->channel_offset[3]);
   const uchar4 val = make_uchar4 (value[0], value[1], value[2], value[3]);
   dim3 grid ((x1 - x + 127) / 128, y1 - y);
-  draw_box_kernel <<< grid, 128, 0, (cudaStream_t) stream >>> (im->data,
+  draw_box_kernel<<<grid, 128, 0, (cudaStream_t) stream>>> (im->data,
       im->stride, im->pixel_stride, im->n_channels, off, val, x, y, w, h,
       x1 - x, y1 - y, thickness);
   KCONV_CUDA_CHECK (cudaGetLastError ());
@@ -202,23 +200,23 @@ kconv_cuda_sync (void *stream)
 typedef struct
 {
   const KConvPlan *plan;
-  int use_separable;            /* the core found two passes pay */
+  int use_separable; /* the core found two passes pay */
   int taps;
-  int mma;                      /* every weight a signed byte, tensor cores */
-  int small;                    /* a size compiled in */
-  double sepmma_bound;          /* half-precision two passes' error bound */
+  int mma;             /* every weight a signed byte, tensor cores */
+  int small;           /* a size compiled in */
+  double sepmma_bound; /* half-precision two passes' error bound */
 } Choice;
 
 struct StrategyOps
 {
   Strategy id;
-  const char *name;             /* as kconv_force_strategy takes it */
-  int (*fits) (const Choice * c);
-  int (*chosen) (const Choice * c);
-  KConvStatus (*setup) (KConvCuda * cu, const KConvPlan * plan);
-  KConvStatus (*launch) (KConvCuda * cu, KConvCudaJob * job,
-      const KConvImage * src, const KConvImage * dst, cudaStream_t stream);
-  void (*describe) (const KConvCuda * cu, const KConvPlan * plan, char *out,
+  const char *name; /* as kconv_force_strategy takes it */
+  int (*fits) (const Choice *c);
+  int (*chosen) (const Choice *c);
+  KConvStatus (*setup) (KConvCuda *cu, const KConvPlan *plan);
+  KConvStatus (*launch) (KConvCuda *cu, KConvCudaJob *job,
+      const KConvImage *src, const KConvImage *dst, cudaStream_t stream);
+  void (*describe) (const KConvCuda *cu, const KConvPlan *plan, char *out,
       size_t size);
 };
 
@@ -238,7 +236,7 @@ has_tensor_cores (int device)
 /* Whether the exact tensor-core path can take the plan: every weight a
  * signed byte. */
 static int
-mma_fits (const KConvPlan * plan, int device)
+mma_fits (const KConvPlan *plan, int device)
 {
   if (!plan->exact)
     return 0;
@@ -251,11 +249,11 @@ mma_fits (const KConvPlan * plan, int device)
 /* The error bound of the half-precision separable path for the plan, or
  * infinity where it cannot take it; the half weights go to hv (h then v). */
 static double
-separable_mma_bound (const KConvPlan * plan, int device, float *hv)
+separable_mma_bound (const KConvPlan *plan, int device, float *hv)
 {
-  if (plan->exact || !plan->separable
-      || !kconv_cuda_separable_mma_fits (plan->cols, plan->rows)
-      || !has_tensor_cores (device))
+  if (plan->exact || !plan->separable ||
+      !kconv_cuda_separable_mma_fits (plan->cols, plan->rows) ||
+      !has_tensor_cores (device))
     return INFINITY;
   return kconv_cuda_separable_mma_prepare (plan->h, plan->v, plan->cols,
       plan->rows, hv, hv + plan->cols);
@@ -263,8 +261,8 @@ separable_mma_bound (const KConvPlan * plan, int device, float *hv)
 
 /* Every channel of the image in one job. */
 static void
-job_all_channels (KConvCudaJob * job, const KConvImage * src,
-    const KConvImage * dst)
+job_all_channels (KConvCudaJob *job, const KConvImage *src,
+    const KConvImage *dst)
 {
   job->n_channels = src->n_channels;
   for (int c = 0; c < src->n_channels; c++)
@@ -273,29 +271,30 @@ job_all_channels (KConvCudaJob * job, const KConvImage * src,
 }
 
 static KConvStatus
-smem_refused (const KConvCuda * cu, size_t smem)
+smem_refused (const KConvCuda *cu, size_t smem)
 {
-  return kconv_fail (KCONV_ERROR_DEVICE, "a %dx%d kernel needs %zu bytes of "
-      "shared memory per block; the device allows %d", cu->arith.cols,
-      cu->arith.rows, smem, cu->max_smem);
+  return kconv_fail (KCONV_ERROR_DEVICE,
+      "a %dx%d kernel needs %zu bytes of "
+      "shared memory per block; the device allows %d",
+      cu->arith.cols, cu->arith.rows, smem, cu->max_smem);
 }
 
 /* mma: exact, on tensor cores */
 
 static int
-mma_can (const Choice * c)
+mma_can (const Choice *c)
 {
   return c->mma;
 }
 
 static int
-mma_chosen (const Choice * c)
+mma_chosen (const Choice *c)
 {
   return c->mma && !c->small && c->taps >= MMA_MIN_TAPS;
 }
 
 static KConvStatus
-mma_setup (KConvCuda * cu, const KConvPlan * plan)
+mma_setup (KConvCuda *cu, const KConvPlan *plan)
 {
   const int n = plan->rows * plan->cols;
   const size_t bytes = kconv_cuda_mma_table_bytes (plan->rows, plan->cols);
@@ -318,45 +317,48 @@ mma_setup (KConvCuda * cu, const KConvPlan * plan)
 
 /* both tensor-core paths take every channel in one launch */
 static KConvStatus
-tensor_launch (KConvCuda * cu, KConvCudaJob * job, const KConvImage * src,
-    const KConvImage * dst, cudaStream_t stream)
+tensor_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
+    const KConvImage *dst, cudaStream_t stream)
 {
   const int mma = cu->strategy->id == STRATEGY_MMA;
-  const size_t smem = mma ?
-      kconv_cuda_mma_smem (src->n_channels, job->cols, job->rows) :
-      kconv_cuda_separable_mma_smem (src->n_channels, job->cols, job->rows);
+  const size_t smem =
+      mma ? kconv_cuda_mma_smem (src->n_channels, job->cols, job->rows)
+          : kconv_cuda_separable_mma_smem (src->n_channels, job->cols,
+                job->rows);
   if (smem > (size_t) cu->max_smem)
     return smem_refused (cu, smem);
   job_all_channels (job, src, dst);
-  KCONV_CUDA_CHECK (mma ? kconv_cuda_launch_mma (job, cu->d_mma_table, stream)
-      : kconv_cuda_launch_separable_mma (job, &cu->pw, stream));
+  KCONV_CUDA_CHECK (
+      mma ? kconv_cuda_launch_mma (job, cu->d_mma_table, stream)
+          : kconv_cuda_launch_separable_mma (job, &cu->pw, stream));
   return KCONV_OK;
 }
 
 static void
-mma_describe (const KConvCuda * cu, const KConvPlan * plan, char *out,
+mma_describe (const KConvCuda *cu, const KConvPlan *plan, char *out,
     size_t size)
 {
-  snprintf (out, size, "tensor cores %dx%d (exact: byte pixels times byte "
-      "weights, 32-bit sums; weight table on the device)", plan->cols,
-      plan->rows);
+  snprintf (out, size,
+      "tensor cores %dx%d (exact: byte pixels times byte "
+      "weights, 32-bit sums; weight table on the device)",
+      plan->cols, plan->rows);
 }
 
 /* small: direct, the size compiled in; integer lanes or DP4A for exact
  * kernels on 4-byte pixels */
 
 static int
-small_can (const Choice * c)
+small_can (const Choice *c)
 {
   return c->small;
 }
 
-static KConvStatus direct_setup (KConvCuda * cu, const KConvPlan * plan);
-static KConvStatus chunked_launch (KConvCuda * cu, KConvCudaJob * job,
-    const KConvImage * src, const KConvImage * dst, cudaStream_t stream);
+static KConvStatus direct_setup (KConvCuda *cu, const KConvPlan *plan);
+static KConvStatus chunked_launch (KConvCuda *cu, KConvCudaJob *job,
+    const KConvImage *src, const KConvImage *dst, cudaStream_t stream);
 
 static KConvStatus
-small_setup (KConvCuda * cu, const KConvPlan * plan)
+small_setup (KConvCuda *cu, const KConvPlan *plan)
 {
   if (plan->exact && cu->packed_allowed)
     cu->int_path = kconv_cuda_int_setup (plan->weights, plan->cols, &cu->iw);
@@ -364,69 +366,73 @@ small_setup (KConvCuda * cu, const KConvPlan * plan)
 }
 
 static KConvStatus
-small_launch (KConvCuda * cu, KConvCudaJob * job, const KConvImage * src,
-    const KConvImage * dst, cudaStream_t stream)
+small_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
+    const KConvImage *dst, cudaStream_t stream)
 {
   if (!kconv_cuda_small_fits (job->cols, job->rows, src->n_channels))
     return chunked_launch (cu, job, src, dst, stream);
   job_all_channels (job, src, dst);
-  if (cu->int_path != KCONV_CUDA_INT_NONE
-      && kconv_cuda_int_layout_fits (*job))
-    KCONV_CUDA_CHECK (cu->int_path == KCONV_CUDA_INT_PACKED ?
-        kconv_cuda_launch_packed (job, &cu->iw, stream) :
-        kconv_cuda_launch_dp4a (job, &cu->iw, stream));
+  if (cu->int_path != KCONV_CUDA_INT_NONE && kconv_cuda_int_layout_fits (*job))
+    KCONV_CUDA_CHECK (cu->int_path == KCONV_CUDA_INT_PACKED
+                          ? kconv_cuda_launch_packed (job, &cu->iw, stream)
+                          : kconv_cuda_launch_dp4a (job, &cu->iw, stream));
   else
     KCONV_CUDA_CHECK (kconv_cuda_launch_small (job, &cu->pw, stream));
   return KCONV_OK;
 }
 
 static void
-small_describe (const KConvCuda * cu, const KConvPlan * plan, char *out,
+small_describe (const KConvCuda *cu, const KConvPlan *plan, char *out,
     size_t size)
 {
-  snprintf (out, size, "direct %dx%d, size fixed at compile time, weights in "
-      "constant memory%s", plan->cols, plan->rows,
-      cu->int_path == KCONV_CUDA_INT_PACKED ? "; on 4-byte pixels two "
-      "channels an integer instruction (16-bit lanes)" :
-      cu->int_path == KCONV_CUDA_INT_DP4A ? "; on 4-byte pixels four taps "
-      "an instruction (DP4A)" : "");
+  snprintf (out, size,
+      "direct %dx%d, size fixed at compile time, weights in "
+      "constant memory%s",
+      plan->cols, plan->rows,
+      cu->int_path == KCONV_CUDA_INT_PACKED
+          ? "; on 4-byte pixels two "
+            "channels an integer instruction (16-bit lanes)"
+      : cu->int_path == KCONV_CUDA_INT_DP4A ? "; on 4-byte pixels four taps "
+                                              "an instruction (DP4A)"
+                                            : "");
 }
 
 /* sepmma: inexact separable kernels in half precision on tensor cores,
  * where the error bound keeps every output within 1 */
 
 static int
-sepmma_can (const Choice * c)
+sepmma_can (const Choice *c)
 {
-  return c->use_separable && c->plan->separable
-      && c->sepmma_bound < SEPARABLE_MMA_MAX_ERROR;
+  return c->use_separable && c->plan->separable &&
+         c->sepmma_bound < SEPARABLE_MMA_MAX_ERROR;
 }
 
 static KConvStatus
-sepmma_setup (KConvCuda * cu, const KConvPlan * plan)
+sepmma_setup (KConvCuda *cu, const KConvPlan *plan)
 {
-  return KCONV_OK;              /* pw holds the half weights already */
+  return KCONV_OK; /* pw holds the half weights already */
 }
 
 static void
-sepmma_describe (const KConvCuda * cu, const KConvPlan * plan, char *out,
+sepmma_describe (const KConvCuda *cu, const KConvPlan *plan, char *out,
     size_t size)
 {
-  snprintf (out, size, "separable on tensor cores %dx%d (half precision, "
-      "float sums; outputs within %.2f of the float result)", plan->cols,
-      plan->rows, cu->sepmma_bound);
+  snprintf (out, size,
+      "separable on tensor cores %dx%d (half precision, "
+      "float sums; outputs within %.2f of the float result)",
+      plan->cols, plan->rows, cu->sepmma_bound);
 }
 
 /* separable: two fused passes; direct: one tiled pass */
 
 static int
-separable_can (const Choice * c)
+separable_can (const Choice *c)
 {
   return c->use_separable && c->plan->separable;
 }
 
 static KConvStatus
-separable_setup (KConvCuda * cu, const KConvPlan * plan)
+separable_setup (KConvCuda *cu, const KConvPlan *plan)
 {
   memcpy (cu->pw.w, plan->h, plan->cols * sizeof (float));
   memcpy (cu->pw.w + plan->cols, plan->v, plan->rows * sizeof (float));
@@ -434,13 +440,13 @@ separable_setup (KConvCuda * cu, const KConvPlan * plan)
 }
 
 static int
-always (const Choice * c)
+always (const Choice *c)
 {
   return 1;
 }
 
 static KConvStatus
-direct_setup (KConvCuda * cu, const KConvPlan * plan)
+direct_setup (KConvCuda *cu, const KConvPlan *plan)
 {
   const int n = plan->rows * plan->cols;
   const float scale = plan->exact ? 1.f : plan->scale;
@@ -464,18 +470,18 @@ direct_setup (KConvCuda * cu, const KConvPlan * plan)
 }
 
 static size_t
-smem_for (const KConvCuda * cu, int nch)
+smem_for (const KConvCuda *cu, int nch)
 {
-  return cu->strategy->id == STRATEGY_SEPARABLE ?
-      kconv_cuda_separable_smem (nch, cu->arith.cols, cu->arith.rows) :
-      kconv_cuda_direct_smem (nch, cu->arith.cols, cu->arith.rows);
+  return cu->strategy->id == STRATEGY_SEPARABLE
+             ? kconv_cuda_separable_smem (nch, cu->arith.cols, cu->arith.rows)
+             : kconv_cuda_direct_smem (nch, cu->arith.cols, cu->arith.rows);
 }
 
 /* Channels per launch: all when the tile is comfortable, else as many as
  * fit the per-block limit. */
 static KConvStatus
-chunked_launch (KConvCuda * cu, KConvCudaJob * job, const KConvImage * src,
-    const KConvImage * dst, cudaStream_t stream)
+chunked_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
+    const KConvImage *dst, cudaStream_t stream)
 {
   int total = src->n_channels, per = total;
   while (per > 1 && smem_for (cu, per) > SMEM_COMFORT)
@@ -487,29 +493,32 @@ chunked_launch (KConvCuda * cu, KConvCudaJob * job, const KConvImage * src,
     for (int c = 0; c < job->n_channels; c++)
       job->channel_offset[c] = src->channel_offset[c0 + c];
     job->copy_other_bytes = c0 == 0 && !dst->keep_other_bytes;
-    KCONV_CUDA_CHECK (cu->strategy->id == STRATEGY_SEPARABLE ?
-        kconv_cuda_launch_separable (job, &cu->pw, stream) :
-        kconv_cuda_launch_direct (job, &cu->pw, cu->d_weights, stream));
+    KCONV_CUDA_CHECK (
+        cu->strategy->id == STRATEGY_SEPARABLE
+            ? kconv_cuda_launch_separable (job, &cu->pw, stream)
+            : kconv_cuda_launch_direct (job, &cu->pw, cu->d_weights, stream));
   }
   return KCONV_OK;
 }
 
 static void
-tiled_describe (const KConvCuda * cu, const KConvPlan * plan, char *out,
+tiled_describe (const KConvCuda *cu, const KConvPlan *plan, char *out,
     size_t size)
 {
   const int separable = cu->strategy->id == STRATEGY_SEPARABLE;
-  snprintf (out, size, "%s %dx%d, weights in %s%s", separable ?
-      "separable (fused two-pass)" : "direct tiled", plan->cols, plan->rows,
-      separable || plan->rows * plan->cols <= KCONV_CUDA_PARAM_WEIGHTS ?
-      "constant memory" : "global memory",
+  snprintf (out, size, "%s %dx%d, weights in %s%s",
+      separable ? "separable (fused two-pass)" : "direct tiled", plan->cols,
+      plan->rows,
+      separable || plan->rows * plan->cols <= KCONV_CUDA_PARAM_WEIGHTS
+          ? "constant memory"
+          : "global memory",
       cu->fft_missing ? " (cuFFT unavailable)" : "");
 }
 
 /* fft: large kernels through cuFFT in double precision */
 
 static int
-fft_chosen (const Choice * c)
+fft_chosen (const Choice *c)
 {
   return c->taps >= FFT_MIN_TAPS;
 }
@@ -517,7 +526,7 @@ fft_chosen (const Choice * c)
 static const StrategyOps *strategy_by_id (Strategy id);
 
 static KConvStatus
-fft_setup (KConvCuda * cu, const KConvPlan * plan)
+fft_setup (KConvCuda *cu, const KConvPlan *plan)
 {
   const int n = plan->rows * plan->cols;
   const float scale = plan->exact ? 1.f : plan->scale;
@@ -537,38 +546,41 @@ fft_setup (KConvCuda * cu, const KConvPlan * plan)
 }
 
 static KConvStatus
-fft_launch (KConvCuda * cu, KConvCudaJob * job, const KConvImage * src,
-    const KConvImage * dst, cudaStream_t stream)
+fft_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
+    const KConvImage *dst, cudaStream_t stream)
 {
   if (job->row_begin != 0 || job->row_end != src->height)
-    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "the FFT path "
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
+        "the FFT path "
         "convolves whole frames only");
   job_all_channels (job, src, dst);
   return kconv_cuda_fft_run (cu->fft, job, stream);
 }
 
 static void
-fft_describe (const KConvCuda * cu, const KConvPlan * plan, char *out,
+fft_describe (const KConvCuda *cu, const KConvPlan *plan, char *out,
     size_t size)
 {
-  snprintf (out, size, "FFT (cuFFT, double precision, kernel spectrum "
-      "cached) %dx%d", plan->cols, plan->rows);
+  snprintf (out, size,
+      "FFT (cuFFT, double precision, kernel spectrum "
+      "cached) %dx%d",
+      plan->cols, plan->rows);
 }
 
 /* in the order of preference; indexed by Strategy */
 static const StrategyOps strategies[] = {
-  {STRATEGY_MMA, "mma", mma_can, mma_chosen, mma_setup, tensor_launch,
-      mma_describe},
-  {STRATEGY_SMALL, "small", small_can, small_can, small_setup, small_launch,
-      small_describe},
-  {STRATEGY_SEPARABLE_MMA, "sepmma", sepmma_can, sepmma_can, sepmma_setup,
-      tensor_launch, sepmma_describe},
-  {STRATEGY_SEPARABLE, "separable", separable_can, separable_can,
-      separable_setup, chunked_launch, tiled_describe},
-  {STRATEGY_FFT, "fft", always, fft_chosen, fft_setup, fft_launch,
-      fft_describe},
-  {STRATEGY_DIRECT, "direct", always, always, direct_setup, chunked_launch,
-      tiled_describe},
+  { STRATEGY_MMA, "mma", mma_can, mma_chosen, mma_setup, tensor_launch,
+      mma_describe },
+  { STRATEGY_SMALL, "small", small_can, small_can, small_setup, small_launch,
+      small_describe },
+  { STRATEGY_SEPARABLE_MMA, "sepmma", sepmma_can, sepmma_can, sepmma_setup,
+      tensor_launch, sepmma_describe },
+  { STRATEGY_SEPARABLE, "separable", separable_can, separable_can,
+      separable_setup, chunked_launch, tiled_describe },
+  { STRATEGY_FFT, "fft", always, fft_chosen, fft_setup, fft_launch,
+      fft_describe },
+  { STRATEGY_DIRECT, "direct", always, always, direct_setup, chunked_launch,
+      tiled_describe },
 };
 
 #define N_STRATEGIES (sizeof strategies / sizeof strategies[0])
@@ -581,7 +593,7 @@ strategy_by_id (Strategy id)
 
 /* The forced path where it fits, else the first the table prefers. */
 static const StrategyOps *
-choose_strategy (const Choice * c, const char *forced)
+choose_strategy (const Choice *c, const char *forced)
 {
   for (size_t i = 0; forced && i < N_STRATEGIES; i++)
     if (!strcmp (forced, strategies[i].name) && strategies[i].fits (c))
@@ -594,16 +606,16 @@ choose_strategy (const Choice * c, const char *forced)
 
 /* What every path shares: the device, its streams and the arithmetic. */
 static KConvStatus
-cuda_setup (KConvCuda * cu, const KConvPlan * plan)
+cuda_setup (KConvCuda *cu, const KConvPlan *plan)
 {
   KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (cu->device));
   KCONV_CUDA_CHECK (cudaDeviceGetAttribute (&cu->max_smem,
-          cudaDevAttrMaxSharedMemoryPerBlockOptin, cu->device));
-  KCONV_CUDA_CHECK (cudaStreamCreateWithFlags (&cu->stream,
-          cudaStreamNonBlocking));
+      cudaDevAttrMaxSharedMemoryPerBlockOptin, cu->device));
+  KCONV_CUDA_CHECK (
+      cudaStreamCreateWithFlags (&cu->stream, cudaStreamNonBlocking));
   KCONV_CUDA_CHECK (cudaStreamCreateWithFlags (&cu->up, cudaStreamNonBlocking));
-  KCONV_CUDA_CHECK (cudaStreamCreateWithFlags (&cu->down,
-          cudaStreamNonBlocking));
+  KCONV_CUDA_CHECK (
+      cudaStreamCreateWithFlags (&cu->down, cudaStreamNonBlocking));
 
   KConvCudaJob *a = &cu->arith;
   a->cols = plan->cols;
@@ -624,8 +636,8 @@ cuda_setup (KConvCuda * cu, const KConvPlan * plan)
 }
 
 extern "C" KConvStatus
-kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
-    KConvCuda ** out)
+kconv_cuda_new (const KConvPlan *plan, int use_separable, int device_id,
+    KConvCuda **out)
 {
   *out = NULL;
   KConvCuda *cu = (KConvCuda *) calloc (1, sizeof *cu);
@@ -635,15 +647,14 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
 
   Choice c = { plan, use_separable, plan->rows * plan->cols,
     mma_fits (plan, cu->device),
-    kconv_cuda_small_fits (plan->cols, plan->rows, 1), INFINITY
-  };
+    kconv_cuda_small_fits (plan->cols, plan->rows, 1), INFINITY };
   if (use_separable && plan->separable)
-    cu->sepmma_bound = c.sepmma_bound = separable_mma_bound (plan, cu->device,
-        cu->pw.w);
+    cu->sepmma_bound = c.sepmma_bound =
+        separable_mma_bound (plan, cu->device, cu->pw.w);
   const KConvTuning tuning = kconv_tuning ();
   cu->packed_allowed = tuning.cuda_packed;
-  cu->strategy = choose_strategy (&c, tuning.cuda_strategy[0] ?
-      tuning.cuda_strategy : NULL);
+  cu->strategy = choose_strategy (&c,
+      tuning.cuda_strategy[0] ? tuning.cuda_strategy : NULL);
 
   KConvStatus st = cuda_setup (cu, plan);
   if (st != KCONV_OK) {
@@ -656,8 +667,8 @@ kconv_cuda_new (const KConvPlan * plan, int use_separable, int device_id,
 }
 
 extern "C" KConvStatus
-kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
-    const KConvImage * dst, int row_begin, int row_end, void *stream_ptr)
+kconv_cuda_run_rows (KConvCuda *cu, const KConvImage *src,
+    const KConvImage *dst, int row_begin, int row_end, void *stream_ptr)
 {
   KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (cu->device));
 
@@ -671,65 +682,63 @@ kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
   job.src_stride = (int) src->stride;
   job.dst_stride = (int) dst->stride;
   job.pixel_stride = src->pixel_stride;
-  job.aligned4 = ((uintptr_t) dst->data % 4 == 0) && dst->stride % 4 == 0
-      && ((uintptr_t) src->data % 4 == 0) && src->stride % 4 == 0;
-  return cu->strategy->launch (cu, &job, src, dst,
-      (cudaStream_t) stream_ptr);
+  job.aligned4 = ((uintptr_t) dst->data % 4 == 0) && dst->stride % 4 == 0 &&
+                 ((uintptr_t) src->data % 4 == 0) && src->stride % 4 == 0;
+  return cu->strategy->launch (cu, &job, src, dst, (cudaStream_t) stream_ptr);
 }
 
 extern "C" KConvStatus
-kconv_cuda_run_device (KConvCuda * cu, const KConvImage * src,
-    const KConvImage * dst, void *stream)
+kconv_cuda_run_device (KConvCuda *cu, const KConvImage *src,
+    const KConvImage *dst, void *stream)
 {
   return kconv_cuda_run_rows (cu, src, dst, 0, src->height, stream);
 }
 
 extern "C" KConvStatus
-kconv_cuda_run (KConvCuda * cu, const KConvImage * src, const KConvImage * dst,
+kconv_cuda_run (KConvCuda *cu, const KConvImage *src, const KConvImage *dst,
     int n_threads)
 {
-  KConvStatus st = kconv_cuda_submit (cu, &cu->own_slot, src, dst,
-      n_threads);
+  KConvStatus st = kconv_cuda_submit (cu, &cu->own_slot, src, dst, n_threads);
   return st != KCONV_OK ? st : kconv_cuda_slot_wait (cu->own_slot);
 }
 
 extern "C" int
-kconv_cuda_row_reach (const KConvCuda * cu, int *above, int *below)
+kconv_cuda_row_reach (const KConvCuda *cu, int *above, int *below)
 {
   *above = cu->arith.ay;
   *below = cu->arith.rows - 1 - cu->arith.ay;
   /* wrapping reads the far edge; the FFT takes the frame whole */
-  return cu->strategy->id != STRATEGY_FFT
-      && cu->arith.border != KCONV_BORDER_WRAP;
+  return cu->strategy->id != STRATEGY_FFT &&
+         cu->arith.border != KCONV_BORDER_WRAP;
 }
 
 extern "C" int
-kconv_cuda_device_of (const KConvCuda * cu)
+kconv_cuda_device_of (const KConvCuda *cu)
 {
   return cu->device;
 }
 
 extern "C" void *
-kconv_cuda_compute_stream (const KConvCuda * cu)
+kconv_cuda_compute_stream (const KConvCuda *cu)
 {
   return (void *) cu->stream;
 }
 
 extern "C" void
-kconv_cuda_copy_streams (const KConvCuda * cu, void **up, void **down)
+kconv_cuda_copy_streams (const KConvCuda *cu, void **up, void **down)
 {
   *up = (void *) cu->up;
   *down = (void *) cu->down;
 }
 
 extern "C" const char *
-kconv_cuda_strategy (const KConvCuda * cu)
+kconv_cuda_strategy (const KConvCuda *cu)
 {
   return cu->description;
 }
 
 extern "C" void
-kconv_cuda_free (KConvCuda * cu)
+kconv_cuda_free (KConvCuda *cu)
 {
   if (!cu)
     return;

@@ -19,8 +19,8 @@
 #include "kconv-cuda.h"
 #include "kconv-error.h"
 
-#define GROUP 4                 /* neighbouring positions per thread */
-#define ROWS 4                  /* rows of them */
+#define GROUP 4 /* neighbouring positions per thread */
+#define ROWS 4  /* rows of them */
 
 /* acc + the sum of |a - b| over four byte pairs, in one instruction (the
  * accumulating form of what __vsadu4 returns) */
@@ -28,8 +28,9 @@ __device__ __forceinline__ uint32_t
 sad4_add (uint32_t a, uint32_t b, uint32_t acc)
 {
   uint32_t r;
-  asm ("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;":"=r" (r):"r" (a), "r" (b),
-      "r" (acc));
+  asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
+      : "=r"(r)
+      : "r"(a), "r"(b), "r"(acc));
   return r;
 }
 #define THREADS 128
@@ -37,14 +38,14 @@ sad4_add (uint32_t a, uint32_t b, uint32_t acc)
 struct KMatchCuda
 {
   int device;
-  int tw, th, ch, words;        /* words: a template row, rounded up */
-  uint4 *d_tmpl;                /* th x (words + 1), four shifted copies */
-  uint4 *d_mask;                /* words + 1: the template's bytes in each */
-  uint4 *d_pixel_mask;          /* th x (words + 1), shifted like d_tmpl: the
-                                 * bytes that count, or NULL: all do */
+  int tw, th, ch, words; /* words: a template row, rounded up */
+  uint4 *d_tmpl;         /* th x (words + 1), four shifted copies */
+  uint4 *d_mask;         /* words + 1: the template's bytes in each */
+  uint4 *d_pixel_mask;   /* th x (words + 1), shifted like d_tmpl: the
+                          * bytes that count, or NULL: all do */
   uint8_t *d_frame;
   size_t frame_size;
-  uint8_t *d_raw;               /* the region as it lies in the frame */
+  uint8_t *d_raw; /* the region as it lies in the frame */
   size_t raw_size;
   int frame_pitch;
   uint64_t *d_map, *d_best;
@@ -59,7 +60,8 @@ struct KMatchCuda
  * interleaved so one 16-byte load fetches a word of each), so a frame word
  * needs no permute: only the first and last words of a row are masked to
  * the template's bytes. */
-template < int CH > __device__ __forceinline__ int
+template <int CH>
+__device__ __forceinline__ int
 group_word (int k)
 {
   return CH * k / 4;
@@ -69,23 +71,23 @@ group_word (int k)
  * positions.  The thread walks down the frame keeping the words of ROWS
  * consecutive rows in registers, so each step loads one template word and
  * one frame row's words and feeds 4 * ROWS packed differences. */
-template < int CH, bool MASKED, bool PIXEL_MASK = false >
+template <int CH, bool MASKED, bool PIXEL_MASK = false>
 __device__ __forceinline__ void
-sad_column (const uint32_t * __restrict__ col, int pitch_words,
-    const uint4 * __restrict__ tcol, int wp, int th, uint4 mask,
-    uint32_t (&sad)[ROWS][GROUP], const uint4 * __restrict__ pcol = NULL)
+sad_column (const uint32_t *__restrict__ col, int pitch_words,
+    const uint4 *__restrict__ tcol, int wp, int th, uint4 mask,
+    uint32_t (&sad)[ROWS][GROUP], const uint4 *__restrict__ pcol = NULL)
 {
   const uint32_t m[GROUP] = { mask.x, mask.y, mask.z, mask.w };
-  uint32_t win[ROWS][GROUP];    /* frame words of rows j .. j + ROWS - 1 */
+  uint32_t win[ROWS][GROUP]; /* frame words of rows j .. j + ROWS - 1 */
 #pragma unroll
   for (int r = 0; r < ROWS - 1; r++)
 #pragma unroll
     for (int k = 0; k < GROUP; k++) {
-      const uint32_t f = __ldg (col + r * pitch_words + group_word < CH > (k));
+      const uint32_t f = __ldg (col + r * pitch_words + group_word<CH> (k));
       win[r + 1][k] = MASKED ? f & m[k] : f;
     }
   const uint32_t *next = col + (ROWS - 1) * pitch_words;
-#pragma unroll 4                /* ROWS: the window rotates in place */
+#pragma unroll 4 /* ROWS: the window rotates in place */
   for (int j = 0; j < th; j++, next += pitch_words) {
 #pragma unroll
     for (int r = 0; r < ROWS - 1; r++)
@@ -94,7 +96,7 @@ sad_column (const uint32_t * __restrict__ col, int pitch_words,
         win[r][k] = win[r + 1][k];
 #pragma unroll
     for (int k = 0; k < GROUP; k++) {
-      const uint32_t f = __ldg (next + group_word < CH > (k));
+      const uint32_t f = __ldg (next + group_word<CH> (k));
       win[ROWS - 1][k] = MASKED ? f & m[k] : f;
     }
     const uint4 t4 = tcol[j * wp];
@@ -125,12 +127,12 @@ sad_column (const uint32_t * __restrict__ col, int pitch_words,
 /* PIXEL_MASK: only the template's bytes in pmask_g count (a template with
  * transparency); every word is masked, row by row, so the column masks of
  * the edge words are not needed. */
-template < int CH, bool SMEM, bool PIXEL_MASK > __global__ void
-__launch_bounds__ (THREADS)
-sad_kernel (const uint8_t * __restrict__ frame, int pitch, int mw, int mh,
-    const uint4 * __restrict__ tmpl_g, const uint4 * __restrict__ mask_g,
-    const uint4 * __restrict__ pmask_g, int words, int th, uint64_t * map,
-    uint64_t * best)
+template <int CH, bool SMEM, bool PIXEL_MASK>
+__global__ void
+__launch_bounds__ (THREADS) sad_kernel (const uint8_t *__restrict__ frame,
+    int pitch, int mw, int mh, const uint4 *__restrict__ tmpl_g,
+    const uint4 *__restrict__ mask_g, const uint4 *__restrict__ pmask_g,
+    int words, int th, uint64_t *map, uint64_t *best)
 {
   extern __shared__ uint4 smem[];
   const int wp = words + 1;
@@ -152,26 +154,26 @@ sad_kernel (const uint8_t * __restrict__ frame, int pitch, int mw, int mh,
 
   const int x0 = (blockIdx.x * THREADS + threadIdx.x) * GROUP;
   const int y0 = blockIdx.y * ROWS;
-  uint32_t sad[ROWS][GROUP] = { };
+  uint32_t sad[ROWS][GROUP] = {};
   if (x0 < mw) {
     const int pw = pitch / 4;
-    const uint32_t *col = (const uint32_t *) (frame + (size_t) y0 * pitch) +
-        x0 * CH / 4;
+    const uint32_t *col =
+        (const uint32_t *) (frame + (size_t) y0 * pitch) + x0 * CH / 4;
     if (PIXEL_MASK) {
       for (int i = 0; i <= words; i++)
-        sad_column < CH, false, true > (col + i, pw, tmpl + i, wp, th,
-            mask[i], sad, pmask + i);
+        sad_column<CH, false, true> (col + i, pw, tmpl + i, wp, th, mask[i],
+            sad, pmask + i);
     } else {
-    /* words 0, words - 1 and words can hold bytes outside the template
-     * for some copy; the ones between are whole for every copy */
-    sad_column < CH, true > (col, pw, tmpl, wp, th, mask[0], sad);
-    for (int i = 1; i < words - 1; i++)
-      sad_column < CH, false > (col + i, pw, tmpl + i, wp, th, mask[i], sad);
-    if (words >= 2)
-      sad_column < CH, true > (col + words - 1, pw, tmpl + words - 1, wp, th,
-          mask[words - 1], sad);
-    sad_column < CH, true > (col + words, pw, tmpl + words, wp, th,
-        mask[words], sad);
+      /* words 0, words - 1 and words can hold bytes outside the template
+       * for some copy; the ones between are whole for every copy */
+      sad_column<CH, true> (col, pw, tmpl, wp, th, mask[0], sad);
+      for (int i = 1; i < words - 1; i++)
+        sad_column<CH, false> (col + i, pw, tmpl + i, wp, th, mask[i], sad);
+      if (words >= 2)
+        sad_column<CH, true> (col + words - 1, pw, tmpl + words - 1, wp, th,
+            mask[words - 1], sad);
+      sad_column<CH, true> (col + words, pw, tmpl + words, wp, th, mask[words],
+          sad);
     }
   }
 
@@ -197,7 +199,7 @@ sad_kernel (const uint8_t * __restrict__ frame, int pitch, int mw, int mh,
 }
 
 extern "C" KConvStatus
-kmatch_cuda_new (int device_id, KMatchCuda ** out)
+kmatch_cuda_new (int device_id, KMatchCuda **out)
 {
   *out = NULL;
   KMatchCuda *g = (KMatchCuda *) calloc (1, sizeof *g);
@@ -211,16 +213,18 @@ kmatch_cuda_new (int device_id, KMatchCuda ** out)
     e = cudaMalloc (&g->d_best, sizeof (uint64_t));
   if (e != cudaSuccess) {
     kmatch_cuda_free (g);
-    return kconv_fail (KCONV_ERROR_DEVICE, "setting up the GPU matcher: %s "
-        "(%s)", cudaGetErrorName (e), cudaGetErrorString (e));
+    return kconv_fail (KCONV_ERROR_DEVICE,
+        "setting up the GPU matcher: %s "
+        "(%s)",
+        cudaGetErrorName (e), cudaGetErrorString (e));
   }
   *out = g;
   return KCONV_OK;
 }
 
 extern "C" KConvStatus
-kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl, int tw,
-    int th, int ch, const uint8_t * byte_mask)
+kmatch_cuda_set_template (KMatchCuda *g, const uint8_t *tmpl, int tw, int th,
+    int ch, const uint8_t *byte_mask)
 {
   /* 65535 is the largest x the key holds, and y the grid's */
   if (ch != 1 && ch != 3)
@@ -283,19 +287,21 @@ kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl, int tw,
 
 /* The compared samples of a w x h region of raw pixels, packed as the
  * search reads them: CH bytes a pixel, or the luma of R, G, B. */
-template < int CH, bool LUMA > __global__ void
-gather_kernel (const uint8_t * raw, size_t raw_pitch, KMatchCudaLayout lay,
-    uint8_t * dst, int pitch, int w, int h)
+template <int CH, bool LUMA>
+__global__ void
+gather_kernel (const uint8_t *raw, size_t raw_pitch, KMatchCudaLayout lay,
+    uint8_t *dst, int pitch, int w, int h)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   if (x >= w || y >= h)
     return;
-  const uint8_t *p = raw + (size_t) y * raw_pitch + (size_t) x *
-      lay.pixel_stride;
+  const uint8_t *p =
+      raw + (size_t) y * raw_pitch + (size_t) x * lay.pixel_stride;
   uint8_t *d = dst + (size_t) y * pitch + (size_t) x * CH;
   if (LUMA) {
     d[0] = (uint8_t) ((77 * p[lay.offsets[0]] + 150 * p[lay.offsets[1]] +
-            29 * p[lay.offsets[2]] + 128) >> 8);
+                          29 * p[lay.offsets[2]] + 128) >>
+                      8);
     return;
   }
 #pragma unroll
@@ -305,13 +311,14 @@ gather_kernel (const uint8_t * raw, size_t raw_pitch, KMatchCudaLayout lay,
 
 /* Puts the region's compared samples into d_frame (pitch bytes a row). */
 static KConvStatus
-upload_region (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
-    int on_device, const KMatchCudaLayout * layout, int w, int h, int pitch)
+upload_region (KMatchCuda *g, const uint8_t *frame, ptrdiff_t stride,
+    int on_device, const KMatchCudaLayout *layout, int w, int h, int pitch)
 {
   if (!layout) {
-    KCONV_CUDA_CHECK (cudaMemcpy2DAsync (g->d_frame, pitch, frame, stride,
-            (size_t) w * g->ch, h, on_device ? cudaMemcpyDeviceToDevice :
-            cudaMemcpyHostToDevice, g->stream));
+    KCONV_CUDA_CHECK (
+        cudaMemcpy2DAsync (g->d_frame, pitch, frame, stride, (size_t) w * g->ch,
+            h, on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,
+            g->stream));
     if (!on_device)
       kconv_cuda_count_transfer (1, (size_t) w * g->ch * h);
     return KCONV_OK;
@@ -332,28 +339,28 @@ upload_region (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
   }
   if (!on_device) {
     KCONV_CUDA_CHECK (cudaMemcpy2DAsync (g->d_raw, raw_pitch, frame, stride,
-            row, h, cudaMemcpyHostToDevice, g->stream));
+        row, h, cudaMemcpyHostToDevice, g->stream));
     kconv_cuda_count_transfer (1, row * h);
     raw = g->d_raw;
   }
   dim3 grid ((w + 127) / 128, h);
   if (layout->luma)
-    gather_kernel < 1, true > <<< grid, 128, 0, g->stream >>> (raw,
-        raw_pitch, *layout, g->d_frame, pitch, w, h);
+    gather_kernel<1, true><<<grid, 128, 0, g->stream>>> (raw, raw_pitch,
+        *layout, g->d_frame, pitch, w, h);
   else if (g->ch == 1)
-    gather_kernel < 1, false > <<< grid, 128, 0, g->stream >>> (raw,
-        raw_pitch, *layout, g->d_frame, pitch, w, h);
+    gather_kernel<1, false><<<grid, 128, 0, g->stream>>> (raw, raw_pitch,
+        *layout, g->d_frame, pitch, w, h);
   else
-    gather_kernel < 3, false > <<< grid, 128, 0, g->stream >>> (raw,
-        raw_pitch, *layout, g->d_frame, pitch, w, h);
+    gather_kernel<3, false><<<grid, 128, 0, g->stream>>> (raw, raw_pitch,
+        *layout, g->d_frame, pitch, w, h);
   KCONV_CUDA_CHECK (cudaGetLastError ());
   return KCONV_OK;
 }
 
 extern "C" KConvStatus
-kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
-    int on_device, const KMatchCudaLayout * layout, int mw, int mh, int *best_x,
-    int *best_y, uint64_t * best_sad, uint64_t * sad_map)
+kmatch_cuda_search (KMatchCuda *g, const uint8_t *frame, ptrdiff_t stride,
+    int on_device, const KMatchCudaLayout *layout, int mw, int mh, int *best_x,
+    int *best_y, uint64_t *best_sad, uint64_t *sad_map)
 {
   if (!g->d_tmpl || mw > 65535 || mh > 65535)
     return KCONV_ERROR_INVALID_ARGUMENT;
@@ -378,45 +385,47 @@ kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
     KCONV_CUDA_CHECK (cudaMalloc (&g->d_map, sizeof (uint64_t) * mw * mh));
     g->map_size = (size_t) mw * mh;
   }
-  KConvStatus st = upload_region (g, frame, stride, on_device, layout, mw + g->tw - 1,
-      rh, pitch);
+  KConvStatus st = upload_region (g, frame, stride, on_device, layout,
+      mw + g->tw - 1, rh, pitch);
   if (st != KCONV_OK)
     return st;
-  KCONV_CUDA_CHECK (cudaMemsetAsync (g->d_best, 0xff, sizeof (uint64_t),
-          g->stream));
+  KCONV_CUDA_CHECK (
+      cudaMemsetAsync (g->d_best, 0xff, sizeof (uint64_t), g->stream));
   dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP),
       (mh + ROWS - 1) / ROWS);
   const bool pixel_mask = g->d_pixel_mask != NULL;
-  size_t smem = ((size_t) g->th * (pixel_mask ? 2 : 1) + 1) * (g->words + 1)
-      * 16;
+  size_t smem =
+      ((size_t) g->th * (pixel_mask ? 2 : 1) + 1) * (g->words + 1) * 16;
   uint64_t *map = sad_map ? g->d_map : NULL;
   int optin = 0;
   KCONV_CUDA_CHECK (cudaDeviceGetAttribute (&optin,
-          cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device));
+      cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device));
   const bool staged = smem <= (size_t) optin;
   void (*fn) (const uint8_t *, int, int, int, const uint4 *, const uint4 *,
       const uint4 *, int, int, uint64_t *, uint64_t *);
   if (g->ch == 1)
-    fn = pixel_mask ? (staged ? sad_kernel < 1, true, true > :
-        sad_kernel < 1, false, true >) : (staged ? sad_kernel < 1, true,
-        false > : sad_kernel < 1, false, false >);
+    fn = pixel_mask
+             ? (staged ? sad_kernel<1, true, true> : sad_kernel<1, false, true>)
+             : (staged ? sad_kernel<1, true, false>
+                       : sad_kernel<1, false, false>);
   else
-    fn = pixel_mask ? (staged ? sad_kernel < 3, true, true > :
-        sad_kernel < 3, false, true >) : (staged ? sad_kernel < 3, true,
-        false > : sad_kernel < 3, false, false >);
+    fn = pixel_mask
+             ? (staged ? sad_kernel<3, true, true> : sad_kernel<3, false, true>)
+             : (staged ? sad_kernel<3, true, false>
+                       : sad_kernel<3, false, false>);
   if (staged)
     KCONV_CUDA_CHECK (cudaFuncSetAttribute (fn,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-  fn <<< grid, THREADS, staged ? smem : 0, g->stream >>> (g->d_frame, pitch,
-      mw, mh, g->d_tmpl, g->d_mask, g->d_pixel_mask, g->words, g->th, map,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  fn<<<grid, THREADS, staged ? smem : 0, g->stream>>> (g->d_frame, pitch, mw,
+      mh, g->d_tmpl, g->d_mask, g->d_pixel_mask, g->words, g->th, map,
       g->d_best);
   KCONV_CUDA_CHECK (cudaGetLastError ());
   uint64_t key;
   KCONV_CUDA_CHECK (cudaMemcpyAsync (&key, g->d_best, sizeof key,
-          cudaMemcpyDeviceToHost, g->stream));
+      cudaMemcpyDeviceToHost, g->stream));
   if (sad_map)
     KCONV_CUDA_CHECK (cudaMemcpyAsync (sad_map, g->d_map,
-            sizeof (uint64_t) * mw * mh, cudaMemcpyDeviceToHost, g->stream));
+        sizeof (uint64_t) * mw * mh, cudaMemcpyDeviceToHost, g->stream));
   KCONV_CUDA_CHECK (cudaStreamSynchronize (g->stream));
   *best_sad = key >> 32;
   *best_y = (int) ((key >> 16) & 0xffff);
@@ -424,9 +433,8 @@ kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame, ptrdiff_t stride,
   return KCONV_OK;
 }
 
-
 extern "C" void
-kmatch_cuda_free (KMatchCuda * g)
+kmatch_cuda_free (KMatchCuda *g)
 {
   if (!g)
     return;
