@@ -39,7 +39,7 @@ for t in test-core-threads test-copy-rows; do
     || { echo "ThreadSanitizer: $t failed"; status=1; }
 done
 
-checks=${VALGRIND_CHECKS-test_formats_match_gray_reference,test_presets_round_trip,test_invalid_values_refused,test_renegotiation,test_flush_drops_frames_in_flight,test_template_with_transparency,test_formats_planted,test_max_matches}
+checks=${VALGRIND_CHECKS-test_formats_match_gray_reference,test_presets_round_trip,test_invalid_values_refused,test_renegotiation,test_flush_drops_frames_in_flight,test_flushing_seek_in_pipeline,test_stop_releases_frames_in_flight,test_caps_change_drains_first,test_gap_and_zero_duration,test_template_file_not_an_image,test_template_with_transparency,test_formats_planted,test_max_matches}
 GST_CHECKS=$checks meson test -C "${BUILD:-build}" --setup valgrind \
   --print-errorlogs test-matrix-text test-named-kernels test-match-vs-reference \
   test-kconvfilter test-kconvfilter-streaming test-kpatternmatch || status=1
@@ -49,7 +49,7 @@ GST_CHECKS=$checks meson test -C "${BUILD:-build}" --setup valgrind \
 for el in kconvfilter kpatternmatch; do
   GST_PLUGIN_PATH_1_0=$PWD/${BUILD:-build}/gst G_SLICE=always-malloc \
     valgrind -q --error-exitcode=1 --leak-check=full \
-    --errors-for-leak-kinds=definite \
+    --errors-for-leak-kinds=definite --show-leak-kinds=definite \
     --suppressions=tests/valgrind/kconv.supp \
     --suppressions=/usr/share/glib-2.0/valgrind/glib.supp \
     "${BUILD:-build}/tests/soak" --element $el --frames 600 --backend cpu \
