@@ -5,7 +5,8 @@
  * Included by kconv-fft.c once per precision, with REAL (double, float),
  * F (x) (fftw_x, fftwf_x: FFTW's names for it), NAME (x) (x_d, x_f),
  * FFT_T (the state's type) and FFT_THREADS (1 where that library's threads
- * are driven through kconv's workers) defined.
+ * are driven through kconv's workers) defined; it undefines them at its
+ * end.
  */
 struct FFT_T
 {
@@ -234,3 +235,9 @@ static void NAME (kconv_cpu_fft_free) (FFT_T * f)
   NAME (fft_release) (f);
   free (f);
 }
+
+#undef REAL
+#undef F
+#undef NAME
+#undef FFT_T
+#undef FFT_THREADS

@@ -64,11 +64,6 @@ typedef struct KConvCpuFftD KConvCpuFftD;
 #define FFT_THREADS 0
 #endif
 #include "kconv-fft-impl.h"
-#undef REAL
-#undef F
-#undef NAME
-#undef FFT_T
-#undef FFT_THREADS
 
 #ifdef KCONV_HAVE_FFTWF
 typedef struct KConvCpuFftF KConvCpuFftF;
@@ -82,11 +77,6 @@ typedef struct KConvCpuFftF KConvCpuFftF;
 #define FFT_THREADS 0
 #endif
 #include "kconv-fft-impl.h"
-#undef REAL
-#undef F
-#undef NAME
-#undef FFT_T
-#undef FFT_THREADS
 #endif
 
 /* one precision or the other, chosen by the kernel */
