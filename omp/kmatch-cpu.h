@@ -26,7 +26,9 @@ void kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
     uint64_t * map, const uint8_t * byte_mask, int n_threads);
 
 /* Exact search that prunes (kmatch-prune.c): the same positions as the
- * exhaustive map and greedy pick of kmatch.c, unmasked templates only.
+ * exhaustive map and greedy pick of kmatch.c.  With byte_mask (as for
+ * kmatch_cpu_map), tmpl is the template with its bytes that do not count
+ * set to 0.
  * Writes up to max_matches positions (relative to frame) to out and
  * returns their count; -1 when memory is short; KMATCH_PRUNE_NOT_WORTH_IT
  * for templates too small for it to pay (under 16 pixels a side) or too
@@ -35,8 +37,9 @@ void kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
 typedef struct KMatchPrune KMatchPrune;
 KMatchPrune *kmatch_prune_new (void);
 int kmatch_prune_search (KMatchPrune * k, const uint8_t * frame,
-    ptrdiff_t stride, const uint8_t * tmpl, int tw, int th, int ch, int mw,
-    int mh, int max_matches, KMatchPosition * out, int n_threads);
+    ptrdiff_t stride, const uint8_t * tmpl, const uint8_t * byte_mask, int tw,
+    int th, int ch, int mw, int mh, int max_matches, KMatchPosition * out,
+    int n_threads);
 void kmatch_prune_free (KMatchPrune * k);
 
 #endif

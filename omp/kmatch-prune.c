@@ -39,6 +39,12 @@
 #define TAG_PARTIAL 0xfe
 #define TAG_EXACT 0xff
 
+/* A block of the template: [x0, x1) x [y0, y1). */
+typedef struct
+{
+  int x0, y0, x1, y1;
+} KMatchBlock;
+
 struct KMatchPrune
 {
   uint32_t *integral;
@@ -51,18 +57,25 @@ struct KMatchPrune
   size_t small_map_cells;
   uint32_t *tsums;              /* the template's block sums, level by level */
   size_t tsums_cells;
+  KMatchBlock *blocks;          /* the blocks they are over */
+  size_t blocks_cells;
+  uint8_t *small_mask;          /* the shrunk template's, with a mask */
+  size_t small_mask_size;
 };
 
 typedef struct
 {
   const uint8_t *frame, *tmpl;
+  const uint8_t *mask;          /* NULL, or 0xff where the template counts
+                                 * (tmpl is then 0 where it does not) */
   ptrdiff_t stride;
   int tw, th, ch, mw, mh, rw, rh, n_threads;
   const uint32_t *integral;
   size_t irow;                  /* cells a row of the integral image */
   int levels;
-  int edge_x[MAX_LEVELS][(1 << (MAX_LEVELS - 1)) + 1];
-  int edge_y[MAX_LEVELS][(1 << (MAX_LEVELS - 1)) + 1];
+  /* level l: its blocks (those whose every pixel counts) and their sums */
+  const KMatchBlock *block[MAX_LEVELS];
+  int n_blocks[MAX_LEVELS];
   const uint32_t *tsum[MAX_LEVELS];
   /* the cost of a level's bound and of an exact sum, in about the same
    * units (memory reads a block; bytes / 16 and a row's overhead) */
@@ -101,6 +114,8 @@ kmatch_prune_free (KMatchPrune * k)
   free (k->small);
   free (k->small_map);
   free (k->tsums);
+  free (k->blocks);
+  free (k->small_mask);
   free (k);
 }
 
@@ -151,27 +166,26 @@ box (const Prune * p, int x0, int y0, int x1, int y1, int c)
 /* ---- the bounds and the exact sum ---- */
 
 /* The bound of level l at (x, y); stops early, with a smaller but still
- * valid bound, once past stop. */
+ * valid bound, once past stop.  (With a mask, only blocks whose every pixel
+ * counts: leaving terms out keeps a sum of them a bound.) */
 static uint64_t
 level_bound (const Prune * p, int l, int x, int y, uint64_t stop)
 {
-  const int n = 1 << l, ch = p->ch;
-  const int *ex = p->edge_x[l], *ey = p->edge_y[l];
+  const int ch = p->ch;
+  const KMatchBlock *b = p->block[l];
   const uint32_t *t = p->tsum[l];
   uint64_t lb = 0;
-  for (int j = 0; j < n; j++) {
-    const uint32_t *r0 = p->integral + (size_t) (y + ey[j]) * p->irow +
+  for (int k = 0; k < p->n_blocks[l]; k++, b++) {
+    const uint32_t *r0 = p->integral + (size_t) (y + b->y0) * p->irow +
         (size_t) x * ch;
-    const uint32_t *r1 = p->integral + (size_t) (y + ey[j + 1]) * p->irow +
+    const uint32_t *r1 = p->integral + (size_t) (y + b->y1) * p->irow +
         (size_t) x * ch;
-    for (int i = 0; i < n; i++) {
-      const int a = ex[i] * ch, b = ex[i + 1] * ch;
-      for (int c = 0; c < ch; c++, t++) {
-        const uint32_t s = r1[b + c] - r1[a + c] - r0[b + c] + r0[a + c];
-        lb += s > *t ? s - *t : *t - s;
-      }
+    const int a = b->x0 * ch, e = b->x1 * ch;
+    for (int c = 0; c < ch; c++, t++) {
+      const uint32_t v = r1[e + c] - r1[a + c] - r0[e + c] + r0[a + c];
+      lb += v > *t ? v - *t : *t - v;
     }
-    if (lb > stop)
+    if ((k & 15) == 15 && lb > stop)
       break;
   }
   return lb;
@@ -186,7 +200,9 @@ exact_sad (const Prune * p, int x, int y, uint64_t stop, int *complete)
       p->ch;
   uint64_t s = 0;
   for (int j = 0; j < p->th; j++) {
-    s += kmatch_sad_row (f + (ptrdiff_t) j * p->stride,
+    s += p->mask ? kmatch_sad_row_masked (f + (ptrdiff_t) j * p->stride,
+        p->tmpl + (size_t) j * n, p->mask + (size_t) j * n, n) :
+        kmatch_sad_row (f + (ptrdiff_t) j * p->stride,
         p->tmpl + (size_t) j * n, n);
     if (s > stop) {
       *complete = j == p->th - 1;
@@ -298,7 +314,8 @@ scan_part (int t, int n, void *ctx)
 }
 
 /* The shrunk search: region and template as s x s block means, searched
- * in full (1 / s^4 of the work).  Its map stays for every round. */
+ * in full (1 / s^4 of the work).  Its map stays for every round.  0, 1
+ * when no shrunk pixel counts (no seed), -1 when memory is short. */
 static int
 shrunk_search (KMatchPrune * k, const Prune * p, int s, int *smw, int *smh)
 {
@@ -318,18 +335,37 @@ shrunk_search (KMatchPrune * k, const Prune * p, int s, int *smw, int *smh)
       for (int c = 0; c < ch; c++)
         k->small[((size_t) y * sw + x) * ch + c] = (uint8_t)
             ((box (p, x * s, y * s, x * s + s, y * s + s, c) + half) / area);
+  /* with a mask, a shrunk pixel counts where all its s x s pixels do */
+  uint8_t *sm = NULL;
+  int counted = 0;
+  if (p->mask) {
+    k->small_mask = grow (k->small_mask, &k->small_mask_size, tmpl, 1);
+    if (!(sm = k->small_mask))
+      return -1;
+  }
   uint8_t *st = k->small + region;
   for (int y = 0; y < sth; y++)
     for (int x = 0; x < stw; x++)
       for (int c = 0; c < ch; c++) {
         uint32_t sum = 0;
+        int all = 1;
         for (int j = 0; j < s; j++)
-          for (int i = 0; i < s; i++)
-            sum += p->tmpl[((size_t) (y * s + j) * p->tw + x * s + i) * ch + c];
-        st[((size_t) y * stw + x) * ch + c] = (uint8_t) ((sum + half) / area);
+          for (int i = 0; i < s; i++) {
+            const size_t at = ((size_t) (y * s + j) * p->tw + x * s + i) * ch
+                + c;
+            sum += p->tmpl[at];
+            all &= !p->mask || p->mask[at] != 0;
+          }
+        const size_t at = ((size_t) y * stw + x) * ch + c;
+        st[at] = all ? (uint8_t) ((sum + half) / area) : 0;
+        if (sm)
+          sm[at] = all ? 0xff : 0;
+        counted += all;
       }
+  if (!counted)
+    return 1;                   /* nothing to seed from */
   kmatch_cpu_map (k->small, (ptrdiff_t) sw * ch, st, stw, sth, ch, *smw,
-      *smh, k->small_map, NULL, p->n_threads);
+      *smh, k->small_map, sm, p->n_threads);
   return 0;
 }
 
@@ -362,48 +398,73 @@ seed (Prune * p, const uint64_t * small_map, int smw, int smh, int s)
       }
 }
 
-/* The template's block sums and edges for every level. */
+/* Whether every byte of the template in block b counts. */
+static int
+block_counts (const Prune * p, const KMatchBlock * b)
+{
+  for (int y = b->y0; p->mask && y < b->y1; y++)
+    for (size_t i = ((size_t)y * p->tw + b->x0) * p->ch;
+        i < ((size_t) y * p->tw + b->x1) * p->ch; i++)
+      if (!p->mask[i])
+        return 0;
+  return 1;
+}
+
+/* The template's blocks and their sums, level by level (a level without a
+ * block that counts is left out). */
 static int
 prepare_levels (KMatchPrune * k, Prune * p)
 {
-  p->levels = 0;
+  int depth = 0;
   size_t cells = 0;
-  p->exact_cost = (uint64_t) p->tw * p->th * p->ch / 16 + 4 * p->th;
-  while (p->levels < MAX_LEVELS && (uint64_t) (p->tw >> p->levels) *
-      (p->th >> p->levels) >= MIN_BLOCK_PIXELS) {
-    const uint64_t blocks = (uint64_t) 1 << (2 * p->levels);
-    p->level_cost[p->levels] = blocks * 4 * p->ch + 8;
-    cells += blocks * p->ch;
-    p->levels++;
-  }
-  k->tsums = grow (k->tsums, &k->tsums_cells, cells, sizeof (uint32_t));
-  if (!k->tsums)
+  while (depth < MAX_LEVELS && (uint64_t) (p->tw >> depth) *
+      (p->th >> depth) >= MIN_BLOCK_PIXELS)
+    cells += (size_t) 1 << (2 * depth++);
+  k->blocks = grow (k->blocks, &k->blocks_cells, cells, sizeof (KMatchBlock));
+  k->tsums = grow (k->tsums, &k->tsums_cells, cells * p->ch, sizeof (uint32_t));
+  if (!k->blocks || !k->tsums)
     return -1;
+  p->exact_cost = (uint64_t) p->tw * p->th * p->ch / 16 + 4 * p->th;
+  KMatchBlock *b = k->blocks;
   uint32_t *t = k->tsums;
-  for (int l = 0; l < p->levels; l++) {
-    const int n = 1 << l;
-    for (int i = 0; i <= n; i++) {
-      p->edge_x[l][i] = (int) ((long long) i * p->tw >> l);
-      p->edge_y[l][i] = (int) ((long long) i * p->th >> l);
-    }
+  p->levels = 0;
+  for (int d = 0; d < depth; d++) {
+    const int n = 1 << d, l = p->levels;
+    p->block[l] = b;
     p->tsum[l] = t;
+    p->n_blocks[l] = 0;
     for (int j = 0; j < n; j++)
-      for (int i = 0; i < n; i++)
+      for (int i = 0; i < n; i++) {
+        *b = (KMatchBlock) {
+        (int) ((long long) i * p->tw >> d),
+              (int) ((long long) j * p->th >> d),
+              (int) ((long long) (i + 1) * p->tw >> d),
+              (int) ((long long) (j + 1) * p->th >> d)};
+        if (!block_counts (p, b))
+          continue;
         for (int c = 0; c < p->ch; c++, t++) {
           uint32_t sum = 0;
-          for (int y = p->edge_y[l][j]; y < p->edge_y[l][j + 1]; y++)
-            for (int x = p->edge_x[l][i]; x < p->edge_x[l][i + 1]; x++)
+          for (int y = b->y0; y < b->y1; y++)
+            for (int x = b->x0; x < b->x1; x++)
               sum += p->tmpl[((size_t) y * p->tw + x) * p->ch + c];
           *t = sum;
         }
+        b++;
+        p->n_blocks[l]++;
+      }
+    if (p->n_blocks[l] == 0)
+      continue;
+    p->level_cost[l] = (uint64_t) p->n_blocks[l] * 4 * p->ch + 8;
+    p->levels++;
   }
   return 0;
 }
 
 int
 kmatch_prune_search (KMatchPrune * k, const uint8_t * frame,
-    ptrdiff_t stride, const uint8_t * tmpl, int tw, int th, int ch, int mw,
-    int mh, int max_matches, KMatchPosition * out, int n_threads)
+    ptrdiff_t stride, const uint8_t * tmpl, const uint8_t * byte_mask, int tw,
+    int th, int ch, int mw, int mh, int max_matches, KMatchPosition * out,
+    int n_threads)
 {
   const int side = tw < th ? tw : th, s = side / 12 > 2 ? side / 12 : 2;
   if (side < 16 || (int64_t) tw * th >= (1 << 24) || ch > KCONV_MAX_CHANNELS)
@@ -412,9 +473,9 @@ kmatch_prune_search (KMatchPrune * k, const uint8_t * frame,
   if (!p)
     return -1;
   *p = (Prune) {
-  .frame = frame,.tmpl = tmpl,.stride = stride,.tw = tw,.th = th,.ch =
-        ch,.mw = mw,.mh = mh,.rw = mw + tw - 1,.rh = mh + th - 1,.n_threads =
-        n_threads < 1 ? 1 : n_threads,.taken = out};
+  .frame = frame,.tmpl = tmpl,.mask = byte_mask,.stride = stride,.tw =
+        tw,.th = th,.ch = ch,.mw = mw,.mh = mh,.rw = mw + tw - 1,.rh =
+        mh + th - 1,.n_threads = n_threads < 1 ? 1 : n_threads,.taken = out};
   p->irow = (size_t) (p->rw + 1) * ch;
   k->integral = grow (k->integral, &k->integral_cells,
       p->irow * (p->rh + 1), sizeof (uint32_t));
@@ -431,8 +492,11 @@ kmatch_prune_search (KMatchPrune * k, const uint8_t * frame,
   kconv_parallel (p->n_threads, integral_columns, p);
   memset (k->known, 0, (size_t) mw * mh * sizeof (uint64_t));
   const int shrink = s > MAX_SHRINK ? MAX_SHRINK : s;
-  if (shrunk_search (k, p, shrink, &smw, &smh) < 0)
+  const int seeded = shrunk_search (k, p, shrink, &smw, &smh);
+  if (seeded < 0)
     goto out;
+  if (seeded > 0)
+    smw = smh = 0;              /* no seed: the first sums set the threshold */
 
   for (n = 0; n < max_matches; n++) {
     p->n_taken = n;

@@ -141,13 +141,28 @@ bench_case (const BenchArgs * args, const char *name, const uint8_t * pixels,
   const double work = (double) (w - tw + 1) * (h - th + 1) * tw * th;
   printf ("%-34s %9.1f %9.1f %4d,%-4d%s", name, ms, work / (ms * 1e6),
       cpu.best.x, cpu.best.y, cpu.best.x == px && cpu.best.y == py ? " " : "*");
+  /* the same template with transparent corners (a disc counts) */
+  uint8_t *disc = malloc ((size_t) tw * th);
+  for (int y = 0; y < th; y++)
+    for (int x = 0; x < tw; x++) {
+      const int dx = 2 * x - tw + 1, dy = 2 * y - th + 1;
+      disc[y * tw + x] = dx * dx + dy * dy <= tw * th;
+    }
+  Search corners = cpu;
+  corners.m = NULL;
+  kmatch_new (&opt, &corners.m);
+  kmatch_set_template (corners.m, t, tw, th, tw, 1);
+  kmatch_set_template_mask (corners.m, disc, tw);
+  const double masked_ms = bench_time_ms (run_search, &corners, budget, reps);
+  kmatch_free (corners.m);
+  free (disc);
   /* every position in full, as before pruning (one run where that is long) */
   Search all = cpu;
   all.map = malloc (sizeof (uint64_t) * (w - tw + 1) * (h - th + 1));
   const double all_ms = bench_time_ms (run_search, &all, budget,
       work > 1e11 ? 1 : reps);
   free (all.map);
-  printf (" %9.1f", all_ms);
+  printf (" %9.1f %9.1f", masked_ms, all_ms);
   double peer = -1, npp = -1, cuda = -1, masked = -1;
 #ifdef KCONV_BENCH_OPENCV
   OpencvSearch o = { frame, t, w, h, tw, th, -1, -1 };
@@ -177,8 +192,8 @@ bench_case (const BenchArgs * args, const char *name, const uint8_t * pixels,
     cudaFree (dt);
 #endif
   }
-  bench_csv_row (args, "%s,%.3f,%.3f,%.1f,%.4f,%.4f,%.3f,%.4f", name, ms,
-      all_ms, work / (ms * 1e6), cuda, masked, peer, npp);
+  bench_csv_row (args, "%s,%.3f,%.3f,%.3f,%.1f,%.4f,%.4f,%.3f,%.4f", name,
+      ms, masked_ms, all_ms, work / (ms * 1e6), cuda, masked, peer, npp);
   fflush (stdout);
   kmatch_free (cpu.m);
   kconv_host_free (frame, pinned);
@@ -210,7 +225,7 @@ main (int argc, char **argv)
   BenchArgs args;
   if (bench_args_parse (argc, argv, BENCH_THREADS | BENCH_QUICK | BENCH_CSV |
           BENCH_ONLY | BENCH_PHOTOS,
-          "case,kconv_cpu_ms,kconv_cpu_exhaustive_ms,gdiff_s,"
+          "case,kconv_cpu_ms,kconv_cpu_masked_ms,kconv_cpu_exhaustive_ms,gdiff_s,"
           "kconv_cuda_ms,kconv_cuda_masked_ms,opencv_ms,npp_ms", &args))
     return 2;
 #ifdef KCONV_BENCH_OPENCV
@@ -220,11 +235,12 @@ main (int argc, char **argv)
 #else
   printf ("peer: none (built without OpenCV)\n");
 #endif
-  printf ("\n%-34s %9s %9s %8s  %9s %10s %8s %s\n", "case", "kconv ms",
-      "Gdiff/s", "found", "all ms", "opencv ms", "speedup", "opencv found");
+  printf ("\n%-34s %9s %9s %8s  %9s %9s %10s %8s %s\n", "case", "kconv ms",
+      "Gdiff/s", "found", "masked", "all ms", "opencv ms", "speedup",
+      "opencv found");
   printf ("(Gdiff/s: positions x template pixels a second; * after found: "
-      "not where the template was cut; all: every position summed in "
-      "full)\n");
+      "not where the template was cut; masked: the template's corners "
+      "transparent (a disc counts); all: every position summed in full)\n");
   srand (3);
   /* random noise, the template cut from it with noise of +-3, then cut
    * from other noise (absent: nothing prunes, the worst case) */

@@ -294,11 +294,12 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
   }
 
   /* without a map to fill, the CPU skips what it can prove loses */
-  if (!sad_map && !m->mask && m->backend == KCONV_BACKEND_CPU) {
+  if (!sad_map && m->backend == KCONV_BACKEND_CPU) {
     if (!m->prune && !(m->prune = kmatch_prune_new ()))
       return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
-    int n = kmatch_prune_search (m->prune, base, stride, m->tmpl, m->tw,
-        m->th, ch, mw, mh, max_matches, matches, m->n_threads);
+    int n = kmatch_prune_search (m->prune, base, stride,
+        m->mask ? m->tmpl_masked : m->tmpl, m->mask, m->tw, m->th, ch, mw, mh,
+        max_matches, matches, m->n_threads);
     if (n == -1)
       return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     if (n >= 0) {
