@@ -191,19 +191,39 @@ level_bound (const Prune * p, int l, int x, int y, uint64_t stop)
   return lb;
 }
 
-/* The SAD at (x, y), stopped once past stop (*complete 0: a bound). */
+/* The SAD at (x, y), stopped once past stop (*complete 0: a bound); one
+ * loop each for opaque and masked templates, so that each stays tight. */
 KMATCH_MULTIVERSION static uint64_t
-exact_sad (const Prune * p, int x, int y, uint64_t stop, int *complete)
+exact_sad_opaque (const Prune * p, int x, int y, uint64_t stop,
+    int *complete)
 {
   const int n = p->tw * p->ch;
   const uint8_t *f = p->frame + (ptrdiff_t) y * p->stride + (ptrdiff_t) x *
       p->ch;
   uint64_t s = 0;
   for (int j = 0; j < p->th; j++) {
-    s += p->mask ? kmatch_sad_row_masked (f + (ptrdiff_t) j * p->stride,
-        p->tmpl + (size_t) j * n, p->mask + (size_t) j * n, n) :
-        kmatch_sad_row (f + (ptrdiff_t) j * p->stride,
+    s += kmatch_sad_row (f + (ptrdiff_t) j * p->stride,
         p->tmpl + (size_t) j * n, n);
+    if (s > stop) {
+      *complete = j == p->th - 1;
+      return s;
+    }
+  }
+  *complete = 1;
+  return s;
+}
+
+KMATCH_MULTIVERSION static uint64_t
+exact_sad_masked (const Prune * p, int x, int y, uint64_t stop,
+    int *complete)
+{
+  const int n = p->tw * p->ch;
+  const uint8_t *f = p->frame + (ptrdiff_t) y * p->stride + (ptrdiff_t) x *
+      p->ch;
+  uint64_t s = 0;
+  for (int j = 0; j < p->th; j++) {
+    s += kmatch_sad_row_masked (f + (ptrdiff_t) j * p->stride,
+        p->tmpl + (size_t) j * n, p->mask + (size_t) j * n, n);
     if (s > stop) {
       *complete = j == p->th - 1;
       return s;
@@ -250,7 +270,8 @@ refine (const Prune * p, LevelStats * st, int x, int y, uint64_t known,
     }
   }
   int complete;
-  const uint64_t s = exact_sad (p, x, y, stop, &complete);
+  const uint64_t s = p->mask ? exact_sad_masked (p, x, y, stop, &complete) :
+      exact_sad_opaque (p, x, y, stop, &complete);
   return KNOWN (complete ? TAG_EXACT : TAG_PARTIAL, s);
 }
 
