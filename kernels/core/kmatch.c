@@ -68,7 +68,8 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
     }
   }
 #endif
-  m->n_threads = options->n_threads ? options->n_threads : kconv_cpu_count ();
+  m->n_threads = options->n_threads ? options->n_threads :
+      kconv_cpu_count ();
   *out = m;
   return KCONV_OK;
 }
@@ -98,7 +99,8 @@ kmatch_set_template (KMatch * m, const uint8_t * samples, int width,
   m->pixels = width * height;
 #ifdef KCONV_HAVE_CUDA
   if (m->cuda && (channels == 1 || channels == 3))
-    return kmatch_cuda_set_template (m->cuda, t, width, height, channels, NULL);
+    return kmatch_cuda_set_template (m->cuda, t, width, height, channels,
+        NULL);
 #endif
   return KCONV_OK;
 }
@@ -141,7 +143,8 @@ kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
   m->pixels = pixels;
 #ifdef KCONV_HAVE_CUDA
   if (m->cuda && (m->ch == 1 || m->ch == 3))
-    return kmatch_cuda_set_template (m->cuda, m->tmpl, m->tw, m->th, m->ch, bm);
+    return kmatch_cuda_set_template (m->cuda, m->tmpl, m->tw, m->th, m->ch,
+        bm);
 #endif
   return KCONV_OK;
 }
@@ -248,8 +251,7 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
   if (on_gpu (m, mw, mh)) {
     /* the GPU gathers (or makes the luma of) what it compares itself */
     KMatchCudaLayout layout = { ps, {frame->channel_offset[0],
-        frame->channel_offset[1], frame->channel_offset[2]}, luma
-    };
+            frame->channel_offset[1], frame->channel_offset[2]}, luma };
     int bx, by;
     uint64_t bs;
     int best_only = max_matches == 1 && !sad_map;
@@ -264,8 +266,7 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     if (st != KCONV_OK)
       return st;
     if (best_only) {
-      matches[0] = (KMatchPosition) {
-      bx + r.x, by + r.y, bs};
+      matches[0] = (KMatchPosition) { bx + r.x, by + r.y, bs };
       *n_matches = 1;
     } else {
       *n_matches = pick_best (map, mw, mh, m->tw, m->th, r.x, r.y,
