@@ -28,17 +28,18 @@ kconv_last_error (void)
 }
 
 /* KCONV_FAULT=KIND:N, read once: the words in a call's text that make it
- * of each kind */
+ * of each kind (launches are checked through kconv_cuda_launch_* or
+ * cudaGetLastError) */
 static const struct
 {
-  const char *kind, *word;
+  const char *kind, *words[2];
 } fault_kinds[] = {
-  {"alloc", "Malloc"}, {"copy", "Memcpy"}, {"launch", "GetLastError"},
-  {"sync", "Synchronize"},
+  {"alloc", {"Malloc"}}, {"copy", {"Memcpy"}},
+  {"launch", {"GetLastError", "launch"}}, {"sync", {"Synchronize"}},
 };
 
 static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
-static const char *fault_word;  /* NULL: no fault to inject */
+static const char *const *fault_words;  /* NULL: no fault to inject */
 static long fault_at;
 static long fault_seen;         /* atomic */
 
@@ -52,7 +53,7 @@ fault_read (void)
   for (size_t k = 0; k < sizeof fault_kinds / sizeof fault_kinds[0]; k++)
     if (strlen (fault_kinds[k].kind) == (size_t) (colon - v)
         && !strncmp (v, fault_kinds[k].kind, colon - v)) {
-      fault_word = fault_kinds[k].word;
+      fault_words = fault_kinds[k].words;
       fault_at = atol (colon + 1);
     }
 }
@@ -61,9 +62,8 @@ int
 kconv_fault_due (const char *call)
 {
   pthread_once (&fault_once, fault_read);
-  /* launches are checked through kconv_cuda_launch_* or GetLastError */
-  if (!fault_word || !(strstr (call, fault_word) || (!strcmp (fault_word,
-                  "GetLastError") && strstr (call, "launch"))))
+  if (!fault_words || !(strstr (call, fault_words[0]) || (fault_words[1]
+              && strstr (call, fault_words[1]))))
     return 0;
   return __atomic_add_fetch (&fault_seen, 1, __ATOMIC_RELAXED) == fault_at;
 }
