@@ -300,12 +300,21 @@ lower_threshold (Prune * p, uint64_t s)
 }
 
 /* Visits (x, y): refines it against the threshold and keeps it in *best
- * when it wins. */
+ * when it wins.  in_order: the thread visits its positions in row-major
+ * order, so *best comes before (x, y). */
 static inline void
-visit (Prune * p, LevelStats * st, int x, int y, KMatchPosition * best)
+visit (Prune * p, LevelStats * st, int x, int y, KMatchPosition * best,
+    int in_order)
 {
   uint64_t *k = p->known + (size_t) y * p->mw + x;
-  const uint64_t stop = __atomic_load_n (&p->threshold, __ATOMIC_RELAXED);
+  uint64_t stop = __atomic_load_n (&p->threshold, __ATOMIC_RELAXED);
+  if (in_order && best->x >= 0 && best->sad <= stop) {
+    /* visited after this thread's best: only a smaller sum wins (on flat
+     * content, where every position ties, this is what prunes) */
+    if (best->sad == 0 || VALUE (*k) >= best->sad)
+      return;
+    stop = best->sad - 1;
+  }
   if (VALUE (*k) > stop || overlaps_taken (p, x, y))
     return;
   *k = refine (p, st, x, y, *k, stop);
@@ -327,7 +336,7 @@ scan_part (int t, int n, void *ctx)
   for (int y0 = 8 * t; y0 < p->mh; y0 += 8 * n)
     for (int y = y0; y < y0 + 8 && y < p->mh; y++)
       for (int x = 0; x < p->mw; x++)
-        visit (p, &st, x, y, &best);
+        visit (p, &st, x, y, &best, 1);
   p->best[t] = best;
 }
 
@@ -411,7 +420,7 @@ seed (Prune * p, const uint64_t * small_map, int smw, int smh, int s)
       for (int x = cx * s - r; x <= cx * s + r; x++) {
         const int ring = abs (y - cy * s) == r || abs (x - cx * s) == r;
         if (ring && x >= 0 && y >= 0 && x < p->mw && y < p->mh)
-          visit (p, &st, x, y, &unused);
+          visit (p, &st, x, y, &unused, 0);
       }
 }
 
