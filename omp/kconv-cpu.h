@@ -11,6 +11,8 @@
 extern "C" {
 #endif
 
+/* A plan's 16-bit path (kconv-fixed.c, below) */
+typedef struct KConvCpuFixed KConvCpuFixed;
 
 /* Working memory of the CPU backend, kept between frames. */
 typedef struct {
@@ -18,10 +20,47 @@ typedef struct {
   size_t n_floats;
 } KConvCpuScratch;
 
-KConvStatus kconv_cpu_run (const KConvPlan * plan, int use_separable,
-    int n_threads, KConvCpuScratch * scratch, const KConvImage * src,
-    const KConvImage * dst);
+/* How kconv_cpu_run convolves: one 2D pass, or horizontal then vertical
+ * taps, in floats; or in 16-bit lanes (kconv_cpu_fixed_kind says which);
+ * or, for an exact kernel whose weights are all one value (a box), by
+ * running sums, at a cost that does not grow with its size. */
+typedef enum {
+  KCONV_CPU_DIRECT,
+  KCONV_CPU_SEPARABLE,
+  KCONV_CPU_FIXED,
+  KCONV_CPU_BOX,
+} KConvCpuPass;
+
+KConvStatus kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
+    const KConvCpuFixed * fixed, int n_threads, KConvCpuScratch * scratch,
+    const KConvImage * src, const KConvImage * dst);
+/* At least n_floats of scratch, zeroed when it grows (row tails past an
+ * image are read, never written: they stay defined). */
+KConvStatus kconv_cpu_scratch_reserve (KConvCpuScratch * scratch,
+    size_t n_floats);
 void kconv_cpu_scratch_clear (KConvCpuScratch * scratch);
+
+/* The 16-bit paths (kconv-fixed.c), on a CPU with AVX2: exact kernels with
+ * 255 * sum |w| + divisor / 2 < 2^15, up to 7x7 in a 2D pass, or rank-1
+ * from 3x3 to 15x15 in two; and blurs: separable inexact kernels
+ * with non-negative taps, factors summing to at most 1 and at most 15 taps
+ * each (two passes, within 1). */
+typedef enum {
+  KCONV_CPU_FIXED_NONE,
+  KCONV_CPU_FIXED_INT,
+  KCONV_CPU_FIXED_INT_SEPARABLE,
+  KCONV_CPU_FIXED_BLUR,
+} KConvCpuFixedKind;
+/* Worked out once for a plan (the division's magic number among it); NULL
+ * where neither kind takes it.  The plan must outlive the object. */
+KConvCpuFixed *kconv_cpu_fixed_new (const KConvPlan * plan);
+KConvCpuFixedKind kconv_cpu_fixed_kind (const KConvCpuFixed * fixed);
+void kconv_cpu_fixed_free (KConvCpuFixed * fixed);
+/* src with every byte of a pixel a channel, in memory order; keep, if not
+ * 0, marks the bytes of each 4-byte pixel to convolve, the others copied. */
+KConvStatus kconv_cpu_fixed_run (const KConvCpuFixed * fixed, int n_threads,
+    KConvCpuScratch * scratch, const KConvImage * src, const KConvImage * dst,
+    uint32_t keep);
 
 /* Large kernels through FFTW (built where FFTW is found: KCONV_HAVE_FFTW).
  * The plan must outlive the object. */

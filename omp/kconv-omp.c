@@ -8,7 +8,7 @@
  * at a time in registers.  Channels are packed (RGBA keeps R, G, B), so the
  * inner loop is a plain multiply-add over contiguous floats whatever the
  * layout.  Separable kernels run the horizontal taps into the ring and the
- * vertical taps out of it.
+ * vertical taps out of it; boxes take running sums (run_band_box).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +122,37 @@ load_row (float *restrict out, const uint8_t * srow, const KConvImage * im,
 }
 
 typedef int32_t vi __attribute__ ((vector_size (8 * sizeof (int32_t))));
+typedef uint8_t vb __attribute__ ((vector_size (8)));
+
+/* Where finish_row puts its bytes: all of them, or (keep_src set) those
+ * keep_mask marks in each 4-byte pixel, the others from keep_src. */
+typedef struct
+{
+  const uint8_t *keep_src;
+  uint64_t keep_mask;           /* the 4-byte mask twice */
+} Put;
+
+/* 8 lanes already within 0..255 to bytes out[i .. i + 8) */
+static inline void
+put_bytes (uint8_t * out, size_t i, vi q, Put put)
+{
+  vb b = __builtin_convertvector (q, vb);
+  uint64_t v;
+  memcpy (&v, &b, sizeof v);
+  if (put.keep_src) {
+    uint64_t s;
+    memcpy (&s, put.keep_src + i, sizeof s);
+    v = (v & put.keep_mask) | (s & ~put.keep_mask);
+  }
+  memcpy (out + i, &v, sizeof v);
+}
+
+static inline void
+put_byte (uint8_t * out, size_t i, uint8_t v, Put put)
+{
+  out[i] = !put.keep_src || (put.keep_mask >> (8 * (i % 4)) & 0xff) ? v :
+      put.keep_src[i];
+}
 
 /* round_half_up (s / d) + offset, clamped, for an exact integer sum s (held
  * in a float) with its sign and absolute value already applied: a float
@@ -144,7 +175,7 @@ finish_exact_one (float sf, int32_t d, int32_t off, float inv_two_d)
  * explicit vectors: the vectoriser gives up on this mix of widths. */
 KCONV_MULTIVERSION static void
 finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
-    const KConvPlan * plan)
+    const KConvPlan * plan, Put put)
 {
   const float sign = plan->exact && plan->negate ? -1.f : 1.f;
   const uint32_t absmask = plan->absolute ? 0x7fffffffu : 0xffffffffu;
@@ -154,13 +185,18 @@ finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
   if (plan->exact) {
     const int32_t d = plan->divisor, two_d = 2 * d, off = plan->ioffset;
     const float inv_two_d = 1.0f / (float) two_d;
+    /* the estimate, rounded down, is off by at most 3 / d (sums below
+     * 2^24): from d = 4 on, one correction step makes it exact */
+    const int steps = d >= 4 ? 1 : 3;
     for (; i + VF_LANES <= n; i += VF_LANES) {
       vf sf = load_vf (acc + i) * sign;
       sf = (vf) ((vi) sf & vabs);
       vi s = __builtin_convertvector (sf, vi);
       vi num = 2 * s + d;
-      vi q = __builtin_convertvector ((2.f * sf + (float) d) * inv_two_d, vi);
-      for (int k = 0; k < 3; k++) {
+      const vf est = (2.f * sf + (float) d) * inv_two_d;
+      vi q = __builtin_convertvector (est, vi);
+      q += (vi) (__builtin_convertvector (q, vf) > est);  /* floor: -1 */
+      for (int k = 0; k < steps; k++) {
         vi r = num - q * two_d;
         q = q - (r >= two_d) + (r < 0);         /* true is -1 */
       }
@@ -168,13 +204,12 @@ finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
       q &= ~(q < 0);
       vi high = q > 255;
       q = (q & ~high) | (255 & high);
-      for (int l = 0; l < VF_LANES; l++)
-        out[i + l] = (uint8_t) q[l];
+      put_bytes (out, i, q, put);
     }
     for (; i < n; i++) {
       float sf = acc[i] * sign;
       sf = plan->absolute ? fabsf (sf) : sf;
-      out[i] = finish_exact_one (sf, d, off, inv_two_d);
+      put_byte (out, i, finish_exact_one (sf, d, off, inv_two_d), put);
     }
   } else {
     const float bias = plan->bias;
@@ -184,15 +219,13 @@ finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
       vi lo = v < 0.f, hi = v > 255.f;
       v = (vf) ((vi) v & ~lo);
       v = (vf) (((vi) v & ~hi) | ((vi) ((vf) { 0 } + 255.f) & hi));
-      vi q = __builtin_convertvector (v, vi);
-      for (int l = 0; l < VF_LANES; l++)
-        out[i + l] = (uint8_t) q[l];
+      put_bytes (out, i, __builtin_convertvector (v, vi), put);
     }
     for (; i < n; i++) {
       float v = (plan->absolute ? fabsf (acc[i]) : acc[i]) + bias;
       v = v < 0.f ? 0.f : v;
       v = v > 255.f ? 255.f : v;
-      out[i] = (uint8_t) (int32_t) v;
+      put_byte (out, i, (uint8_t) (int32_t) v, put);
     }
   }
 }
@@ -212,26 +245,13 @@ store_row (uint8_t * drow, const uint8_t * srow, const uint8_t * packed,
   }
 }
 
-/* 4-byte pixels convolved whole: put the untouched bytes back from the
- * source, a word at a time. */
-KCONV_MULTIVERSION static void
-store_row_keep_bytes (uint8_t * restrict drow, const uint8_t * restrict srow,
-    const uint8_t * restrict packed, int width, uint32_t convolved_mask)
-{
-  for (int x = 0; x < width; x++) {
-    uint32_t p, s;
-    memcpy (&p, packed + 4 * x, 4);
-    memcpy (&s, srow + 4 * x, 4);
-    p = (p & convolved_mask) | (s & ~convolved_mask);
-    memcpy (drow + 4 * x, &p, 4);
-  }
-}
-
 /* Everything the threads share. */
 typedef struct {
   const KConvPlan *plan;
   const KConvImage *src, *dst;
   int separable;
+  int box;                      /* running sums: every weight box_weight */
+  float box_weight;
   int padded_width;             /* width + cols - 1 */
   size_t raw_len;               /* floats in a widened source row */
   size_t out_len;               /* packed output floats, rounded to BLOCK */
@@ -245,6 +265,8 @@ typedef struct {
 static size_t
 thread_floats (const Job * job)
 {
+  if (job->box)       /* column and prefix sums, two source rows, the sums */
+    return round_up (4 * job->raw_len + 2 * job->out_len + 2 * BLOCK, 16);
   size_t ring = (size_t) job->plan->rows * job->ring_len;
   size_t extra = job->separable ? job->raw_len : 0;
   size_t packed = job->out_len / sizeof (float);      /* bytes, as floats */
@@ -273,6 +295,27 @@ fill_ring_row (const Job * job, float *ring_row, float *raw, int logical_row,
   load_row (raw, s, job->src, job->xmap, job->plan->ax, job->padded_width);
   one_row[0] = raw;
   accumulate (ring_row, job->out_len, one_row, job->taps_h, job->n_taps_h);
+}
+
+/* Output row y from its sums (acc), by the rule in kconv.h */
+static void
+emit_row (const Job * job, int y, const float *acc, uint8_t * packed)
+{
+  size_t n = (size_t) job->src->width * job->src->n_channels;
+  uint8_t *drow = job->dst->data + (ptrdiff_t) y * job->dst->stride;
+  const uint8_t *srow = job->src->data + (ptrdiff_t) y * job->src->stride;
+  const Put all = { NULL, 0 };
+  if (job->keep_mask) {
+    /* 4-byte pixels convolved whole: the untouched bytes put back */
+    const Put keep = { srow, job->keep_mask * 0x100000001ull };
+    finish_row (drow, acc, n, job->plan, keep);
+  } else if (job->src->n_channels == job->src->pixel_stride) {
+    finish_row (drow, acc, n, job->plan, all);
+  } else {
+    finish_row (packed, acc, n, job->plan, all);
+    store_row (drow, job->dst->keep_other_bytes ? NULL : srow, packed,
+        job->src);
+  }
 }
 
 static void
@@ -304,21 +347,107 @@ run_band (const Job * job, float *mem, int y0, int y1)
       accumulate (acc, job->out_len, ordered, job->taps_v, job->n_taps_v);
     else
       accumulate (acc, job->out_len, ordered, job->taps2d, job->n_taps2d);
+    emit_row (job, y, acc, packed);
+  }
+}
 
-    size_t n = (size_t) job->src->width * job->src->n_channels;
-    uint8_t *drow = job->dst->data + (ptrdiff_t) y * job->dst->stride;
-    const uint8_t *srow = job->src->data + (ptrdiff_t) y * job->src->stride;
-    if (job->keep_mask) {
-      finish_row (packed, acc, n, plan);
-      store_row_keep_bytes (drow, srow, packed, job->src->width,
-          job->keep_mask);
-    } else if (job->src->n_channels == job->src->pixel_stride) {
-      finish_row (drow, acc, n, plan);
-    } else {
-      finish_row (packed, acc, n, plan);
-      store_row (drow, job->dst->keep_other_bytes ? NULL : srow, packed,
-          job->src);
+/* Boxes (exact kernels whose weights are all one value) by running sums,
+ * at a cost that does not grow with their size: column sums of the last
+ * rows source rows, updated by one row in and one out; along the row, the
+ * prefix sums of those, of which a window sum is a difference.  In int32:
+ * prefix sums of a wide box pass 2^24. */
+KCONV_MULTIVERSION static void
+update_columns (int32_t * restrict col, const float *restrict in,
+    const float *restrict out, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    col[i] += (int32_t) in[i] - (int32_t) out[i];
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+/* Inclusive prefix sums of each channel (stride nc = 1 or 4), 8 lanes a
+ * step, into prefix[i + nc]; n a multiple of 8. */
+__attribute__ ((target ("avx2")))
+static void
+prefix_sums_avx2 (int32_t * restrict prefix, const int32_t * restrict col,
+    size_t n, int nc)
+{
+  __m256i carry = _mm256_setzero_si256 ();
+  for (size_t i = 0; i < n; i += 8) {
+    __m256i v = _mm256_loadu_si256 ((const __m256i *) (col + i));
+    if (nc == 1) {
+      v = _mm256_add_epi32 (v, _mm256_slli_si256 (v, 4));
+      v = _mm256_add_epi32 (v, _mm256_slli_si256 (v, 8));
+      const __m256i low3 = _mm256_shuffle_epi32 (v, 0xff);
+      v = _mm256_add_epi32 (v, _mm256_permute2x128_si256 (low3, low3, 0x08));
+      v = _mm256_add_epi32 (v, carry);
+      carry = _mm256_permutevar8x32_epi32 (v, _mm256_set1_epi32 (7));
+    } else {                    /* 4: the upper pixel adds the lower */
+      v = _mm256_add_epi32 (v, _mm256_permute2x128_si256 (v, v, 0x08));
+      v = _mm256_add_epi32 (v, carry);
+      carry = _mm256_permute2x128_si256 (v, v, 0x11);
     }
+    _mm256_storeu_si256 ((__m256i *) (prefix + i + nc), v);
+  }
+}
+#define HAVE_PREFIX_AVX2 1
+#endif
+
+static void
+prefix_sums (int32_t * restrict prefix, const int32_t * restrict col,
+    size_t n, int nc)
+{
+  memset (prefix, 0, (size_t) nc * sizeof *prefix);
+#ifdef HAVE_PREFIX_AVX2
+  if ((nc == 1 || nc == 4) && __builtin_cpu_supports ("avx2")) {
+    prefix_sums_avx2 (prefix, col, round_up (n, 8), nc);
+    return;
+  }
+#endif
+  for (size_t i = 0; i < n; i++)
+    prefix[i + nc] = prefix[i] + col[i];
+}
+
+KCONV_MULTIVERSION static void
+window_sums (float *restrict acc, const int32_t * restrict prefix, size_t n,
+    size_t span, float weight)
+{
+  for (size_t i = 0; i < n; i++)
+    acc[i] = (float) (prefix[i + span] - prefix[i]) * weight;
+}
+
+static void
+run_band_box (const Job * job, float *mem, int y0, int y1)
+{
+  const KConvPlan *plan = job->plan;
+  const int nc = job->src->n_channels;
+  const size_t n = (size_t) job->padded_width * nc;
+  int32_t *col = (int32_t *) mem;
+  int32_t *prefix = col + job->raw_len;
+  float *in = (float *) (prefix + job->raw_len + BLOCK);
+  float *out = in + job->raw_len, *acc = out + job->raw_len;
+  uint8_t *packed = (uint8_t *) (acc + job->out_len);
+
+  memset (col, 0, job->raw_len * sizeof *col);
+  memset (out, 0, job->raw_len * sizeof *out);
+  for (int k = 0; k < plan->rows; k++) {
+    load_row (in, source_row (job, y0 - plan->ay + k), job->src, job->xmap,
+        plan->ax, job->padded_width);
+    update_columns (col, in, out, n);
+  }
+  for (int y = y0; y < y1; y++) {
+    if (y > y0) {
+      load_row (in, source_row (job, y - plan->ay + plan->rows - 1),
+          job->src, job->xmap, plan->ax, job->padded_width);
+      load_row (out, source_row (job, y - plan->ay - 1), job->src,
+          job->xmap, plan->ax, job->padded_width);
+      update_columns (col, in, out, n);
+    }
+    prefix_sums (prefix, col, n, nc);
+    window_sums (acc, prefix, (size_t) job->src->width * nc,
+        (size_t) plan->cols * nc, job->box_weight);
+    emit_row (job, y, acc, packed);
   }
 }
 
@@ -353,20 +482,26 @@ run_bands (int t, int n, void *ctx)
   const Bands *b = ctx;
   int y0, y1;
   kconv_band (b->job->src->height, t, n, &y0, &y1);
-  if (y0 < y1)
+  if (y0 < y1 && b->job->box)
+    run_band_box (b->job, b->scratch + b->per_thread * t, y0, y1);
+  else if (y0 < y1)
     run_band (b->job, b->scratch + b->per_thread * t, y0, y1);
 }
 
 KConvStatus
-kconv_cpu_run (const KConvPlan * plan, int use_separable, int n_threads,
+kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
+    const KConvCpuFixed * fixed, int n_threads,
     KConvCpuScratch * scratch, const KConvImage * src, const KConvImage * dst)
 {
   Job job = { 0 };
   KConvImage in_order = *src;
   /* Gathering 3 of 4 bytes costs more than a small kernel: convolve the
-   * fourth too and put it back afterwards. */
+   * fourth too and put it back afterwards (always in fixed point and by
+   * running sums, where a fourth byte costs next to nothing). */
   if (src->pixel_stride == 4 && src->n_channels == 3
-      && plan->rows * plan->cols <= 49 && !dst->keep_other_bytes) {
+      && (plan->rows * plan->cols <= 49 || pass == KCONV_CPU_FIXED
+          || pass == KCONV_CPU_BOX)
+      && !dst->keep_other_bytes) {
     uint8_t mask[4] = { 0 };
     for (int c = 0; c < 3; c++)
       mask[src->channel_offset[c]] = 0xff;
@@ -381,10 +516,15 @@ kconv_cpu_run (const KConvPlan * plan, int use_separable, int n_threads,
       in_order.channel_offset[c] = c;
     src = &in_order;
   }
+  if (pass == KCONV_CPU_FIXED && fixed && nc == src->pixel_stride)
+    return kconv_cpu_fixed_run (fixed, n_threads, scratch, src, dst,
+        job.keep_mask);
   job.plan = plan;
   job.src = src;
   job.dst = dst;
-  job.separable = use_separable && plan->separable;
+  job.separable = pass != KCONV_CPU_DIRECT && plan->separable;
+  job.box = pass == KCONV_CPU_BOX;
+  job.box_weight = plan->weights[0];
   job.padded_width = src->width + plan->cols - 1;
   job.out_len = round_up ((size_t) src->width * nc, BLOCK);
   job.raw_len = round_up ((size_t) job.padded_width * nc + job.out_len, 16);
@@ -396,16 +536,9 @@ kconv_cpu_run (const KConvPlan * plan, int use_separable, int n_threads,
     n_threads = src->height;
 
   size_t per_thread = thread_floats (&job);
-  size_t need = per_thread * n_threads;
-  if (scratch->n_floats < need) {
-    kconv_cpu_scratch_clear (scratch);
-    scratch->data = aligned_alloc (64, need * sizeof (float));
-    if (!scratch->data)
-      return KCONV_ERROR_OUT_OF_MEMORY;
-    /* row tails past the image are read but never written: keep them finite */
-    memset (scratch->data, 0, need * sizeof (float));
-    scratch->n_floats = need;
-  }
+  KConvStatus st = kconv_cpu_scratch_reserve (scratch, per_thread * n_threads);
+  if (st != KCONV_OK)
+    return st;
 
   int n_taps = plan->rows * plan->cols;
   job.xmap = malloc (job.padded_width * sizeof (int));
@@ -435,6 +568,21 @@ kconv_cpu_run (const KConvPlan * plan, int use_separable, int n_threads,
 
   free (job.xmap);
   free (taps);
+  return KCONV_OK;
+}
+
+KConvStatus
+kconv_cpu_scratch_reserve (KConvCpuScratch * scratch, size_t n_floats)
+{
+  if (scratch->n_floats >= n_floats)
+    return KCONV_OK;
+  kconv_cpu_scratch_clear (scratch);
+  size_t bytes = round_up (n_floats * sizeof (float), 64);
+  scratch->data = aligned_alloc (64, bytes);
+  if (!scratch->data)
+    return KCONV_ERROR_OUT_OF_MEMORY;
+  memset (scratch->data, 0, bytes);
+  scratch->n_floats = n_floats;
   return KCONV_OK;
 }
 

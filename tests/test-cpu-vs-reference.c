@@ -11,12 +11,276 @@
  *   test-cpu-vs-reference --bench [--threads N] [--quick] [--csv FILE]
  *       [--only TEXT]     times the table's named cases at full size
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
 #include "conv-table.h"
+#include "kconv-matrix.h"
 
 static const char *const cpu_paths[] = { "direct", "fft" };
+
+/* Gaussians (16-bit fixed point where the CPU has AVX2): within 1 of the
+ * reference, equal to it almost everywhere, and exact on flat frames
+ * (0 and 255 give the smallest and largest sums there are). */
+static void
+check_gaussians (void)
+{
+  const int w = 331, h = 97, ps = 4;
+  const size_t n = (size_t) w * h * ps;
+  uint8_t *src = malloc (n), *ref = malloc (n), *out = malloc (n);
+  static const char *names[] = { "noise", "waves", "flat 0", "flat 1",
+    "flat 128", "flat 254", "flat 255"
+  };
+  static const uint8_t flat[] = { 0, 1, 128, 254, 255 };
+  for (int content = 0; content < 7; content++) {
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w * ps; x++)
+        src[(size_t) y * w * ps + x] = content == 0 ? (uint8_t) (rand () >> 7) :
+            content == 1 ? (uint8_t) lround (127.5 + 127.5 * sin (x * 0.031 +
+                y * 0.047)) : flat[content - 2];
+    for (int size = 3; size <= 15; size += 2) {
+      int rows, cols;
+      float *wt = kconv_named_kernel (KCONV_NAMED_GAUSSIAN, size, 0, &rows,
+          &cols);
+      KConvKernel k = { cols, rows, wt, 0.0, 0.0, 0 };
+      KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
+      KConvOptions opt = { KCONV_BACKEND_CPU, 2, -1 };
+      KConvFilter *fref = NULL, *f = NULL;
+      KConvImage s = { src, w, h, (ptrdiff_t) w * ps, ps, 3, {0, 1, 2, 3} };
+      KConvImage dr = s, d = s;
+      dr.data = ref;
+      d.data = out;
+      int ok = kconv_filter_new (&k, KCONV_BORDER_REFLECT, &ref_opt, &fref)
+          == KCONV_OK && kconv_filter_new (&k, KCONV_BORDER_REFLECT, &opt, &f)
+          == KCONV_OK && kconv_filter_run (fref, &s, &dr) == KCONV_OK
+          && kconv_filter_run (f, &s, &d) == KCONV_OK;
+      CHECK (ok, "gaussian %d: run", size);
+      size_t differ = 0, worst = 0, alpha_kept = 1;
+      for (size_t i = 0; ok && i < n; i++) {
+        if (i % ps == 3) {
+          alpha_kept &= out[i] == src[i];
+          continue;
+        }
+        size_t dv = (size_t) abs ((int) ref[i] - (int) out[i]);
+        differ += dv != 0;
+        worst = dv > worst ? dv : worst;
+      }
+      const double share = (double) differ / (n / ps * 3);
+      CHECK (worst <= 1 && alpha_kept, "gaussian %d on %s: differs by %zu "
+          "(alpha kept: %zu)", size, names[content], worst, alpha_kept);
+      /* measured: 0.2 to 0.6% on noise and waves */
+      CHECK (content >= 2 ? differ == 0 : share < 0.01, "gaussian %d on %s: "
+          "%.3f%% of the samples differ from the reference", size,
+          names[content], 100.0 * share);
+      kconv_filter_free (fref);
+      kconv_filter_free (f);
+      free (wt);
+    }
+  }
+  free (src);
+  free (ref);
+  free (out);
+}
+
+/* One exact kernel on random 0/255 frames (sums at both ends) of several
+ * layouts and odd widths: the same bits as the reference, and the 16-bit
+ * path taken or not as `int16` says (1 or 0; -1: either), where the CPU
+ * has AVX2. */
+static void
+check_exact_kernel (const char *name, int n, const float *w, double divisor,
+    double offset, int absolute, int int16)
+{
+  static const struct
+  {
+    int ps, nc, off[4];
+  } layouts[] = { {1, 1, {0}}, {3, 3, {2, 1, 0}}, {4, 3, {0, 1, 2}},
+  {4, 4, {0, 1, 2, 3}}, {4, 3, {1, 2, 3}}
+  };
+  static const int widths[] = { 1, 7, 37, 130 };
+  __builtin_cpu_init ();
+  const int avx2 = __builtin_cpu_supports ("avx2");
+  for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+      const int width = widths[wi], height = 1 + (int) (wi * 7 + l) % 23;
+      const int ps = layouts[l].ps;
+      const ptrdiff_t stride = (ptrdiff_t) width * ps + 5;
+      const size_t size = (size_t) stride * height;
+      uint8_t *src = malloc (size), *ref = malloc (size), *out = malloc (size);
+      for (size_t i = 0; i < size; i++)
+        src[i] = rand () % 2 ? 255 : (uint8_t) (rand () % 3);
+      memcpy (ref, src, size);
+      memcpy (out, src, size);
+      KConvKernel k = { n, n, w, divisor, offset, absolute };
+      KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
+      KConvOptions opt = { KCONV_BACKEND_CPU, 2, -1 };
+      KConvImage im = { src, width, height, stride, ps, layouts[l].nc,
+        {layouts[l].off[0], layouts[l].off[1], layouts[l].off[2],
+            layouts[l].off[3]}
+      };
+      KConvImage dr = im, d = im;
+      dr.data = ref;
+      d.data = out;
+      KConvFilter *fref = NULL, *f = NULL;
+      int ok = kconv_filter_new (&k, (KConvBorder) (wi % 4), &ref_opt, &fref)
+          == KCONV_OK && kconv_filter_new (&k, (KConvBorder) (wi % 4), &opt,
+          &f) == KCONV_OK && kconv_filter_is_exact (f)
+          && kconv_filter_run (fref, &im, &dr) == KCONV_OK
+          && kconv_filter_run (f, &im, &d) == KCONV_OK;
+      CHECK (ok, "%s: run", name);
+      if (ok) {
+        CHECK (memcmp (ref, out, size) == 0, "%s (div %g off %g abs %d), "
+            "%d-byte pixels, %dx%d: differs from the reference", name,
+            divisor, offset, absolute, ps, width, height);
+        const int took = strstr (kconv_filter_strategy (f), "16-bit") != NULL;
+        CHECK (!avx2 || int16 < 0 || took == int16, "%s (div %g): %s", name,
+            divisor, kconv_filter_strategy (f));
+      }
+      kconv_filter_free (fref);
+      kconv_filter_free (f);
+      free (src);
+      free (ref);
+      free (out);
+    }
+}
+
+/* Exact kernels in 16-bit lanes: the named ones, boxes, divisors that are
+ * powers of 2 and divisors that are not, and the edges of what 16 bits
+ * hold. */
+static void
+check_exact_16bit (void)
+{
+  static const KConvNamedKernel named[] = { KCONV_NAMED_EDGE,
+    KCONV_NAMED_LAPLACIAN, KCONV_NAMED_SHARPEN, KCONV_NAMED_SOBEL_X,
+    KCONV_NAMED_SOBEL_Y, KCONV_NAMED_EMBOSS
+  };
+  for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+    int rows, cols;
+    float *w = kconv_named_kernel (named[i], 3, 0, &rows, &cols);
+    check_exact_kernel ("named", rows, w, 0, i % 2 ? 128 : 0, (int) i % 3 == 0,
+        1);
+    free (w);
+  }
+  /* sum |w| = 128: 255 * 128 + d / 2 fits up to d = 2^8, not beyond */
+  float big[9] = { 0, -1, 0, 0, 127, 0, 0, 0, 0 };
+  for (int k = 0; k <= 9; k++)
+    check_exact_kernel ("127 and -1", 3, big, k % 2 ? -(1 << k) : (1 << k),
+        k % 3 ? -20 : 300, k % 4 == 1, k <= 8 && (255 * 128 + (1 << k) / 2
+            <= 32767));
+  /* 7x7 of +-2 (sum |w| 98), every power of 2 to 64; then 129: too much */
+  float w7[49];
+  for (int i = 0; i < 49; i++)
+    w7[i] = i % 3 ? 2.f : -2.f;
+  for (int k = 0; k <= 6; k++)
+    check_exact_kernel ("7x7 of 2", 7, w7, 1 << k, k - 3, k % 2, 1);
+  /* divisors that are not powers of 2, of either sign, on the same */
+  static const int odd_divisors[] = { 3, -5, 7, 9, -25, 49, 100, 255, -1000,
+    12345
+  };
+  for (size_t i = 0; i < sizeof odd_divisors / sizeof odd_divisors[0]; i++)
+    check_exact_kernel ("7x7 of 2", 7, w7, odd_divisors[i], (int) i - 4,
+        (int) i % 2, 1);
+  /* boxes: the divisor is the count of weights; from 5x5 in two passes,
+   * to 11x11 (255 * 121 fits 16 bits, 255 * 169 does not) */
+  for (int n = 3; n <= 13; n += 2) {
+    int rows, cols;
+    float *w = kconv_named_kernel (KCONV_NAMED_BOX, n, 0, &rows, &cols);
+    check_exact_kernel ("box", n, w, 0, n % 3, n % 4 == 1, n <= 11);
+    free (w);
+  }
+  /* larger boxes: running sums (a weight of 3 and a divisor of its own
+   * too) */
+  static const int big_boxes[] = { 15, 31, 61, 121 };
+  for (size_t i = 0; i < sizeof big_boxes / sizeof big_boxes[0]; i++) {
+    const int n = big_boxes[i];
+    float *w = malloc (sizeof (float) * n * n);
+    for (int j = 0; j < n * n; j++)
+      w[j] = i % 2 ? 3.f : 1.f;
+    check_exact_kernel ("big box", n, w, i % 2 ? 0 : -7, (int) i * 5, 0, 0);
+    free (w);
+  }
+  /* rank 1 with signs, the divisor negative: two passes, exact */
+  float sep[49];
+  static const float col[7] = { 1, -2, 3, 0, -3, 2, -1 };
+  static const float row[7] = { 2, 1, 0, -1, -2, 1, 1 };
+  for (int r = 0; r < 7; r++)
+    for (int c = 0; c < 7; c++)
+      sep[r * 7 + c] = col[r] * row[c];
+  check_exact_kernel ("7x7 rank 1", 7, sep, -3, 17, 0, 1);
+  check_exact_kernel ("7x7 rank 1, abs", 7, sep, 8, 0, 1, 1);
+  /* the largest sums with odd divisors: 16 bits or not, exact either way */
+  for (int d = 3; d <= 255; d += 36)
+    check_exact_kernel ("127 and -1", 3, big, d, 0, 0, -1);
+  big[1] = -2;
+  check_exact_kernel ("127 and -2", 3, big, 1, 0, 0, 0);
+  /* a weight of 128 does not fit a signed byte (2x2: one pass) */
+  float w128[4] = { 128, 0, 0, 0 };
+  check_exact_kernel ("128", 2, w128, 128, 0, 0, 0);
+}
+
+/* The exact finish (round half up of s / d, from a float estimate and
+ * correction steps) on every sample value, for sums up to the exact limit
+ * of either sign and every divisor to 70: a 1x1 kernel on a frame of 0..255. */
+static void
+check_exact_finish (void)
+{
+  static const float weights[] = { 65792, -65792, 65791, -12345, 257, -3 };
+  uint8_t src[256], ref[256], out[256];
+  for (int i = 0; i < 256; i++)
+    src[i] = (uint8_t) i;
+  int worst_d = 0;
+  for (size_t wi = 0; wi < sizeof weights / sizeof weights[0]; wi++)
+    for (int d = -70; d <= 70; d++) {
+      if (d == 0)
+        continue;
+      KConvKernel k = { 1, 1, &weights[wi], d, (double) (d % 7) * 9, d % 3 == 0 };
+      KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
+      KConvOptions opt = { KCONV_BACKEND_CPU, 1, -1 };
+      KConvImage im = { src, 256, 1, 256, 1, 1, {0} }, dr = im, dc = im;
+      dr.data = ref;
+      dc.data = out;
+      KConvFilter *fref = NULL, *f = NULL;
+      int ok = kconv_filter_new (&k, KCONV_BORDER_ZERO, &ref_opt, &fref)
+          == KCONV_OK && kconv_filter_new (&k, KCONV_BORDER_ZERO, &opt, &f)
+          == KCONV_OK && kconv_filter_is_exact (f)
+          && kconv_filter_run (fref, &im, &dr) == KCONV_OK
+          && kconv_filter_run (f, &im, &dc) == KCONV_OK;
+      if (!ok || memcmp (ref, out, sizeof ref) != 0)
+        worst_d = d;
+      kconv_filter_free (fref);
+      kconv_filter_free (f);
+    }
+  CHECK (worst_d == 0, "exact finish: differs from the reference (divisor %d)",
+      worst_d);
+
+  /* Sums whose quotient lies just above a negative integer, where an
+   * estimate truncated towards zero is 2 off (found by search), with an
+   * offset that brings the result into 0..255 where an error shows. */
+  static const struct
+  {
+    int p, d;
+  } near[] = { {185, 47}, {146, 83}, {224, 227}, {241, 243}, {157, 427},
+  {214, 975}
+  };
+  for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+    const float w = -65792.f;
+    const int64_t sum = (int64_t) w * near[i].p, d = near[i].d;
+    /* round half up of sum / d, as kconv.h defines it */
+    const int64_t q = (2 * sum + d - ((2 * sum + d) % (2 * d) + 2 * d) %
+        (2 * d)) / (2 * d);
+    KConvKernel k = { 1, 1, &w, (double) d, (double) (100 - q), 0 };
+    KConvOptions opt = { KCONV_BACKEND_CPU, 1, -1 };
+    memset (src, near[i].p, sizeof src);
+    KConvImage im = { src, 256, 1, 256, 1, 1, {0} }, dc = im;
+    dc.data = out;
+    KConvFilter *f = NULL;
+    int ok = kconv_filter_new (&k, KCONV_BORDER_REPLICATE, &opt, &f) ==
+        KCONV_OK && kconv_filter_run (f, &im, &dc) == KCONV_OK;
+    CHECK (ok && out[0] == 100 && out[255] == 100, "exact finish: %d * %d / "
+        "%d gives %d, not 100", (int) w, near[i].p, near[i].d, out[0]);
+    kconv_filter_free (f);
+  }
+}
 
 int
 main (int argc, char **argv)
@@ -35,6 +299,9 @@ main (int argc, char **argv)
   unsigned seed = argc > 1 ? (unsigned) strtoul (argv[1], NULL, 0) : 20261122u;
   printf ("seed %u\n", seed);
   conv_table_run (KCONV_BACKEND_CPU, seed, KCONV_MAX_KERNEL_SIZE);
+  check_gaussians ();
+  check_exact_16bit ();
+  check_exact_finish ();
 
   printf ("forced: direct\n");
   CHECK (kconv_force_strategy (KCONV_BACKEND_CPU, "direct") == KCONV_OK,

@@ -21,6 +21,8 @@ struct KConvFilter
   KConvPlan plan;
   KConvBackend backend;
   KConvPath path;
+  KConvCpuFixed *cpu_fixed;     /* the CPU's 16-bit path that takes it */
+  int cpu_box;                  /* exact, every weight one value */
   int n_threads;
   KConvCpuScratch cpu_scratch;
   KConvCpuFft *cpu_fft;
@@ -173,9 +175,26 @@ cpu_separable_pays (const KConvPlan * plan)
  * through the FFT (measured with kconv-bench: see README). */
 #define CPU_FFT_MIN_TAPS (25 * 25)
 
-static KConvPath
-cpu_path (const KConvPlan * plan)
+/* An exact kernel whose weights are all one value */
+static int
+plan_is_box (const KConvPlan * plan)
 {
+  if (!plan->exact || plan->weights[0] == 0.f)
+    return 0;
+  for (int i = 1; i < plan->rows * plan->cols; i++)
+    if (plan->weights[i] != plan->weights[0])
+      return 0;
+  return 1;
+}
+
+static KConvPath
+cpu_path (const KConvPlan * plan, const KConvCpuFixed * fixed)
+{
+  /* small exact kernels: one pass in 16-bit lanes beats two in floats */
+  if (kconv_cpu_fixed_kind (fixed) == KCONV_CPU_FIXED_INT)
+    return KCONV_PATH_DIRECT;
+  if (kconv_cpu_fixed_kind (fixed) == KCONV_CPU_FIXED_INT_SEPARABLE)
+    return KCONV_PATH_SEPARABLE;
   if (cpu_separable_pays (plan))
     return KCONV_PATH_SEPARABLE;
 #ifdef KCONV_HAVE_FFTW
@@ -219,8 +238,12 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
   }
   f->n_threads = options->n_threads ? options->n_threads :
       kconv_cpu_count ();
+  /* the CPU's 16-bit paths, worked out once (a CUDA filter may fall back) */
+  if (backend != KCONV_BACKEND_REFERENCE && kconv_tuning ().cpu_fixed)
+    f->cpu_fixed = kconv_cpu_fixed_new (&f->plan);
+  f->cpu_box = plan_is_box (&f->plan);
   f->path = backend == KCONV_BACKEND_REFERENCE ? KCONV_PATH_DIRECT :
-      backend == KCONV_BACKEND_CPU ? cpu_path (&f->plan) :
+      backend == KCONV_BACKEND_CPU ? cpu_path (&f->plan, f->cpu_fixed) :
       separable_pays (&f->plan) ? KCONV_PATH_SEPARABLE : KCONV_PATH_DIRECT;
   f->backend = backend;
 #ifdef KCONV_HAVE_FFTW
@@ -236,7 +259,7 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
         options->device_id, &f->cuda);
     if (st != KCONV_OK && options->backend == KCONV_BACKEND_AUTO) {
       f->backend = KCONV_BACKEND_CPU;   /* auto: a GPU that fails to start */
-      f->path = cpu_path (&f->plan);
+      f->path = cpu_path (&f->plan, f->cpu_fixed);
 #ifdef KCONV_HAVE_FFTW
       if (f->path == KCONV_PATH_FFT)
         f->cpu_fft = kconv_cpu_fft_new (&f->plan);
@@ -288,6 +311,21 @@ images_match (const KConvImage * src, const KConvImage * dst)
       sizeof src->channel_offset) == 0 && !images_overlap (src, dst);
 }
 
+static KConvCpuPass
+cpu_pass (const KConvFilter * f)
+{
+  const int separable = f->path == KCONV_PATH_SEPARABLE;
+  const KConvCpuFixedKind fixed = kconv_cpu_fixed_kind (f->cpu_fixed);
+  if ((fixed == KCONV_CPU_FIXED_INT && !separable)
+      || (fixed == KCONV_CPU_FIXED_INT_SEPARABLE && separable)
+      || (fixed == KCONV_CPU_FIXED_BLUR && separable))
+    return KCONV_CPU_FIXED;
+  /* boxes past what 16 bits hold: running sums */
+  if (separable && f->cpu_box)
+    return KCONV_CPU_BOX;
+  return separable ? KCONV_CPU_SEPARABLE : KCONV_CPU_DIRECT;
+}
+
 /* kconv_filter_run on images already checked */
 static KConvStatus
 filter_run (KConvFilter * f, const KConvImage * src, const KConvImage * dst)
@@ -300,7 +338,7 @@ filter_run (KConvFilter * f, const KConvImage * src, const KConvImage * dst)
       if (f->path == KCONV_PATH_FFT)
         return kconv_cpu_fft_run (f->cpu_fft, f->n_threads, src, dst);
 #endif
-      return kconv_cpu_run (&f->plan, f->path == KCONV_PATH_SEPARABLE,
+      return kconv_cpu_run (&f->plan, cpu_pass (f), f->cpu_fixed,
           f->n_threads, &f->cpu_scratch, src, dst);
 #ifdef KCONV_HAVE_CUDA
     case KCONV_BACKEND_CUDA:
@@ -499,6 +537,7 @@ kconv_filter_free (KConvFilter * f)
   if (!f)
     return;
   kconv_cpu_scratch_clear (&f->cpu_scratch);
+  kconv_cpu_fixed_free (f->cpu_fixed);
 #ifdef KCONV_HAVE_FFTW
   kconv_cpu_fft_free (f->cpu_fft);
 #endif
@@ -534,12 +573,25 @@ kconv_filter_strategy (const KConvFilter * f)
   if (f->backend == KCONV_BACKEND_CUDA)
     return kconv_cuda_strategy (f->cuda);
 #endif
+  const KConvCpuPass pass = f->backend == KCONV_BACKEND_CPU ? cpu_pass (f) :
+      KCONV_CPU_DIRECT;
   switch (f->path) {
     case KCONV_PATH_SEPARABLE:
+      if (pass == KCONV_CPU_FIXED)
+        return f->plan.exact ? "separable: horizontal then vertical pass, "
+            "exact in 16-bit lanes" : "separable: horizontal then vertical "
+            "pass, 16-bit fixed point";
+      if (pass == KCONV_CPU_BOX)
+        return "separable: running sums down and across (a box), exact";
       return "separable: horizontal then vertical pass";
     case KCONV_PATH_FFT:
+#ifdef KCONV_HAVE_FFTWF
+      if (!f->plan.exact)
+        return "FFT (FFTW, single precision)";
+#endif
       return "FFT (FFTW, double precision)";
     default:
-      return "direct 2D pass";
+      return pass == KCONV_CPU_FIXED ? "direct 2D pass, exact in 16-bit lanes"
+          : "direct 2D pass";
   }
 }

@@ -17,8 +17,8 @@
  * with 255 * sum |weight| < 2^24.  These are computed exactly (the true
  * rational value, rounded as above) and every backend and every path
  * (direct, separable, FFT) gives bit-identical output.  Any other kernel is
- * computed in single precision: each output is within 1 of the exact
- * result (almost always equal).
+ * computed in single precision (blurs on the CPU: 16-bit fixed point): each
+ * output is within 1 of the exact result (almost always equal).
  */
 #ifndef KCONV_H
 #define KCONV_H

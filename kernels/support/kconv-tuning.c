@@ -19,6 +19,8 @@ from_environment (KConvTuning * t)
   memset (t, 0, sizeof *t);
   if ((v = getenv ("KCONV_CPU_STRATEGY")))
     snprintf (t->cpu_strategy, sizeof t->cpu_strategy, "%s", v);
+  v = getenv ("KCONV_CPU_FIXED");
+  t->cpu_fixed = !v || strcmp (v, "0") != 0;
   if ((v = getenv ("KCONV_CUDA_STRATEGY")))
     snprintf (t->cuda_strategy, sizeof t->cuda_strategy, "%s", v);
   v = getenv ("KCONV_CUDA_PACKED");

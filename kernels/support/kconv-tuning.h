@@ -2,8 +2,8 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Read once from the environment (KCONV_CPU_STRATEGY, KCONV_CUDA_STRATEGY,
- * KCONV_CUDA_PACKED, KCONV_CUDA_BANDS); a test or benchmark may set them
+ * Read once from the environment (KCONV_CPU_STRATEGY, KCONV_CPU_FIXED,
+ * KCONV_CUDA_STRATEGY, KCONV_CUDA_PACKED, KCONV_CUDA_BANDS); a test or benchmark may set them
  * for the process instead.  A filter takes them when it is made.
  */
 #ifndef KCONV_TUNING_H
@@ -16,6 +16,8 @@ extern "C" {
 typedef struct
 {
   char cpu_strategy[16];        /* "" (measured choice), "direct" or "fft" */
+  int cpu_fixed;                /* 0 keeps blurs on the CPU in floats (no
+                                 * 16-bit fixed point) */
   char cuda_strategy[16];       /* "" or small, direct, separable, fft, mma,
                                  * sepmma: forced where it takes the kernel */
   int cuda_packed;              /* 0 keeps small integer kernels on the
