@@ -63,6 +63,26 @@ typedef struct
   const int *off;
 } PackJob;
 
+/* Luma of a row of pixels ps bytes apart (same formula as
+ * kmatch_rgb_luma); 3- and 4-byte pixels spelt out so that the compiler
+ * vectorises the gather. */
+#define LUMA_ROW(PS) \
+  for (int x = 0; x < w; x++) \
+    d[x] = (uint8_t) ((77 * s[x * (PS) + o0] + 150 * s[x * (PS) + o1] + \
+            29 * s[x * (PS) + o2] + 128) >> 8)
+
+KMATCH_MULTIVERSION static void
+luma_row (uint8_t * restrict d, const uint8_t * restrict s, int w, int ps,
+    int o0, int o1, int o2)
+{
+  if (ps == 4)
+    LUMA_ROW (4);
+  else if (ps == 3)
+    LUMA_ROW (3);
+  else
+    LUMA_ROW (ps);
+}
+
 static void
 pack_part (int t, int n, void *ctx)
 {
@@ -75,12 +95,9 @@ pack_part (int t, int n, void *ctx)
   for (int y = y0; y < y1; y++) {
     const uint8_t *s = j->src + (ptrdiff_t) y * j->stride;
     uint8_t *d = j->dst + (size_t) y * j->w * j->ch;
-    if (j->luma) {
-      /* same formula as kmatch_rgb_luma, in a loop the compiler widens */
-      for (int x = 0; x < j->w; x++)
-        d[x] = (uint8_t) ((77 * s[x * ps + o0] + 150 * s[x * ps + o1] +
-                29 * s[x * ps + o2] + 128) >> 8);
-    } else if (j->ch == 1) {
+    if (j->luma)
+      luma_row (d, s, j->w, ps, o0, o1, o2);
+    else if (j->ch == 1) {
       for (int x = 0; x < j->w; x++)
         d[x] = s[x * ps + o0];
     } else {
