@@ -5,9 +5,11 @@
 #    without it (loading GStreamer's plugins in-process, as ASan needs,
 #    brings their own one-time allocations: fontconfig, udev, OpenNI2...);
 #  - a ThreadSanitizer build (CPU only) in ./build-tsan: many callers at
-#    once on the shared worker pool (test-core-threads) and the threaded row
-#    copies; the element tests are not run there (GLib's and GStreamer's
-#    locks are futexes in libraries TSan cannot see into);
+#    once on the shared worker pool (test-core-threads), the threaded row
+#    copies, the element tests (properties set from other threads while
+#    frames flow) and eight pipelines of each element in one process.  GLib's
+#    locks and GStreamer's reference counts are made visible to TSan by
+#    tests/tsan/sync-for-tsan.c, linked into those tests;
 #  - valgrind memcheck over the unit and element tests of ./build (or
 #    $BUILD; definite leaks are errors), the CPU table aside and a chosen
 #    set of element tests, to keep CI's time (VALGRIND_CHECKS="" runs every
@@ -30,13 +32,27 @@ meson test -C build-asan --setup sanitizenoleaks --suite element \
 
 if [ ! -f build-tsan/build.ninja ]; then
   meson setup build-tsan -Db_sanitize=thread -Db_lundef=false \
-    -Dcuda=disabled -Dbenchmarks=disabled >/dev/null || exit 1
+    -Dbuildtype=debugoptimized -Dcuda=disabled -Dbenchmarks=disabled \
+    >/dev/null || exit 1
 fi
-meson compile -C build-tsan tests/test-core-threads tests/test-copy-rows \
-  >/dev/null || exit 1
+meson compile -C build-tsan >/dev/null || exit 1
+# GLib's slices recycle memory where TSan cannot see it: plain malloc
+tsan_env=(TSAN_OPTIONS="halt_on_error=1 exitcode=66 detect_deadlocks=0 suppressions=$PWD/tests/tsan/uninstrumented.supp"
+  G_SLICE=always-malloc GST_REGISTRY_FORK=no)
 for t in test-core-threads test-copy-rows; do
-  TSAN_OPTIONS="halt_on_error=1 exitcode=66" build-tsan/tests/$t >/dev/null \
+  env "${tsan_env[@]}" build-tsan/tests/$t >/dev/null \
     || { echo "ThreadSanitizer: $t failed"; status=1; }
+done
+# the elements, with properties set from other threads while they stream
+env "${tsan_env[@]}" meson test -C build-tsan --print-errorlogs \
+  test-kconvfilter test-kconvfilter-streaming test-kpatternmatch || status=1
+# eight pipelines of each element in one process: the same output from
+# each, properties and caps changing
+for el in kconvfilter kpatternmatch; do
+  env "${tsan_env[@]}" GST_PLUGIN_PATH_1_0="$PWD/build-tsan/gst" \
+    build-tsan/tests/soak --element $el --frames 100 --backend cpu \
+    --pipelines 8 --property-every 30 --caps-every 60 --rss-bound 1000000 \
+    >/dev/null || { echo "ThreadSanitizer: soak of $el failed"; status=1; }
 done
 
 checks=${VALGRIND_CHECKS-test_formats_match_gray_reference,test_presets_round_trip,test_invalid_values_refused,test_renegotiation,test_flush_drops_frames_in_flight,test_flushing_seek_in_pipeline,test_stop_releases_frames_in_flight,test_caps_change_drains_first,test_gap_and_zero_duration,test_template_file_not_an_image,test_template_with_transparency,test_formats_planted,test_max_matches}

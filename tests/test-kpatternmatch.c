@@ -809,6 +809,61 @@ GST_START_TEST (test_match_on_change_recuts)
 
 GST_END_TEST;
 
+/* Properties hammered from other threads while frames flow: every frame
+ * comes out, in order, each with its message (run under ThreadSanitizer
+ * by tests/run-sanitizers.sh). */
+GST_START_TEST (test_property_stress_while_streaming)
+{
+  Fixture f = fixture_new ("RGBA", "template-region", "30,20,16,12", NULL);
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, W, H);
+  GstBuffer *in = random_frame (&info, 78);
+  const gchar *names[] = { "template-region", "search-region", "threshold",
+    "match-on", "max-matches", "draw"
+  };
+  GValue values[G_N_ELEMENTS (names)];
+  GstHarnessThread *threads[G_N_ELEMENTS (names)];
+  memset (values, 0, sizeof values);
+  g_value_init (&values[0], G_TYPE_STRING);
+  g_value_set_string (&values[0], "10,8,12,12");
+  g_value_init (&values[1], G_TYPE_STRING);
+  g_value_set_string (&values[1], "0,0,80,60");
+  g_value_init (&values[2], G_TYPE_DOUBLE);
+  g_value_set_double (&values[2], 0.9);
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (f.h->element), "match-on");
+  g_value_init (&values[3], ps->value_type);
+  g_value_set_enum (&values[3], 1);
+  g_value_init (&values[4], G_TYPE_INT);
+  g_value_set_int (&values[4], 3);
+  g_value_init (&values[5], G_TYPE_BOOLEAN);
+  g_value_set_boolean (&values[5], TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    threads[i] = gst_harness_stress_property_start_full (f.h, names[i],
+        &values[i], 100);
+
+  for (int i = 0; i < 200; i++) {
+    GstBuffer *b = gst_buffer_copy (in);
+    GST_BUFFER_PTS (b) = i * GST_SECOND / 25;
+    fail_unless_equals_int (gst_harness_push (f.h, b), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull (f.h);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * GST_SECOND / 25);
+    fail_unless_equals_int (gst_buffer_get_size (out), info.size);
+    gst_buffer_unref (out);
+    GstStructure *m = next_result (&f);
+    fail_unless (m != NULL, "frame %d: no message", i);
+    gst_structure_free (m);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    gst_harness_stress_thread_stop (threads[i]);
+    g_value_unset (&values[i]);
+  }
+  gst_buffer_unref (in);
+  fixture_free (&f);
+}
+
+GST_END_TEST;
+
 /* draw=true: a green box on RGB, the inside untouched */
 GST_START_TEST (test_draw)
 {
@@ -871,6 +926,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_template_with_transparency);
   tcase_add_test (tc, test_short_buffer_names_both_sizes);
   tcase_add_test (tc, test_match_on_change_recuts);
+  tcase_add_test (tc, test_property_stress_while_streaming);
   tcase_add_test (tc, test_edge_sizes);
   tcase_add_test (tc, test_template_file_not_an_image);
   return s;
