@@ -40,6 +40,16 @@ peer_opencv_sep_filter2d (const uint8_t * src, uint8_t * dst, int width,
 }
 
 void
+peer_opencv_box (const uint8_t * src, uint8_t * dst, int width, int height,
+    int channels, int size)
+{
+  cv::Mat s (height, width, CV_8UC (channels), (void *) src);
+  cv::Mat d (height, width, CV_8UC (channels), dst);
+  cv::blur (s, d, cv::Size (size, size), cv::Point (-1, -1),
+      cv::BORDER_REFLECT_101);
+}
+
+void
 peer_opencv_match_sqdiff (const uint8_t * frame, int width, int height,
     const uint8_t * tmpl, int tw, int th, int *x, int *y)
 {

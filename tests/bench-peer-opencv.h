@@ -22,6 +22,10 @@ void peer_opencv_filter2d (const uint8_t * src, uint8_t * dst, int width,
 void peer_opencv_sep_filter2d (const uint8_t * src, uint8_t * dst, int width,
     int height, int channels, const float *kernel1d, int size);
 
+/* cv::blur: the size x size mean (running sums), BORDER_REFLECT_101. */
+void peer_opencv_box (const uint8_t * src, uint8_t * dst, int width,
+    int height, int channels, int size);
+
 /* cv::matchTemplate TM_SQDIFF on grey frames; where its minimum is. */
 void peer_opencv_match_sqdiff (const uint8_t * frame, int width, int height,
     const uint8_t * tmpl, int tw, int th, int *x, int *y);

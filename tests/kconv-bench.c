@@ -5,7 +5,9 @@
  *   kconv-bench [--threads N] [--quick] [--csv FILE] [--only TEXT]
  *
  * Times the core (no GStreamer) on 1080p and 4K RGBA and grey frames of
- * random pixels, for arbitrary float kernels and gaussians of several sizes.
+ * random pixels, for arbitrary float kernels and gaussians of several sizes,
+ * and two exact integer kernels: the named edge and boxes (cv::blur beside
+ * them, which keeps running sums).
  * Each row: median ms over the repetitions, Mpix/s, GMAC/s (multiply-adds
  * the direct formula needs: pixels x channels x taps), and OpenCV's median
  * and the ratio opencv / kconv (> 1: kconv is faster).
@@ -26,7 +28,7 @@ typedef struct {
   uint8_t *src, *dst, *peer_dst;
   float *weights;               /* size x size */
   float g1d[KCONV_MAX_KERNEL_SIZE];
-  int size, separable;
+  int size, separable, box;
   KConvFilter *filter;
   KConvImage in, out;
 } Case;
@@ -46,7 +48,10 @@ static void
 run_opencv (void *p)
 {
   Case *c = p;
-  if (c->separable)
+  if (c->box)
+    peer_opencv_box (c->src, c->peer_dst, c->width, c->height, c->channels,
+        c->size);
+  else if (c->separable)
     peer_opencv_sep_filter2d (c->src, c->peer_dst, c->width, c->height,
         c->channels, c->g1d, c->size);
   else
@@ -55,14 +60,17 @@ run_opencv (void *p)
 }
 #endif
 
+typedef enum { KIND_ARBITRARY, KIND_GAUSSIAN, KIND_EDGE, KIND_BOX } Kind;
+
 static void
 bench_case (const BenchArgs * args, int width, int height, int channels,
-    int size, int gaussian, double budget_ms)
+    int size, Kind kind, double budget_ms)
 {
+  static const char *kind_names[] = { "arbitrary", "gaussian", "edge", "box" };
+  const int gaussian = kind == KIND_GAUSSIAN;
   char name[64];
   snprintf (name, sizeof name, "%dx%d %s %s %dx%d", width, height,
-      channels == 4 ? "RGBA" : "GRAY8", gaussian ? "gaussian" : "arbitrary",
-      size, size);
+      channels == 4 ? "RGBA" : "GRAY8", kind_names[kind], size, size);
   if (!bench_selected (args, name))
     return;
   Case c = { width, height, channels };
@@ -76,7 +84,11 @@ bench_case (const BenchArgs * args, int width, int height, int channels,
     c.src[i] = (uint8_t) (rand () >> 7);
 
   int rows, cols;
-  if (gaussian) {
+  c.box = kind == KIND_BOX;
+  if (kind == KIND_EDGE || kind == KIND_BOX) {
+    c.weights = kconv_named_kernel (kind == KIND_EDGE ? KCONV_NAMED_EDGE :
+        KCONV_NAMED_BOX, size, 0, &rows, &cols);
+  } else if (gaussian) {
     c.weights = kconv_named_kernel (KCONV_NAMED_GAUSSIAN, size, 0, &rows,
         &cols);
     double sum = 0;
@@ -92,7 +104,8 @@ bench_case (const BenchArgs * args, int width, int height, int channels,
           (float) (size * size) * 5.f;
   }
 
-  KConvKernel k = { size, size, c.weights, 1.0, 0.0, 0 };
+  /* boxes: the automatic divisor (the count of weights), a mean */
+  KConvKernel k = { size, size, c.weights, c.box ? 0.0 : 1.0, 0.0, 0 };
   KConvOptions opt = { KCONV_BACKEND_CPU, args->threads, -1 };
   if (kconv_filter_new (&k, KCONV_BORDER_REFLECT, &opt, &c.filter) != KCONV_OK) {
     fprintf (stderr, "kconv_filter_new failed\n");
@@ -169,10 +182,12 @@ main (int argc, char **argv)
   static const int frames[][2] = { {1920, 1080}, {3840, 2160} };
   for (int f = 0; f < (args.quick ? 1 : 2); f++)
     for (int ch = 4; ch >= 1; ch -= 3)
-      for (int gaussian = 0; gaussian <= 1; gaussian++)
+      for (Kind kind = KIND_ARBITRARY; kind <= KIND_BOX; kind++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-          bench_case (&args, frames[f][0], frames[f][1], ch, sizes[s],
-              gaussian, args.quick ? 300 : 1500);
+          if ((kind != KIND_EDGE || sizes[s] == 3)
+              && (kind != KIND_BOX || sizes[s] <= 15))
+            bench_case (&args, frames[f][0], frames[f][1], ch, sizes[s], kind,
+                args.quick ? 300 : 1500);
   bench_args_clear (&args);
   return 0;
 }

@@ -5,7 +5,8 @@
 #   tests/gpu/run.sh [OUTDIR]     results and the plot go to OUTDIR
 # BUILD names the build folder (default build); a GPU-only one keeps what
 # travels small:  meson setup build-gpu -Dgpu_archs=90
-# KERNEL_BENCH=0 skips the kernel benchmarks (device-resident timings).
+# KERNEL_BENCH=0 skips the kernel benchmarks (device-resident timings);
+# FAULT_FRAMES sets the frames of each injected-fault run (default 3000).
 set -uo pipefail
 b=${BUILD:-build}
 out=${1:-gpu-results}
@@ -25,6 +26,12 @@ $b/tests/test-cuda-vs-reference 2>&1 | tail -n 15 || status=1
 step "core: the same under compute-sanitizer memcheck"
 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
   $b/tests/test-cuda-vs-reference 2>&1 | tail -n 6 || status=1
+
+step "core: racecheck and synccheck (shared-memory hazards, barriers)"
+for tool in racecheck synccheck; do
+  compute-sanitizer --tool $tool --error-exitcode 9 \
+    $b/tests/test-cuda-vs-reference 2>&1 | tail -n 4 || status=1
+done
 
 if [ -f .devgst/gst-env.sh ]; then
   export GST_PLUGIN_PATH=$PWD/$b/gst GST_PRESET_PATH=$PWD/presets
@@ -56,6 +63,8 @@ if [ -f .devgst/gst-env.sh ]; then
   tests/gpu/cuda-memory.sh "$out"; [ $? -eq 1 ] && status=1
   step "frames resident in CUDA memory, beside the system-memory path"
   tests/gpu/bench-cuda-memory.sh "$out" || status=1
+  step "GPU faults injected mid-stream, the soak and eight pipelines on CUDA"
+  tests/gpu/faults.sh "${FAULT_FRAMES:-3000}" || status=1
   step "several GPUs (skipped on a machine with one)"
   tests/gpu/multi-gpu.sh "$out"; [ $? -eq 1 ] && status=1
   step "streaming benchmark: appsrc ! kconvfilter ! fakesink"
