@@ -407,6 +407,12 @@ gst_kconv_filter_get_property (GObject * object, guint prop_id,
   GstKConvFilter *self = GST_KCONV_FILTER (object);
   Settings *s = &self->settings;
 
+  if (prop_id == PROP_FRAMES_IN_FLIGHT) {     /* the base's, under its lock */
+    g_value_set_uint (value,
+        gst_kconv_base_get_frames_in_flight (GST_KCONV_BASE (self)));
+    return;
+  }
+
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_KERNEL:
@@ -447,9 +453,6 @@ gst_kconv_filter_get_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
-  if (prop_id == PROP_FRAMES_IN_FLIGHT)
-    g_value_set_uint (value,
-        gst_kconv_base_get_frames_in_flight (GST_KCONV_BASE (self)));
 }
 
 /* Rebuilds the core filter when a property changed since the last frame.

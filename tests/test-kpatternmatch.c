@@ -9,6 +9,7 @@
 #include <gst/controller/controller.h>
 #include <gst/video/video.h>
 #include "check-short-buffer.h"
+#include "check-properties.h"
 
 #define W 96
 #define H 64
@@ -284,6 +285,7 @@ GST_START_TEST (test_controlled_properties)
   gst_structure_free (next_result (&f));
   g_object_get (f.h->element, "search-radius", &n, NULL);
   fail_unless_equals_int (n, 9);
+  gst_kconv_check_every_property_reads (f.h->element);
   gst_object_unref (cs);
   gst_object_unref (rs);
   g_free (fr);
