@@ -407,7 +407,7 @@ gst_kconv_filter_get_property (GObject * object, guint prop_id,
   GstKConvFilter *self = GST_KCONV_FILTER (object);
   Settings *s = &self->settings;
 
-  if (prop_id == PROP_FRAMES_IN_FLIGHT) {     /* the base's, under its lock */
+  if (prop_id == PROP_FRAMES_IN_FLIGHT) {       /* the base's, under its lock */
     g_value_set_uint (value,
         gst_kconv_base_get_frames_in_flight (GST_KCONV_BASE (self)));
     return;
