@@ -15,6 +15,11 @@
 #include "kconv-cpu.h"
 #include "kconv-threads.h"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define KCONV_X86 1           /* AVX2 paths, taken where the CPU has it */
+#endif
+
 /* Floats accumulated in registers at once: 8 AVX registers. */
 #define BLOCK 64
 
@@ -57,10 +62,10 @@ load_vf (const float *p)
 /* acc[0 .. len) = sum over taps of weight * rows[row][offset + i].
  * len is a multiple of BLOCK and every row is readable that far. */
 KCONV_MULTIVERSION static void
-accumulate (float *restrict acc, size_t len, const float *const *rows,
-    const Tap * taps, int n_taps)
+accumulate_block (float *restrict acc, size_t len, const float *const *rows,
+    const Tap * taps, int n_taps, size_t i0)
 {
-  for (size_t i0 = 0; i0 < len; i0 += BLOCK) {
+  for (; i0 < len; i0 += BLOCK) {
     vf a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
     vf a4 = { 0 }, a5 = { 0 }, a6 = { 0 }, a7 = { 0 };
     for (int t = 0; t < n_taps; t++) {
@@ -85,6 +90,48 @@ accumulate (float *restrict acc, size_t len, const float *const *rows,
     memcpy (o + 6 * VF_LANES, &a6, sizeof a6);
     memcpy (o + 7 * VF_LANES, &a7, sizeof a7);
   }
+}
+
+#ifdef KCONV_X86
+/* accumulate with 16 floats a register where the CPU has AVX-512: half the
+ * instructions, 128 floats a step in 8 accumulators; the tail (len is a
+ * multiple of BLOCK) is left to the caller.  Returns how many it did. */
+typedef float vf16 __attribute__ ((vector_size (16 * sizeof (float))));
+
+__attribute__ ((target ("avx512f")))
+static size_t
+accumulate_avx512 (float *restrict acc, size_t len, const float *const *rows,
+    const Tap * taps, int n_taps)
+{
+  size_t i0 = 0;
+  for (; i0 + 128 <= len; i0 += 128) {
+    vf16 a[8] = { 0 };
+    for (int t = 0; t < n_taps; t++) {
+      const float *s = rows[taps[t].row] + taps[t].offset + i0;
+      const float w = taps[t].weight;
+      for (int k = 0; k < 8; k++) {
+        vf16 v;
+        memcpy (&v, s + 16 * k, sizeof v);
+        a[k] += w * v;
+      }
+    }
+    for (int k = 0; k < 8; k++)
+      memcpy (acc + i0 + 16 * k, &a[k], sizeof a[k]);
+  }
+  return i0;
+}
+#endif
+
+static void
+accumulate (float *restrict acc, size_t len, const float *const *rows,
+    const Tap * taps, int n_taps)
+{
+  size_t done = 0;
+#ifdef KCONV_X86
+  if (__builtin_cpu_supports ("avx512f"))
+    done = accumulate_avx512 (acc, len, rows, taps, n_taps);
+#endif
+  accumulate_block (acc, len, rows, taps, n_taps, done);
 }
 
 /* Widens one source row (NULL: a row of zeros) into packed floats with
@@ -171,6 +218,44 @@ finish_exact_one (float sf, int32_t d, int32_t off, float inv_two_d)
   return (uint8_t) (q < 0 ? 0 : q > 255 ? 255 : q);
 }
 
+#ifdef KCONV_X86
+/* finish_row for inexact kernels, 32 sums to 32 bytes a step: clamped
+ * above, truncated, and the saturating packs clamp below (negative sums
+ * truncate to 0 or less); the same bytes as the general loop.  Returns how
+ * many of the n it did. */
+__attribute__ ((target ("avx2")))
+static size_t
+finish_inexact_avx2 (uint8_t * out, const float *acc, size_t n, float bias,
+    int absolute, const uint8_t * keep_src, uint32_t keep_mask)
+{
+  const __m256 vbias = _mm256_set1_ps (bias), top = _mm256_set1_ps (255.f);
+  const __m256 absmask =
+      _mm256_castsi256_ps (_mm256_set1_epi32 (absolute ? 0x7fffffff : -1));
+  const __m256i keep = _mm256_set1_epi32 ((int32_t) keep_mask);
+  /* the packs interleave 128-bit lanes: dwords back in order */
+  const __m256i order = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m256i q[4];
+    for (int k = 0; k < 4; k++) {
+      __m256 v = _mm256_and_ps (_mm256_loadu_ps (acc + i + 8 * k), absmask);
+      v = _mm256_min_ps (_mm256_add_ps (v, vbias), top);
+      q[k] = _mm256_cvttps_epi32 (v);
+    }
+    __m256i w = _mm256_packus_epi16 (_mm256_packs_epi32 (q[0], q[1]),
+        _mm256_packs_epi32 (q[2], q[3]));
+    w = _mm256_permutevar8x32_epi32 (w, order);
+    if (keep_src)
+      w = _mm256_blendv_epi8 (_mm256_loadu_si256 ((const __m256i *)
+              (keep_src + i)), w, keep);
+    _mm256_storeu_si256 ((__m256i *) (out + i), w);
+  }
+  return i;
+}
+
+#define HAVE_FINISH_AVX2 1
+#endif
+
 /* Packed sums to 8-bit samples, by the rule in kconv.h.  Written with
  * explicit vectors: the vectoriser gives up on this mix of widths. */
 KCONV_MULTIVERSION static void
@@ -213,6 +298,11 @@ finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
     }
   } else {
     const float bias = plan->bias;
+#ifdef HAVE_FINISH_AVX2
+    if (__builtin_cpu_supports ("avx2"))
+      i = finish_inexact_avx2 (out, acc, n, bias, plan->absolute,
+          put.keep_src, (uint32_t) put.keep_mask);
+#endif
     for (; i + VF_LANES <= n; i += VF_LANES) {
       vf v = (vf) ((vi) load_vf (acc + i) & vabs) + bias;
       /* clamped first, truncation is floor */
@@ -364,8 +454,7 @@ update_columns (int32_t * restrict col, const float *restrict in,
     col[i] += (int32_t) in[i] - (int32_t) out[i];
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
+#ifdef KCONV_X86
 /* Inclusive prefix sums of each channel (stride nc = 1 or 4), 8 lanes a
  * step, into prefix[i + nc]; n a multiple of 8. */
 __attribute__ ((target ("avx2")))
@@ -392,6 +481,7 @@ prefix_sums_avx2 (int32_t * restrict prefix, const int32_t * restrict col,
   }
 }
 #define HAVE_PREFIX_AVX2 1
+
 #endif
 
 static void
