@@ -122,6 +122,55 @@ accumulate_avx512 (float *restrict acc, size_t len, const float *const *rows,
 }
 #endif
 
+/* accumulate_avx512 and finish_row at once, for inexact kernels written
+ * straight to the frame: the 128 sums of a step leave their registers as
+ * bytes (clamped above, truncated; the saturating packs clamp below), and
+ * keep, where not 0, marks the bytes of each 64 to write, the others taken
+ * from keep_src.  The same bytes as the two apart; returns how many of the
+ * n it did. */
+__attribute__ ((target ("avx512f,avx512bw")))
+static size_t
+accumulate_finish_avx512 (uint8_t * out, size_t n, const float *const *rows,
+    const Tap * taps, int n_taps, float bias, int absolute,
+    const uint8_t * keep_src, uint64_t keep)
+{
+  const __m512 vbias = _mm512_set1_ps (bias), top = _mm512_set1_ps (255.f);
+  const __m512i absmask = _mm512_set1_epi32 (absolute ? 0x7fffffff : -1);
+  /* the packs interleave 128-bit lanes: dwords back in order */
+  const __m512i order = _mm512_setr_epi32 (0, 4, 8, 12, 1, 5, 9, 13, 2, 6,
+      10, 14, 3, 7, 11, 15);
+  size_t i0 = 0;
+  for (; i0 + 128 <= n; i0 += 128) {
+    __m512 a[8];
+    for (int k = 0; k < 8; k++)
+      a[k] = _mm512_setzero_ps ();
+    for (int t = 0; t < n_taps; t++) {
+      const float *s = rows[taps[t].row] + taps[t].offset + i0;
+      const __m512 w = _mm512_set1_ps (taps[t].weight);
+      for (int k = 0; k < 8; k++)
+        a[k] = _mm512_fmadd_ps (w, _mm512_loadu_ps (s + 16 * k), a[k]);
+    }
+    for (int h = 0; h < 2; h++) {
+      __m512i q[4];
+      for (int k = 0; k < 4; k++) {
+        __m512 v = _mm512_castsi512_ps (_mm512_and_si512
+            (_mm512_castps_si512 (a[4 * h + k]), absmask));
+        q[k] = _mm512_cvttps_epi32 (_mm512_min_ps (_mm512_add_ps (v, vbias),
+                top));
+      }
+      __m512i b = _mm512_packus_epi16 (_mm512_packs_epi32 (q[0], q[1]),
+          _mm512_packs_epi32 (q[2], q[3]));
+      b = _mm512_permutexvar_epi32 (order, b);
+      uint8_t *o = out + i0 + 64 * h;
+      if (keep_src)
+        b = _mm512_mask_blend_epi8 (keep,
+            _mm512_loadu_si512 (keep_src + i0 + 64 * h), b);
+      _mm512_storeu_si512 (o, b);
+    }
+  }
+  return i0;
+}
+
 static void
 accumulate (float *restrict acc, size_t len, const float *const *rows,
     const Tap * taps, int n_taps)
@@ -348,6 +397,8 @@ typedef struct {
   size_t ring_len;              /* floats in one ring row */
   int *xmap;
   uint32_t keep_mask;           /* convolving 4 bytes for 3: the real ones */
+  uint64_t keep_bits;           /* the same, a bit a byte over 64 bytes */
+  int fused;                    /* accumulate_finish_avx512 takes the rows */
   Tap *taps2d, *taps_h, *taps_v;
   int n_taps2d, n_taps_h, n_taps_v;
 } Job;
@@ -387,14 +438,19 @@ fill_ring_row (const Job * job, float *ring_row, float *raw, int logical_row,
   accumulate (ring_row, job->out_len, one_row, job->taps_h, job->n_taps_h);
 }
 
-/* Output row y from its sums (acc), by the rule in kconv.h */
+/* Output row y from its sums (acc), by the rule in kconv.h; the first
+ * `from` outputs are written already (only where they go straight to the
+ * frame: from is 0 otherwise). */
 static void
-emit_row (const Job * job, int y, const float *acc, uint8_t * packed)
+emit_row (const Job * job, int y, const float *acc, uint8_t * packed,
+    size_t from)
 {
-  size_t n = (size_t) job->src->width * job->src->n_channels;
-  uint8_t *drow = job->dst->data + (ptrdiff_t) y * job->dst->stride;
-  const uint8_t *srow = job->src->data + (ptrdiff_t) y * job->src->stride;
+  size_t n = (size_t) job->src->width * job->src->n_channels - from;
+  uint8_t *drow = job->dst->data + (ptrdiff_t) y * job->dst->stride + from;
+  const uint8_t *srow =
+      job->src->data + (ptrdiff_t) y * job->src->stride + from;
   const Put all = { NULL, 0 };
+  acc += from;
   if (job->keep_mask) {
     /* 4-byte pixels convolved whole: the untouched bytes put back */
     const Put keep = { srow, job->keep_mask * 0x100000001ull };
@@ -433,11 +489,26 @@ run_band (const Job * job, float *mem, int y0, int y1)
       int slot = (((first + ky) % rows) + rows) % rows;
       ordered[ky] = ring + (size_t) slot * job->ring_len;
     }
+    size_t done = 0;
+#ifdef KCONV_X86
+    if (job->fused) {
+      const size_t n = (size_t) job->src->width * job->src->n_channels;
+      const uint8_t *srow = job->src->data + (ptrdiff_t) y * job->src->stride;
+      done = accumulate_finish_avx512 (job->dst->data +
+          (ptrdiff_t) y * job->dst->stride, n, ordered, job->taps2d,
+          job->n_taps2d, plan->bias, plan->absolute,
+          job->keep_mask ? srow : NULL, job->keep_bits);
+      if (done == n)
+        continue;
+      accumulate_block (acc, job->out_len, ordered, job->taps2d,
+          job->n_taps2d, done);
+    } else
+#endif
     if (job->separable)
       accumulate (acc, job->out_len, ordered, job->taps_v, job->n_taps_v);
     else
       accumulate (acc, job->out_len, ordered, job->taps2d, job->n_taps2d);
-    emit_row (job, y, acc, packed);
+    emit_row (job, y, acc, packed, done);
   }
 }
 
@@ -537,7 +608,7 @@ run_band_box (const Job * job, float *mem, int y0, int y1)
     prefix_sums (prefix, col, n, nc);
     window_sums (acc, prefix, (size_t) job->src->width * nc,
         (size_t) plan->cols * nc, job->box_weight);
-    emit_row (job, y, acc, packed);
+    emit_row (job, y, acc, packed, 0);
   }
 }
 
@@ -619,6 +690,15 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
   job.out_len = round_up ((size_t) src->width * nc, BLOCK);
   job.raw_len = round_up ((size_t) job.padded_width * nc + job.out_len, 16);
   job.ring_len = job.separable ? job.out_len : job.raw_len;
+#ifdef KCONV_X86
+  /* inexact sums written straight to the frame: finished in registers */
+  job.fused = !plan->exact && !job.separable && !job.box
+      && (job.keep_mask || nc == src->pixel_stride)
+      && __builtin_cpu_supports ("avx512bw");
+  for (int b = 0; b < 64; b++)
+    if (job.keep_mask >> (8 * (b % 4)) & 0xff)
+      job.keep_bits |= 1ull << b;
+#endif
 
   if (n_threads < 1)
     n_threads = 1;
