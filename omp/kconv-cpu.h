@@ -14,6 +14,18 @@ extern "C" {
 /* A plan's 16-bit path (kconv-fixed.c, below) */
 typedef struct KConvCpuFixed KConvCpuFixed;
 
+/* A mask of the bytes to write in each 4-byte pixel (0xff each) as a bit
+ * a byte over 64 bytes, for AVX-512's byte blends; 0 for 0. */
+static inline uint64_t
+kconv_cpu_keep_bits (uint32_t keep)
+{
+  uint64_t bits = 0;
+  for (int b = 0; b < 64; b++)
+    if (keep >> (8 * (b % 4)) & 0xff)
+      bits |= 1ull << b;
+  return bits;
+}
+
 /* Working memory of the CPU backend, kept between frames. */
 typedef struct {
   float *data;

@@ -423,13 +423,76 @@ int_finish (__m256i lo, __m256i hi, const KConvCpuFixed * w)
       _mm256_adds_epi16 (hi, off));
 }
 
+/* int_taps and int_finish with AVX-512: 64 bytes a step, the taps' sources
+ * found once a row.  Returns the bytes it did, a multiple of 2 * CHUNK; the
+ * rest is int_row's. */
+#define FIXED_AVX512 __attribute__ ((target ("avx512f,avx512bw")))
+
+FIXED_AVX512 static inline __m512i
+divide512 (__m512i u, const KConvCpuFixed * w)
+{
+  const __m512i t = _mm512_mulhi_epu16 (u, _mm512_set1_epi16 ((short)
+          w->magic));
+  if (!w->wide)
+    return _mm512_srl_epi16 (t, _mm_cvtsi32_si128 (w->shift));
+  return _mm512_srl_epi16 (_mm512_add_epi16 (t,
+          _mm512_srli_epi16 (_mm512_sub_epi16 (u, t), 1)),
+      _mm_cvtsi32_si128 (w->shift - 1));
+}
+
+FIXED_AVX512 static inline __m512i
+int_finish512 (__m512i v, const KConvCpuFixed * w)
+{
+  if (w->negate)
+    v = _mm512_sub_epi16 (_mm512_setzero_si512 (), v);
+  if (w->absolute)
+    v = _mm512_abs_epi16 (v);
+  if (w->divide)
+    v = _mm512_sub_epi16 (divide512 (_mm512_add_epi16 (v,
+                _mm512_set1_epi16 ((short) w->lift_add)), w),
+        _mm512_set1_epi16 ((short) w->lift));
+  else if (w->shift)
+    v = _mm512_sra_epi16 (_mm512_add_epi16 (v, _mm512_set1_epi16 (w->half)),
+        _mm_cvtsi32_si128 (w->shift));
+  return _mm512_adds_epi16 (v, _mm512_set1_epi16 (w->offset));
+}
+
+FIXED_AVX512 static size_t
+int_row_avx512 (uint8_t * restrict drow, const uint8_t * srow,
+    const uint8_t * const *rows, size_t n_bytes, int nc, uint64_t keep,
+    const KConvCpuFixed * w)
+{
+  const uint8_t *src[INT_MAX_SIDE * INT_MAX_SIDE + 1];
+  for (int t = 0; t < w->n_taps; t++)
+    src[t] = rows[w->tap_row[t]] + (size_t) w->tap_col[t] * nc;
+  size_t i = 0;
+  for (; i + 64 <= n_bytes; i += 64) {
+    __m512i lo = _mm512_setzero_si512 (), hi = lo;
+    for (int t = 0; t < w->n_taps; t += 2) {
+      const __m512i x0 = _mm512_loadu_si512 (src[t] + i);
+      const __m512i x1 = _mm512_loadu_si512 (src[t + 1] + i);
+      const __m512i k = _mm512_set1_epi16 (w->tap_pair[t / 2]);
+      lo = _mm512_add_epi16 (lo,
+          _mm512_maddubs_epi16 (_mm512_unpacklo_epi8 (x0, x1), k));
+      hi = _mm512_add_epi16 (hi,
+          _mm512_maddubs_epi16 (_mm512_unpackhi_epi8 (x0, x1), k));
+    }
+    __m512i v = _mm512_packus_epi16 (int_finish512 (lo, w),
+        int_finish512 (hi, w));
+    if (keep)
+      v = _mm512_mask_blend_epi8 (keep, _mm512_loadu_si512 (srow + i), v);
+    _mm512_storeu_si512 (drow + i, v);
+  }
+  return i;
+}
+
 /* An exact kernel's output row from the ring's padded source rows. */
 FIXED_AVX2 static void
 int_row (uint8_t * restrict drow, const uint8_t * srow,
     const uint8_t * const *rows, size_t n_bytes, int nc, uint32_t keep,
-    const KConvCpuFixed * w)
+    const KConvCpuFixed * w, size_t from)
 {
-  for (size_t c = 0; c * CHUNK < n_bytes; c++) {
+  for (size_t c = from / CHUNK; c * CHUNK < n_bytes; c++) {
     __m256i lo = _mm256_setzero_si256 (), hi = lo;
     int_taps (rows, c, nc, w, &lo, &hi);
     put_chunk (drow, srow, c, n_bytes - c * CHUNK < CHUNK ?
@@ -518,6 +581,8 @@ typedef struct
   uint32_t keep;
   size_t row_bytes;             /* width * nc */
   size_t chunks;                /* CHUNKs covering a row */
+  int avx512;                   /* exact kernels: int_row_avx512 first */
+  uint64_t keep_bits;           /* keep, a bit a byte over 64 bytes */
   size_t padded_bytes;          /* a source row with its border, and slack */
   int *xmap;
   uint8_t *scratch;
@@ -612,9 +677,12 @@ run_band_int (const FixedJob * job, uint8_t * mem, int y0, int y1)
       pad_row (mem + slot_of (l, rows) * job->padded_bytes, job, l);
     for (int r = 0; r < rows; r++)
       by_row[r] = mem + slot_of (first + r, rows) * job->padded_bytes;
-    int_row (job->dst->data + (ptrdiff_t) y * job->dst->stride,
-        job->src->data + (ptrdiff_t) y * job->src->stride, by_row,
-        job->row_bytes, job->nc, job->keep, job->w);
+    uint8_t *drow = job->dst->data + (ptrdiff_t) y * job->dst->stride;
+    const uint8_t *srow = job->src->data + (ptrdiff_t) y * job->src->stride;
+    size_t done = job->avx512 ? int_row_avx512 (drow, srow, by_row,
+        job->row_bytes, job->nc, job->keep_bits, job->w) : 0;
+    int_row (drow, srow, by_row, job->row_bytes, job->nc, job->keep, job->w,
+        done);
   }
 }
 
@@ -648,6 +716,8 @@ kconv_cpu_fixed_run (const KConvCpuFixed * fixed, int n_threads,
   job.nc = src->n_channels;
   job.keep = keep;
   job.row_bytes = (size_t) src->width * job.nc;
+  job.avx512 = __builtin_cpu_supports ("avx512bw");
+  job.keep_bits = kconv_cpu_keep_bits (keep);
   job.chunks = round_up (job.row_bytes, CHUNK) / CHUNK;
   /* a chunk's last tap reads CHUNK bytes from its offset */
   job.padded_bytes = round_up (job.chunks * CHUNK +

@@ -695,9 +695,7 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
   job.fused = !plan->exact && !job.separable && !job.box
       && (job.keep_mask || nc == src->pixel_stride)
       && __builtin_cpu_supports ("avx512bw");
-  for (int b = 0; b < 64; b++)
-    if (job.keep_mask >> (8 * (b % 4)) & 0xff)
-      job.keep_bits |= 1ull << b;
+  job.keep_bits = kconv_cpu_keep_bits (job.keep_mask);
 #endif
 
   if (n_threads < 1)
