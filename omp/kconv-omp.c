@@ -268,10 +268,29 @@ finish_exact_one (float sf, int32_t d, int32_t off, float inv_two_d)
 }
 
 #ifdef KCONV_X86
+/* Four registers of 8 int32 lanes to 32 bytes at out: the saturating packs
+ * clamp to 0 .. 255; keep_src, if not NULL, gives the bytes keep does not
+ * mark. */
+__attribute__ ((target ("avx2")))
+static inline void
+put_32 (uint8_t * out, const __m256i q[4], const uint8_t * keep_src,
+    __m256i keep)
+{
+  /* the packs interleave 128-bit lanes: dwords back in order */
+  const __m256i order = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
+  __m256i w = _mm256_packus_epi16 (_mm256_packs_epi32 (q[0], q[1]),
+      _mm256_packs_epi32 (q[2], q[3]));
+  w = _mm256_permutevar8x32_epi32 (w, order);
+  if (keep_src)
+    w = _mm256_blendv_epi8 (_mm256_loadu_si256 ((const __m256i *) keep_src),
+        w, keep);
+  _mm256_storeu_si256 ((__m256i *) out, w);
+}
+
 /* finish_row for inexact kernels, 32 sums to 32 bytes a step: clamped
- * above, truncated, and the saturating packs clamp below (negative sums
- * truncate to 0 or less); the same bytes as the general loop.  Returns how
- * many of the n it did. */
+ * above and truncated (negative sums truncate to 0 or less, which the packs
+ * clamp); the same bytes as the general loop.  Returns how many of the n
+ * it did. */
 __attribute__ ((target ("avx2")))
 static size_t
 finish_inexact_avx2 (uint8_t * out, const float *acc, size_t n, float bias,
@@ -281,8 +300,6 @@ finish_inexact_avx2 (uint8_t * out, const float *acc, size_t n, float bias,
   const __m256 absmask =
       _mm256_castsi256_ps (_mm256_set1_epi32 (absolute ? 0x7fffffff : -1));
   const __m256i keep = _mm256_set1_epi32 ((int32_t) keep_mask);
-  /* the packs interleave 128-bit lanes: dwords back in order */
-  const __m256i order = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
   size_t i = 0;
   for (; i + 32 <= n; i += 32) {
     __m256i q[4];
@@ -291,13 +308,50 @@ finish_inexact_avx2 (uint8_t * out, const float *acc, size_t n, float bias,
       v = _mm256_min_ps (_mm256_add_ps (v, vbias), top);
       q[k] = _mm256_cvttps_epi32 (v);
     }
-    __m256i w = _mm256_packus_epi16 (_mm256_packs_epi32 (q[0], q[1]),
-        _mm256_packs_epi32 (q[2], q[3]));
-    w = _mm256_permutevar8x32_epi32 (w, order);
-    if (keep_src)
-      w = _mm256_blendv_epi8 (_mm256_loadu_si256 ((const __m256i *)
-              (keep_src + i)), w, keep);
-    _mm256_storeu_si256 ((__m256i *) (out + i), w);
+    put_32 (out + i, q, keep_src ? keep_src + i : NULL, keep);
+  }
+  return i;
+}
+
+/* ... and for exact ones: the same steps as finish_row's 8-lane loop (a
+ * float estimate of the rounded quotient, floored, then exact integer
+ * correction steps), 32 a step. */
+__attribute__ ((target ("avx2")))
+static size_t
+finish_exact_avx2 (uint8_t * out, const float *acc, size_t n, float sign,
+    int absolute, int32_t d, int32_t off, int steps,
+    const uint8_t * keep_src, uint32_t keep_mask)
+{
+  const __m256 vsign = _mm256_set1_ps (sign), fd = _mm256_set1_ps ((float) d);
+  const __m256 inv = _mm256_set1_ps (1.0f / (float) (2 * d));
+  const __m256 absmask =
+      _mm256_castsi256_ps (_mm256_set1_epi32 (absolute ? 0x7fffffff : -1));
+  const __m256i vd = _mm256_set1_epi32 (d), two_d = _mm256_set1_epi32 (2 * d);
+  const __m256i below_two_d = _mm256_set1_epi32 (2 * d - 1);
+  const __m256i voff = _mm256_set1_epi32 (off), zero = _mm256_setzero_si256 ();
+  const __m256i keep = _mm256_set1_epi32 ((int32_t) keep_mask);
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m256i q[4];
+    for (int k = 0; k < 4; k++) {
+      __m256 sf = _mm256_mul_ps (_mm256_loadu_ps (acc + i + 8 * k), vsign);
+      sf = _mm256_and_ps (sf, absmask);
+      const __m256i num = _mm256_add_epi32 (_mm256_slli_epi32
+          (_mm256_cvttps_epi32 (sf), 1), vd);
+      const __m256 est = _mm256_mul_ps (_mm256_add_ps (_mm256_add_ps (sf, sf),
+              fd), inv);
+      __m256i t = _mm256_cvttps_epi32 (est);
+      t = _mm256_add_epi32 (t, _mm256_castps_si256 (_mm256_cmp_ps
+              (_mm256_cvtepi32_ps (t), est, _CMP_GT_OQ)));    /* floor */
+      for (int j = 0; j < steps; j++) {
+        const __m256i r = _mm256_sub_epi32 (num, _mm256_mullo_epi32 (t,
+                two_d));
+        t = _mm256_sub_epi32 (t, _mm256_cmpgt_epi32 (r, below_two_d));
+        t = _mm256_add_epi32 (t, _mm256_cmpgt_epi32 (zero, r));
+      }
+      q[k] = _mm256_add_epi32 (t, voff);
+    }
+    put_32 (out + i, q, keep_src ? keep_src + i : NULL, keep);
   }
   return i;
 }
@@ -322,6 +376,11 @@ finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
     /* the estimate, rounded down, is off by at most 3 / d (sums below
      * 2^24): from d = 4 on, one correction step makes it exact */
     const int steps = d >= 4 ? 1 : 3;
+#ifdef HAVE_FINISH_AVX2
+    if (__builtin_cpu_supports ("avx2"))
+      i = finish_exact_avx2 (out, acc, n, sign, plan->absolute, d, off,
+          steps, put.keep_src, (uint32_t) put.keep_mask);
+#endif
     for (; i + VF_LANES <= n; i += VF_LANES) {
       vf sf = load_vf (acc + i) * sign;
       sf = (vf) ((vi) sf & vabs);
@@ -578,6 +637,39 @@ window_sums (float *restrict acc, const int32_t * restrict prefix, size_t n,
     acc[i] = (float) (prefix[i + span] - prefix[i]) * weight;
 }
 
+/* The same from the source rows' bytes (either NULL: a row of zeros), where
+ * every byte of a pixel is convolved: over the frame's own columns, the
+ * border's copied from them after (border_columns). */
+KCONV_MULTIVERSION static void
+update_columns_bytes (int32_t * restrict col, const uint8_t * restrict in,
+    const uint8_t * restrict out, size_t n)
+{
+  if (in && out)
+    for (size_t i = 0; i < n; i++)
+      col[i] += (int32_t) in[i] - (int32_t) out[i];
+  else if (in)
+    for (size_t i = 0; i < n; i++)
+      col[i] += in[i];
+  else if (out)
+    for (size_t i = 0; i < n; i++)
+      col[i] -= out[i];
+}
+
+static void
+border_columns (int32_t * col, const Job * job)
+{
+  const int nc = job->src->n_channels, ax = job->plan->ax;
+  for (int x = 0; x < job->padded_width; x++) {
+    if (x == ax)
+      x = ax + job->src->width;         /* the middle is done */
+    if (x >= job->padded_width)
+      break;
+    for (int c = 0; c < nc; c++)
+      col[(size_t) x * nc + c] = job->xmap[x] < 0 ? 0 :
+          col[(size_t) (ax + job->xmap[x]) * nc + c];
+  }
+}
+
 static void
 run_band_box (const Job * job, float *mem, int y0, int y1)
 {
@@ -590,21 +682,36 @@ run_band_box (const Job * job, float *mem, int y0, int y1)
   float *out = in + job->raw_len, *acc = out + job->raw_len;
   uint8_t *packed = (uint8_t *) (acc + job->out_len);
 
+  /* from the bytes where every byte is convolved, else widened rows */
+  const int bytes = nc == job->src->pixel_stride;
+  int32_t *middle = col + (size_t) plan->ax * nc;
+  const size_t row_n = (size_t) job->src->width * nc;
+
   memset (col, 0, job->raw_len * sizeof *col);
   memset (out, 0, job->raw_len * sizeof *out);
   for (int k = 0; k < plan->rows; k++) {
-    load_row (in, source_row (job, y0 - plan->ay + k), job->src, job->xmap,
-        plan->ax, job->padded_width);
+    const uint8_t *srow = source_row (job, y0 - plan->ay + k);
+    if (bytes) {
+      update_columns_bytes (middle, srow, NULL, row_n);
+      continue;
+    }
+    load_row (in, srow, job->src, job->xmap, plan->ax, job->padded_width);
     update_columns (col, in, out, n);
   }
   for (int y = y0; y < y1; y++) {
-    if (y > y0) {
-      load_row (in, source_row (job, y - plan->ay + plan->rows - 1),
-          job->src, job->xmap, plan->ax, job->padded_width);
-      load_row (out, source_row (job, y - plan->ay - 1), job->src,
-          job->xmap, plan->ax, job->padded_width);
+    const uint8_t *entering = source_row (job, y - plan->ay + plan->rows - 1);
+    const uint8_t *leaving = source_row (job, y - plan->ay - 1);
+    if (y > y0 && bytes) {
+      update_columns_bytes (middle, entering, leaving, row_n);
+    } else if (y > y0) {
+      load_row (in, entering, job->src, job->xmap, plan->ax,
+          job->padded_width);
+      load_row (out, leaving, job->src, job->xmap, plan->ax,
+          job->padded_width);
       update_columns (col, in, out, n);
     }
+    if (bytes)
+      border_columns (col, job);
     prefix_sums (prefix, col, n, nc);
     window_sums (acc, prefix, (size_t) job->src->width * nc,
         (size_t) plan->cols * nc, job->box_weight);
