@@ -192,16 +192,19 @@ static void NAME (store_rows) (int t, int n, void *ctx)
     for (int c = 0; c < nch; c++) {
       const REAL *v = f->real + c * plane + (size_t) y * f->fw;
       uint8_t *d = drow + src->channel_offset[c];
+      if (plan->exact) {
+        for (int x = 0; x < src->width; x++)
+          d[(size_t) x * ps] = kconv_finish_exact (plan,
+              (int64_t) llrint (v[x]));
+        continue;
+      }
+      /* floor (v + offset + 1/2), clamped: clamped first, truncation is
+       * the floor (no call to floor () a sample) */
+      const double add = plan->offset_f + 0.5;
       for (int x = 0; x < src->width; x++) {
-        uint8_t out;
-        if (plan->exact) {
-          out = kconv_finish_exact (plan, (int64_t) llrint (v[x]));
-        } else {
-          double v2 = plan->absolute ? fabs (v[x]) : v[x];
-          v2 = floor (v2 + plan->offset_f + 0.5);
-          out = v2 < 0.0 ? 0 : v2 > 255.0 ? 255 : (uint8_t) v2;
-        }
-        d[(size_t) x * ps] = out;
+        double t = (plan->absolute ? fabs (v[x]) : v[x]) + add;
+        t = t < 0.0 ? 0.0 : t > 255.0 ? 255.0 : t;
+        d[(size_t) x * ps] = (uint8_t) (int) t;
       }
     }
   }
