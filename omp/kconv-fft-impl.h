@@ -5,18 +5,22 @@
  * Included by kconv-fft.c once per precision, with REAL (double, float),
  * F (x) (fftw_x, fftwf_x: FFTW's names for it), NAME (x) (x_d, x_f),
  * FFT_T (the state's type) and FFT_THREADS (1 where that library's threads
- * are driven through kconv's workers) defined; it undefines them at its
- * end.
+ * part, which makes its planner thread-safe, is linked) defined; it
+ * undefines them at its end.  Every plan is single-threaded: the tiles are
+ * spread over kconv's workers.
  */
 struct FFT_T
 {
   const KConvPlan *plan;
   int width, height, nch, threads;      /* what the plans were made for */
-  int fw, fh;
+  int tw, th;                   /* a tile's transform */
+  int ow, oh;                   /* the outputs a tile gives */
+  int tiles_x, tiles_y;
     F (plan) fwd, inv;
-  REAL *real;                   /* nch planes of fh x fw */
-    F (complex) * spec;         /* nch planes of fh x (fw / 2 + 1) */
-    F (complex) * kspec;        /* conj (FFT (kernel)) / (fw * fh) */
+  REAL **real;                  /* a thread's tile: th x tw */
+    F (complex) ** spec;        /* its spectrum: th x (tw / 2 + 1) */
+  int **xmap;                   /* its tile's source columns */
+    F (complex) * kspec;        /* conj (FFT (kernel)) / (tw * th) */
 };
 
 
@@ -26,21 +30,31 @@ static void NAME (fft_release) (FFT_T * f)
     F (destroy_plan) (f->fwd);
   if (f->inv)
     F (destroy_plan) (f->inv);
-  F (free) (f->real);
-  F (free) (f->spec);
+  for (int t = 0; t < f->threads; t++) {
+    if (f->real)
+      F (free) (f->real[t]);
+    if (f->spec)
+      F (free) (f->spec[t]);
+    if (f->xmap)
+      free (f->xmap[t]);
+  }
+  free (f->real);
+  free (f->spec);
+  free (f->xmap);
   F (free) (f->kspec);
   f->fwd = f->inv = NULL;
   f->real = NULL;
-  f->spec = f->kspec = NULL;
-  f->width = f->height = f->nch = 0;
+  f->spec = NULL;
+  f->xmap = NULL;
+  f->kspec = NULL;
+  f->width = f->height = f->nch = f->threads = 0;
 }
 
 #if FFT_THREADS
+/* filters may plan at the same time, from their own streaming threads */
 static void NAME (threads_setup) (void)
 {
   F (make_planner_thread_safe) ();
-  F (init_threads) ();
-  F (threads_set_callback) (fftw_parallel_loop, NULL);
 }
 #endif
 
@@ -52,53 +66,66 @@ static void NAME (setup_once) (void)
 #endif
 }
 
+/* A tile's transform along one axis: the whole frame with its halo where
+ * that is no longer than tile_size (k), else tile_size (k). */
+static int NAME (tile_side) (int frame, int k)
+{
+  const int whole = kconv_fft_size (frame + k - 1);
+  const int tile = kconv_fft_tile (k);
+  return whole < tile ? whole : tile;
+}
+
 static KConvStatus
 NAME (fft_prepare) (FFT_T * f, int width, int height, int nch, int threads)
 {
   const KConvPlan * plan = f->plan;
   NAME (fft_release) (f);
-  f->fw = kconv_fft_size (width + plan->cols - 1);
-  f->fh = kconv_fft_size (height + plan->rows - 1);
-  const int fwc = f->fw / 2 + 1;
-  const size_t plane = (size_t) f->fw * f->fh, cplane = (size_t) fwc *f->fh;
-  f->real = F (alloc_real) (plane * nch);
-  f->spec = F (alloc_complex) (cplane * nch);
+  f->tw = NAME (tile_side) (width, plan->cols);
+  f->th = NAME (tile_side) (height, plan->rows);
+  f->ow = f->tw - plan->cols + 1;
+  f->oh = f->th - plan->rows + 1;
+  f->tiles_x = (width + f->ow - 1) / f->ow;
+  f->tiles_y = (height + f->oh - 1) / f->oh;
+  const size_t plane = (size_t) f->tw * f->th;
+  const size_t cplane = (size_t) (f->tw / 2 + 1) * f->th;
+  f->threads = threads;
+  f->real = calloc (threads, sizeof *f->real);
+  f->spec = calloc (threads, sizeof *f->spec);
+  f->xmap = calloc (threads, sizeof *f->xmap);
   f->kspec = F (alloc_complex) (cplane);
-  if (!f->real || !f->spec || !f->kspec) {
+  int ok = f->real && f->spec && f->xmap && f->kspec;
+  for (int t = 0; ok && t < threads; t++) {
+    f->real[t] = F (alloc_real) (plane);
+    f->spec[t] = F (alloc_complex) (cplane);
+    f->xmap[t] = malloc (sizeof (int) * f->tw);
+    ok = f->real[t] && f->spec[t] && f->xmap[t];
+  }
+  if (!ok) {
     NAME (fft_release) (f);
     return KCONV_ERROR_OUT_OF_MEMORY;
   }
 
   NAME (setup_once) ();
-#if FFT_THREADS
-  F (plan_with_nthreads) (threads);
-#endif
   /* measured plans run about 1.5x faster than estimated ones; planning
-   * happens once per frame size and is capped */
+   * happens once per tile size and process, and is capped */
   F (set_timelimit) (PLAN_SECONDS);
-  int n[2] = { f->fh, f->fw };
-  f->fwd = F (plan_many_dft_r2c) (2, n, nch, f->real, NULL, 1, (int) plane,
-      f->spec, NULL, 1, (int) cplane, FFTW_MEASURE);
-  f->inv = F (plan_many_dft_c2r) (2, n, nch, f->spec, NULL, 1, (int) cplane,
-      f->real, NULL, 1, (int) plane, FFTW_MEASURE);
-  F (plan) one = F (plan_dft_r2c_2d) (f->fh, f->fw, f->real, f->kspec,
-      FFTW_MEASURE);
-  if (!f->fwd || !f->inv || !one) {
-    if (one)
-      F (destroy_plan) (one);
+  REAL *real = f->real[0];
+  F (complex) * spec = f->spec[0];
+  f->fwd = F (plan_dft_r2c_2d) (f->th, f->tw, real, spec, FFTW_MEASURE);
+  f->inv = F (plan_dft_c2r_2d) (f->th, f->tw, spec, real, FFTW_MEASURE);
+  if (!f->fwd || !f->inv) {
     NAME (fft_release) (f);
     return KCONV_ERROR_OUT_OF_MEMORY;
   }
 
   /* the kernel's spectrum: the weights at the origin of a zero plane */
   const REAL scale = plan->exact ? 1.0 : 1.0 / plan->divisor_f;
-  memset (f->real, 0, sizeof (REAL) * plane);
+  memset (real, 0, sizeof (REAL) * plane);
   for (int r = 0; r < plan->rows; r++)
     for (int c = 0; c < plan->cols; c++)
-      f->real[(size_t) r * f->fw + c] = plan->weights[r * plan->cols + c] *
+      real[(size_t) r * f->tw + c] = plan->weights[r * plan->cols + c] *
           scale;
-  F (execute) (one);
-  F (destroy_plan) (one);
+  F (execute_dft_r2c) (f->fwd, real, f->kspec);
   const REAL norm = 1.0 / (REAL) plane;
   for (size_t i = 0; i < cplane; i++) {
     f->kspec[i][0] *= norm;
@@ -108,7 +135,6 @@ NAME (fft_prepare) (FFT_T * f, int width, int height, int nch, int threads)
   f->width = width;
   f->height = height;
   f->nch = nch;
-  f->threads = threads;
   return KCONV_OK;
 }
 
@@ -120,92 +146,104 @@ static FFT_T *NAME (kconv_cpu_fft_new) (const KConvPlan * plan)
   return f;
 }
 
-/* One frame's three passes between the transforms, each in bands. */
+/* One frame, its tiles spread over the threads. */
 typedef struct
 {
   const FFT_T *f;
   const KConvImage *src, *dst;
 } NAME (FftFrame);
 
-/* source samples, border applied, into the planes */
-static void NAME (load_planes) (int t, int n, void *ctx)
+/* Channel c of the source window of the tile whose first output is (x0,
+ * y0), border applied, into real; what no valid output reads is 0. */
+static void NAME (load_tile) (const FFT_T * f, REAL * real, const int *xmap,
+    const KConvImage * src, int c, int x0, int y0, int need_w, int need_h)
 {
-  const NAME (FftFrame) * fr = ctx;
-  const FFT_T *f = fr->f;
   const KConvPlan *plan = f->plan;
-  const KConvImage *src = fr->src;
-  const int fw = f->fw, nch = f->nch, ps = src->pixel_stride;
-  const size_t plane = (size_t) fw * f->fh;
-  const int win_w = src->width + plan->cols - 1;
-  const int win_h = src->height + plan->rows - 1;
-  int y0, y1;
-  kconv_band (f->fh, t, n, &y0, &y1);
-  for (int y = y0; y < y1; y++) {
-    int sy = y < win_h ? kconv_border_index (plan->border, y - plan->ay,
-        src->height) : -1;
-    const uint8_t *srow = sy < 0 ? NULL : src->data + (ptrdiff_t) sy *
-        src->stride;
-    for (int c = 0; c < nch; c++) {
-      REAL *o = f->real + c * plane + (size_t) y * fw;
-      for (int x = 0; x < fw; x++) {
-        int sx = srow && x < win_w ? kconv_border_index (plan->border,
-            x - plan->ax, src->width) : -1;
-        o[x] = sx < 0 ? 0.0 : srow[(size_t) sx * ps + src->channel_offset[c]];
-      }
+  const int ps = src->pixel_stride, off = src->channel_offset[c];
+  for (int r = 0; r < f->th; r++) {
+    REAL *o = real + (size_t) r * f->tw;
+    const int sy = r < need_h ? kconv_border_index (plan->border,
+        y0 - plan->ay + r, src->height) : -1;
+    if (sy < 0) {
+      memset (o, 0, sizeof (REAL) * f->tw);
+      continue;
     }
+    const uint8_t *srow = src->data + (ptrdiff_t) sy * src->stride + off;
+    for (int x = 0; x < need_w; x++)
+      o[x] = xmap[x] < 0 ? 0 : srow[(size_t) xmap[x] * ps];
+    for (int x = need_w; x < f->tw; x++)
+      o[x] = 0;
   }
 }
 
-/* each channel's spectrum times the kernel's */
-static void NAME (multiply_spectra) (int t, int n, void *ctx)
+/* The spectrum times the kernel's */
+static void NAME (multiply_spectrum) (const FFT_T * f, F (complex) * s)
 {
-  const FFT_T * f = ((const NAME (FftFrame) *) ctx)->f;
-  const size_t cplane = (size_t) (f->fw / 2 + 1) * f->fh;
-  const size_t i0 = cplane * t / n, i1 = cplane * (t + 1) / n;
-  for (size_t i = i0; i < i1; i++) {
+  const size_t cplane = (size_t) (f->tw / 2 + 1) * f->th;
+  for (size_t i = 0; i < cplane; i++) {
     const REAL kr = f->kspec[i][0], ki = f->kspec[i][1];
-    for (int c = 0; c < f->nch; c++) {
-      F (complex) * s = &f->spec[c * cplane + i];
-      const REAL sr = (*s)[0], si = (*s)[1];
-      (*s)[0] = sr * kr - si * ki;
-      (*s)[1] = sr * ki + si * kr;
+    const REAL sr = s[i][0], si = s[i][1];
+    s[i][0] = sr * kr - si * ki;
+    s[i][1] = sr * ki + si * kr;
+  }
+}
+
+/* A tile's w x h outputs of channel c, by the rule in kconv.h */
+static void NAME (store_tile) (const FFT_T * f, const REAL * real,
+    const KConvImage * dst, int c, int x0, int y0, int w, int h)
+{
+  const KConvPlan *plan = f->plan;
+  const int ps = dst->pixel_stride;
+  const double add = plan->offset_f + 0.5;
+  for (int r = 0; r < h; r++) {
+    const REAL *v = real + (size_t) r * f->tw;
+    uint8_t *d = dst->data + (ptrdiff_t) (y0 + r) * dst->stride +
+        (size_t) x0 * ps + dst->channel_offset[c];
+    if (plan->exact) {
+      for (int x = 0; x < w; x++)
+        d[(size_t) x * ps] = kconv_finish_exact (plan,
+            (int64_t) llrint (v[x]));
+      continue;
+    }
+    /* floor (v + offset + 1/2), clamped: clamped first, truncation is
+     * the floor (no call to floor () a sample) */
+    for (int x = 0; x < w; x++) {
+      double t = (plan->absolute ? fabs (v[x]) : v[x]) + add;
+      t = t < 0.0 ? 0.0 : t > 255.0 ? 255.0 : t;
+      d[(size_t) x * ps] = (uint8_t) (int) t;
     }
   }
 }
 
-/* back to 8 bits by the rule in kconv.h; untouched bytes copied */
-static void NAME (store_rows) (int t, int n, void *ctx)
+static void NAME (run_tiles) (int t, int n, void *ctx)
 {
   const NAME (FftFrame) * fr = ctx;
   const FFT_T *f = fr->f;
   const KConvPlan *plan = f->plan;
   const KConvImage *src = fr->src, *dst = fr->dst;
-  const int nch = f->nch, ps = src->pixel_stride;
-  const size_t plane = (size_t) f->fw * f->fh;
-  int y0, y1;
-  kconv_band (src->height, t, n, &y0, &y1);
-  for (int y = y0; y < y1; y++) {
-    uint8_t *drow = dst->data + (ptrdiff_t) y * dst->stride;
-    if (nch < ps && !dst->keep_other_bytes)
-      memcpy (drow, src->data + (ptrdiff_t) y * src->stride,
-          (size_t) src->width * ps);
-    for (int c = 0; c < nch; c++) {
-      const REAL *v = f->real + c * plane + (size_t) y * f->fw;
-      uint8_t *d = drow + src->channel_offset[c];
-      if (plan->exact) {
-        for (int x = 0; x < src->width; x++)
-          d[(size_t) x * ps] = kconv_finish_exact (plan,
-              (int64_t) llrint (v[x]));
-        continue;
-      }
-      /* floor (v + offset + 1/2), clamped: clamped first, truncation is
-       * the floor (no call to floor () a sample) */
-      const double add = plan->offset_f + 0.5;
-      for (int x = 0; x < src->width; x++) {
-        double t = (plan->absolute ? fabs (v[x]) : v[x]) + add;
-        t = t < 0.0 ? 0.0 : t > 255.0 ? 255.0 : t;
-        d[(size_t) x * ps] = (uint8_t) (int) t;
-      }
+  REAL *real = f->real[t];
+  F (complex) * spec = f->spec[t];
+  int *xmap = f->xmap[t];
+  for (int i = t; i < f->tiles_x * f->tiles_y; i += n) {
+    const int x0 = i % f->tiles_x * f->ow, y0 = i / f->tiles_x * f->oh;
+    const int w = src->width - x0 < f->ow ? src->width - x0 : f->ow;
+    const int h = src->height - y0 < f->oh ? src->height - y0 : f->oh;
+    const int need_w = w + plan->cols - 1, need_h = h + plan->rows - 1;
+    for (int x = 0; x < need_w; x++)
+      xmap[x] = kconv_border_index (plan->border, x0 - plan->ax + x,
+          src->width);
+    if (f->nch < src->pixel_stride && !dst->keep_other_bytes)
+      for (int r = 0; r < h; r++)       /* alpha, padding */
+        memcpy (dst->data + (ptrdiff_t) (y0 + r) * dst->stride +
+            (size_t) x0 * src->pixel_stride, src->data +
+            (ptrdiff_t) (y0 + r) * src->stride +
+            (size_t) x0 * src->pixel_stride, (size_t) w * src->pixel_stride);
+    for (int c = 0; c < f->nch; c++) {
+      NAME (load_tile) (f, real, xmap, src, c, x0, y0, need_w, need_h);
+      F (execute_dft_r2c) (f->fwd, real, spec);
+      NAME (multiply_spectrum) (f, spec);
+      F (execute_dft_c2r) (f->inv, spec, real);
+      NAME (store_tile) (f, real, dst, c, x0, y0, w, h);
     }
   }
 }
@@ -223,11 +261,7 @@ NAME (kconv_cpu_fft_run) (FFT_T * f, int n_threads, const KConvImage * src,
       return st;
   }
   NAME (FftFrame) fr = { f, src, dst };
-  kconv_parallel (n_threads, NAME (load_planes), &fr);
-  F (execute) (f->fwd);
-  kconv_parallel (n_threads, NAME (multiply_spectra), &fr);
-  F (execute) (f->inv);
-  kconv_parallel (n_threads, NAME (store_rows), &fr);
+  kconv_parallel (n_threads, NAME (run_tiles), &fr);
   return KCONV_OK;
 }
 

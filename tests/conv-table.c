@@ -449,3 +449,17 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
   run_case (backend, &layouts[1], 150, 200, 45, 9, K_INT,
       KCONV_BORDER_REPLICATE, 2);
 }
+
+void
+conv_table_run_tiles (KConvBackend backend, unsigned seed)
+{
+  static const int shapes[][2] = { {9, 9}, {17, 17}, {9, 17}, {25, 7} };
+  static const int frames[][2] = { {600, 300}, {517, 523}, {263, 700} };
+  const int n_layouts = sizeof layouts / sizeof layouts[0];
+  test_rng_seed (seed);
+  for (int i = 0; i < 24; i++) {
+    const int *s = shapes[i % 4], *fr = frames[i % 3];
+    run_case (backend, &layouts[i % n_layouts], fr[0], fr[1], s[0], s[1],
+        i % 2 ? K_FLOAT : K_INT, i % 4, rnd_range (1, 3));
+  }
+}

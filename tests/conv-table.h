@@ -13,6 +13,10 @@
  * the kernel sizes (the reference is slow). */
 void conv_table_run (KConvBackend backend, unsigned seed, int max_kernel);
 
+/* Frames several FFT tiles (256 a side) across and down, for kernels up to
+ * 25 a side, every border, exact and not: run with the FFT forced. */
+void conv_table_run_tiles (KConvBackend backend, unsigned seed);
+
 /* --bench: the table's named cases at full size on backend, kconv's own
  * path and then each of `strategies` forced (a path listed once however
  * many names lead to it); one row each, CSV where args ask for it. */

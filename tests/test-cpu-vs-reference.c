@@ -4,8 +4,9 @@
  *
  * The table runs on kconv's own choice of path, then forced onto the
  * direct path everywhere it can go (large kernels go through the FFT on
- * their own).  The FFT is not forced onto the small kernels: FFTW measures
- * a plan for each new frame size, seconds each.
+ * their own).  The FFT is not forced onto the whole table (FFTW measures
+ * a plan for each new size of transform, up to seconds each), only onto
+ * frames it crosses in several tiles of one size.
  *
  *   test-cpu-vs-reference [SEED]
  *   test-cpu-vs-reference --bench [--threads N] [--quick] [--csv FILE]
@@ -307,6 +308,12 @@ main (int argc, char **argv)
   CHECK (kconv_force_strategy (KCONV_BACKEND_CPU, "direct") == KCONV_OK,
       "force direct");
   conv_table_run (KCONV_BACKEND_CPU, seed + 1, KCONV_MAX_KERNEL_SIZE);
+  kconv_force_strategy (KCONV_BACKEND_CPU, NULL);
+
+  printf ("forced: fft, frames in several tiles\n");
+  CHECK (kconv_force_strategy (KCONV_BACKEND_CPU, "fft") == KCONV_OK,
+      "force fft");
+  conv_table_run_tiles (KCONV_BACKEND_CPU, seed + 2);
   kconv_force_strategy (KCONV_BACKEND_CPU, NULL);
 
   /* names another backend's, or none */

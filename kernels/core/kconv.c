@@ -172,8 +172,16 @@ cpu_separable_pays (const KConvPlan * plan)
 }
 
 /* From this many weights on, the CPU convolves a non-separable kernel
- * through the FFT (measured with kconv-bench: see README). */
-#define CPU_FFT_MIN_TAPS (25 * 25)
+ * through the FFT: the crossovers measured on 1080p RGBA, the same at one
+ * thread and two (both paths spread over the threads alike; see
+ * kernels/PERFORMANCE.md).  Exact kernels transform in double precision,
+ * the others in single where FFTW's float library is built in. */
+#define CPU_FFT_MIN_TAPS_EXACT (23 * 23)
+#ifdef KCONV_HAVE_FFTWF
+#define CPU_FFT_MIN_TAPS (17 * 17)
+#else
+#define CPU_FFT_MIN_TAPS CPU_FFT_MIN_TAPS_EXACT
+#endif
 
 /* An exact kernel whose weights are all one value */
 static int
@@ -202,7 +210,8 @@ cpu_path (const KConvPlan * plan, const KConvCpuFixed * fixed)
   const KConvTuning t = kconv_tuning ();
   if (t.cpu_strategy[0])
     return strcmp (t.cpu_strategy, "fft") ? KCONV_PATH_DIRECT : KCONV_PATH_FFT;
-  if (plan->rows * plan->cols >= CPU_FFT_MIN_TAPS)
+  if (plan->rows * plan->cols >= (plan->exact ? CPU_FFT_MIN_TAPS_EXACT :
+          CPU_FFT_MIN_TAPS))
     return KCONV_PATH_FFT;
 #endif
   return KCONV_PATH_DIRECT;
