@@ -282,10 +282,10 @@ have_avx2 (void)
  * chunks (each a lo and a hi half in lane order, see top). */
 FIXED_AVX2 static void
 horizontal (uint16_t * restrict out, const uint8_t * restrict padded,
-    size_t chunks, int nc, const KConvCpuFixed * w)
+    size_t from, size_t chunks, int nc, const KConvCpuFixed * w)
 {
   const __m256i zero = _mm256_setzero_si256 ();
-  for (size_t c = 0; c < chunks; c++) {
+  for (size_t c = from; c < chunks; c++) {
     __m256i lo = zero, hi = zero;
     for (int t = 0; t < w->n_h; t++) {
       const uint8_t *p = padded + c * CHUNK + (size_t) w->h_offset[t] * nc;
@@ -345,15 +345,72 @@ put_chunk (uint8_t * drow, const uint8_t * srow, size_t c, size_t rest,
     drow[c * CHUNK + i] = !keep || k[i % 4] ? tail[i] : srow[c * CHUNK + i];
 }
 
-/* A blurred output row from the ring's horizontal sums. */
+/* A blurred output row from the ring's horizontal sums (from chunk
+ * `from` on). */
 FIXED_AVX2 static void
 vertical (uint8_t * restrict drow, const uint8_t * srow,
-    const uint16_t * const *rows, size_t n_bytes, uint32_t keep,
+    const uint16_t * const *rows, size_t from, size_t n_bytes, uint32_t keep,
     const KConvCpuFixed * w)
 {
-  for (size_t c = 0; c * CHUNK < n_bytes; c++)
+  for (size_t c = from; c * CHUNK < n_bytes; c++)
     put_chunk (drow, srow, c, n_bytes - c * CHUNK < CHUNK ?
         n_bytes - c * CHUNK : CHUNK, vertical_chunk (rows, c, w), keep);
+}
+
+/* The blur's two passes with AVX-512, 64 bytes (two chunks) a step, for
+ * the first `groups` 64 bytes of a row: the ring then holds a group's 32
+ * low and 32 high sums, in the lane order of 512-bit unpacks, and the
+ * 256-bit passes take the chunks after the groups. */
+#define FIXED_AVX512 __attribute__ ((target ("avx512f,avx512bw")))
+
+FIXED_AVX512 static void
+horizontal512 (uint16_t * restrict out, const uint8_t * restrict padded,
+    size_t groups, int nc, const KConvCpuFixed * w)
+{
+  const __m512i zero = _mm512_setzero_si512 ();
+  for (size_t g = 0; g < groups; g++) {
+    __m512i lo = zero, hi = zero;
+    for (int t = 0; t < w->n_h; t++) {
+      const __m512i x = _mm512_loadu_si512 (padded + g * 64 +
+          (size_t) w->h_offset[t] * nc);
+      const __m512i k = _mm512_set1_epi16 ((short) w->h[t]);
+      lo = _mm512_add_epi16 (lo,
+          _mm512_mulhi_epu16 (_mm512_unpacklo_epi8 (zero, x), k));
+      hi = _mm512_add_epi16 (hi,
+          _mm512_mulhi_epu16 (_mm512_unpackhi_epi8 (zero, x), k));
+    }
+    _mm512_storeu_si512 (out + g * 64, lo);
+    _mm512_storeu_si512 (out + g * 64 + 32, hi);
+  }
+}
+
+FIXED_AVX512 static void
+vertical512 (uint8_t * restrict drow, const uint8_t * srow,
+    const uint16_t * const *rows, size_t groups, uint64_t keep,
+    const KConvCpuFixed * w)
+{
+  const __m512i add = _mm512_set1_epi16 ((short) w->bias_add);
+  const __m512i sub = _mm512_set1_epi16 ((short) w->bias_sub);
+  for (size_t g = 0; g < groups; g++) {
+    __m512i lo = _mm512_setzero_si512 (), hi = lo;
+    for (int t = 0; t < w->n_v; t++) {
+      const uint16_t *r = rows[t] + g * 64;
+      const __m512i k = _mm512_set1_epi16 ((short) w->v[t]);
+      lo = _mm512_add_epi16 (lo, _mm512_mulhi_epu16 (_mm512_loadu_si512 (r),
+              k));
+      hi = _mm512_add_epi16 (hi,
+          _mm512_mulhi_epu16 (_mm512_loadu_si512 (r + 32), k));
+    }
+    lo = _mm512_srli_epi16 (_mm512_subs_epu16 (_mm512_adds_epu16 (lo, add),
+            sub), 8);
+    hi = _mm512_srli_epi16 (_mm512_subs_epu16 (_mm512_adds_epu16 (hi, add),
+            sub), 8);
+    __m512i v = _mm512_packus_epi16 (lo, hi);
+    if (keep)
+      v = _mm512_mask_blend_epi8 (keep, _mm512_loadu_si512 (srow + g * 64),
+          v);
+    _mm512_storeu_si512 (drow + g * 64, v);
+  }
 }
 
 /* floor (u / d) of unsigned lanes by the magic number of find_magic */
@@ -426,7 +483,6 @@ int_finish (__m256i lo, __m256i hi, const KConvCpuFixed * w)
 /* int_taps and int_finish with AVX-512: 64 bytes a step, the taps' sources
  * found once a row.  Returns the bytes it did, a multiple of 2 * CHUNK; the
  * rest is int_row's. */
-#define FIXED_AVX512 __attribute__ ((target ("avx512f,avx512bw")))
 
 FIXED_AVX512 static inline __m512i
 divide512 (__m512i u, const KConvCpuFixed * w)
@@ -457,26 +513,45 @@ int_finish512 (__m512i v, const KConvCpuFixed * w)
   return _mm512_adds_epi16 (v, _mm512_set1_epi16 (w->offset));
 }
 
+/* Where each tap of an exact kernel reads, its kernel row's padded source
+ * row shifted by its column */
+static void
+tap_sources (const uint8_t ** src, const uint8_t * const *rows, int nc,
+    const KConvCpuFixed * w)
+{
+  for (int t = 0; t < w->n_taps; t++)
+    src[t] = rows[w->tap_row[t]] + (size_t) w->tap_col[t] * nc;
+}
+
+/* int_taps, 64 bytes from byte i of each tap's source */
+FIXED_AVX512 static inline void
+int_taps512 (const uint8_t * const *src, size_t i, const KConvCpuFixed * w,
+    __m512i * lo, __m512i * hi)
+{
+  *lo = _mm512_setzero_si512 ();
+  *hi = *lo;
+  for (int t = 0; t < w->n_taps; t += 2) {
+    const __m512i x0 = _mm512_loadu_si512 (src[t] + i);
+    const __m512i x1 = _mm512_loadu_si512 (src[t + 1] + i);
+    const __m512i k = _mm512_set1_epi16 (w->tap_pair[t / 2]);
+    *lo = _mm512_add_epi16 (*lo,
+        _mm512_maddubs_epi16 (_mm512_unpacklo_epi8 (x0, x1), k));
+    *hi = _mm512_add_epi16 (*hi,
+        _mm512_maddubs_epi16 (_mm512_unpackhi_epi8 (x0, x1), k));
+  }
+}
+
 FIXED_AVX512 static size_t
 int_row_avx512 (uint8_t * restrict drow, const uint8_t * srow,
     const uint8_t * const *rows, size_t n_bytes, int nc, uint64_t keep,
     const KConvCpuFixed * w)
 {
   const uint8_t *src[INT_MAX_SIDE * INT_MAX_SIDE + 1];
-  for (int t = 0; t < w->n_taps; t++)
-    src[t] = rows[w->tap_row[t]] + (size_t) w->tap_col[t] * nc;
+  tap_sources (src, rows, nc, w);
   size_t i = 0;
   for (; i + 64 <= n_bytes; i += 64) {
-    __m512i lo = _mm512_setzero_si512 (), hi = lo;
-    for (int t = 0; t < w->n_taps; t += 2) {
-      const __m512i x0 = _mm512_loadu_si512 (src[t] + i);
-      const __m512i x1 = _mm512_loadu_si512 (src[t + 1] + i);
-      const __m512i k = _mm512_set1_epi16 (w->tap_pair[t / 2]);
-      lo = _mm512_add_epi16 (lo,
-          _mm512_maddubs_epi16 (_mm512_unpacklo_epi8 (x0, x1), k));
-      hi = _mm512_add_epi16 (hi,
-          _mm512_maddubs_epi16 (_mm512_unpackhi_epi8 (x0, x1), k));
-    }
+    __m512i lo, hi;
+    int_taps512 (src, i, w, &lo, &hi);
     __m512i v = _mm512_packus_epi16 (int_finish512 (lo, w),
         int_finish512 (hi, w));
     if (keep)
@@ -504,10 +579,10 @@ int_row (uint8_t * restrict drow, const uint8_t * srow,
  * sums (the taps are the row factor's, all on row 0). */
 FIXED_AVX2 static void
 int_horizontal (int16_t * restrict out, const uint8_t * padded,
-    size_t chunks, int nc, const KConvCpuFixed * w)
+    size_t from, size_t chunks, int nc, const KConvCpuFixed * w)
 {
   const uint8_t *rows[1] = { padded };
-  for (size_t c = 0; c < chunks; c++) {
+  for (size_t c = from; c < chunks; c++) {
     __m256i lo = _mm256_setzero_si256 (), hi = lo;
     int_taps (rows, c, nc, w, &lo, &hi);
     _mm256_store_si256 ((__m256i *) (out + c * CHUNK), lo);
@@ -519,10 +594,10 @@ int_horizontal (int16_t * restrict out, const uint8_t * padded,
  * each is bounded by the whole sum). */
 FIXED_AVX2 static void
 int_vertical (uint8_t * restrict drow, const uint8_t * srow,
-    const int16_t * const *rows, size_t n_bytes, uint32_t keep,
+    const int16_t * const *rows, size_t from, size_t n_bytes, uint32_t keep,
     const KConvCpuFixed * w)
 {
-  for (size_t c = 0; c * CHUNK < n_bytes; c++) {
+  for (size_t c = from; c * CHUNK < n_bytes; c++) {
     __m256i lo = _mm256_setzero_si256 (), hi = lo;
     for (int t = 0; t < w->n_v; t++) {
       const int16_t *r = rows[t] + c * CHUNK;
@@ -534,6 +609,47 @@ int_vertical (uint8_t * restrict drow, const uint8_t * srow,
     }
     put_chunk (drow, srow, c, n_bytes - c * CHUNK < CHUNK ?
         n_bytes - c * CHUNK : CHUNK, int_finish (lo, hi, w), keep);
+  }
+}
+
+/* The two passes of a separable exact kernel with AVX-512, over the first
+ * `groups` 64 bytes of a row, in the ring layout of horizontal512 */
+FIXED_AVX512 static void
+int_horizontal512 (int16_t * restrict out, const uint8_t * padded,
+    size_t groups, int nc, const KConvCpuFixed * w)
+{
+  const uint8_t *rows[1] = { padded };
+  const uint8_t *src[INT_MAX_SIDE * INT_MAX_SIDE + 1];
+  tap_sources (src, rows, nc, w);
+  for (size_t g = 0; g < groups; g++) {
+    __m512i lo, hi;
+    int_taps512 (src, g * 64, w, &lo, &hi);
+    _mm512_storeu_si512 (out + g * 64, lo);
+    _mm512_storeu_si512 (out + g * 64 + 32, hi);
+  }
+}
+
+FIXED_AVX512 static void
+int_vertical512 (uint8_t * restrict drow, const uint8_t * srow,
+    const int16_t * const *rows, size_t groups, uint64_t keep,
+    const KConvCpuFixed * w)
+{
+  for (size_t g = 0; g < groups; g++) {
+    __m512i lo = _mm512_setzero_si512 (), hi = lo;
+    for (int t = 0; t < w->n_v; t++) {
+      const int16_t *r = rows[t] + g * 64;
+      const __m512i k = _mm512_set1_epi16 (w->v_int[t]);
+      lo = _mm512_add_epi16 (lo, _mm512_mullo_epi16 (_mm512_loadu_si512 (r),
+              k));
+      hi = _mm512_add_epi16 (hi,
+          _mm512_mullo_epi16 (_mm512_loadu_si512 (r + 32), k));
+    }
+    __m512i v = _mm512_packus_epi16 (int_finish512 (lo, w),
+        int_finish512 (hi, w));
+    if (keep)
+      v = _mm512_mask_blend_epi8 (keep, _mm512_loadu_si512 (srow + g * 64),
+          v);
+    _mm512_storeu_si512 (drow + g * 64, v);
   }
 }
 #else
@@ -638,6 +754,8 @@ run_band_two_pass (const FixedJob * job, uint8_t * mem, int y0, int y1)
   uint16_t *ring = (uint16_t *) mem;
   uint8_t *padded = mem + rows * ring_len * sizeof (uint16_t);
   const uint16_t *taps[FIXED_MAX_TAPS];
+  /* 64-byte groups of the row that the AVX-512 passes take */
+  const size_t groups = job->avx512 ? job->row_bytes / 64 : 0;
 
   for (int y = y0; y < y1; y++) {
     int first = y - plan->ay;
@@ -645,20 +763,28 @@ run_band_two_pass (const FixedJob * job, uint8_t * mem, int y0, int y1)
     for (int l = start; l < first + rows; l++) {
       uint16_t *slot = ring + slot_of (l, rows) * ring_len;
       pad_row (padded, job, l);
-      if (exact)
-        int_horizontal ((int16_t *) slot, padded, job->chunks, job->nc, w);
-      else
-        horizontal (slot, padded, job->chunks, job->nc, w);
+      if (exact) {
+        int_horizontal512 ((int16_t *) slot, padded, groups, job->nc, w);
+        int_horizontal ((int16_t *) slot, padded, 2 * groups, job->chunks,
+            job->nc, w);
+      } else {
+        horizontal512 (slot, padded, groups, job->nc, w);
+        horizontal (slot, padded, 2 * groups, job->chunks, job->nc, w);
+      }
     }
     for (int t = 0; t < w->n_v; t++)
       taps[t] = ring + slot_of (first + w->v_row[t], rows) * ring_len;
     uint8_t *drow = job->dst->data + (ptrdiff_t) y * job->dst->stride;
     const uint8_t *srow = job->src->data + (ptrdiff_t) y * job->src->stride;
-    if (exact)
-      int_vertical (drow, srow, (const int16_t * const *) taps,
+    if (exact) {
+      int_vertical512 (drow, srow, (const int16_t * const *) taps, groups,
+          job->keep_bits, w);
+      int_vertical (drow, srow, (const int16_t * const *) taps, 2 * groups,
           job->row_bytes, job->keep, w);
-    else
-      vertical (drow, srow, taps, job->row_bytes, job->keep, w);
+    } else {
+      vertical512 (drow, srow, taps, groups, job->keep_bits, w);
+      vertical (drow, srow, taps, 2 * groups, job->row_bytes, job->keep, w);
+    }
   }
 }
 
