@@ -54,8 +54,8 @@ void kconv_cpu_scratch_clear (KConvCpuScratch * scratch);
 
 /* The 16-bit paths (kconv-fixed.c), on a CPU with AVX2: exact kernels with
  * 255 * sum |w| + divisor / 2 < 2^15, up to 7x7 in a 2D pass, or rank-1
- * from 3x3 to 15x15 in two; and blurs: separable inexact kernels
- * with non-negative taps, factors summing to at most 1 and at most 15 taps
+ * from 3x3 to 33x33 in two; and blurs: separable inexact kernels
+ * with non-negative taps, factors summing to at most 1 and at most 33 taps
  * each (two passes, within 1). */
 typedef enum {
   KCONV_CPU_FIXED_NONE,

@@ -21,8 +21,8 @@
 
 static const char *const cpu_paths[] = { "direct", "fft" };
 
-/* Gaussians (16-bit fixed point where the CPU has AVX2): within 1 of the
- * reference, equal to it almost everywhere, and exact on flat frames
+/* Gaussians to 33x33 (16-bit fixed point where the CPU has AVX2): within 1
+ * of the reference, equal to it almost everywhere, and exact on flat frames
  * (0 and 255 give the smallest and largest sums there are). */
 static void
 check_gaussians (void)
@@ -40,7 +40,7 @@ check_gaussians (void)
         src[(size_t) y * w * ps + x] = content == 0 ? (uint8_t) (rand () >> 7) :
             content == 1 ? (uint8_t) lround (127.5 + 127.5 * sin (x * 0.031 +
                 y * 0.047)) : flat[content - 2];
-    for (int size = 3; size <= 15; size += 2) {
+    for (int size = 3; size <= 33; size += 2) {
       int rows, cols;
       float *wt = kconv_named_kernel (KCONV_NAMED_GAUSSIAN, size, 0, &rows,
           &cols);
@@ -70,8 +70,10 @@ check_gaussians (void)
       const double share = (double) differ / (n / ps * 3);
       CHECK (worst <= 1 && alpha_kept, "gaussian %d on %s: differs by %zu "
           "(alpha kept: %zu)", size, names[content], worst, alpha_kept);
-      /* measured: 0.2 to 0.6% on noise and waves */
-      CHECK (content >= 2 ? differ == 0 : share < 0.01, "gaussian %d on %s: "
+      /* measured on noise and waves: 0.03 to 0.65% up to 15x15, 0.5 to
+       * 1.7% from 17x17 to 33x33 (more taps, each cut short) */
+      CHECK (content >= 2 ? differ == 0 : share < (size <= 15 ? 0.01 : 0.025),
+          "gaussian %d on %s: "
           "%.3f%% of the samples differ from the reference", size,
           names[content], 100.0 * share);
       kconv_filter_free (fref);
