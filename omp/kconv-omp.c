@@ -5,10 +5,12 @@
  * Each thread owns a band of output rows.  Source rows are widened to float
  * once, with the border already applied, into a ring as tall as the kernel;
  * an output row is then a sum of shifted source rows, computed BLOCK floats
- * at a time in registers.  Channels are packed (RGBA keeps R, G, B), so the
- * inner loop is a plain multiply-add over contiguous floats whatever the
- * layout.  Separable kernels run the horizontal taps into the ring and the
- * vertical taps out of it; boxes take running sums (run_band_box).
+ * at a time in registers (128 with AVX-512, where an inexact kernel's sums
+ * also leave the registers as finished bytes).  Channels are packed (RGBA
+ * keeps R, G, B), so the inner loop is a plain multiply-add over contiguous
+ * floats whatever the layout.  Separable kernels run the horizontal taps
+ * into the ring and the vertical taps out of it; boxes take running sums
+ * (run_band_box).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define KCONV_X86 1           /* AVX2 paths, taken where the CPU has it */
+#define KCONV_X86 1           /* AVX2 and AVX-512 paths, where the CPU has them */
 #endif
 
 /* Floats accumulated in registers at once: 8 AVX registers. */
