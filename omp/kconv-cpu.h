@@ -14,6 +14,10 @@ extern "C" {
 /* A plan's 16-bit path (kconv-fixed.c, below) */
 typedef struct KConvCpuFixed KConvCpuFixed;
 
+/* 1 where the CPU has AVX-512 (F and BW) and KCONV_CPU_AVX512 is not 0:
+ * the paths that use it are then taken, else their AVX2 ones. */
+int kconv_cpu_avx512 (void);
+
 /* A mask of the bytes to write in each 4-byte pixel (0xff each) as a bit
  * a byte over 64 bytes, for AVX-512's byte blends; 0 for 0. */
 static inline uint64_t

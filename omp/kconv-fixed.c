@@ -768,7 +768,8 @@ run_band_two_pass (const FixedJob * job, uint8_t * mem, int y0, int y1)
   uint16_t *ring = (uint16_t *) mem;
   uint8_t *padded = mem + rows * ring_len * sizeof (uint16_t);
   const uint16_t *taps[FIXED_MAX_TAPS];
-  /* 64-byte groups of the row that the AVX-512 passes take */
+  /* 64-byte groups of the row that the AVX-512 passes take (none without
+   * AVX-512: those functions must not even be entered then) */
   const size_t groups = job->avx512 ? job->row_bytes / 64 : 0;
 
   for (int y = y0; y < y1; y++) {
@@ -778,11 +779,13 @@ run_band_two_pass (const FixedJob * job, uint8_t * mem, int y0, int y1)
       uint16_t *slot = ring + slot_of (l, rows) * ring_len;
       pad_row (padded, job, l);
       if (exact) {
-        int_horizontal512 ((int16_t *) slot, padded, groups, job->nc, w);
+        if (groups)
+          int_horizontal512 ((int16_t *) slot, padded, groups, job->nc, w);
         int_horizontal ((int16_t *) slot, padded, 2 * groups, job->chunks,
             job->nc, w);
       } else {
-        horizontal512 (slot, padded, groups, job->nc, w);
+        if (groups)
+          horizontal512 (slot, padded, groups, job->nc, w);
         horizontal (slot, padded, 2 * groups, job->chunks, job->nc, w);
       }
     }
@@ -791,12 +794,14 @@ run_band_two_pass (const FixedJob * job, uint8_t * mem, int y0, int y1)
     uint8_t *drow = job->dst->data + (ptrdiff_t) y * job->dst->stride;
     const uint8_t *srow = job->src->data + (ptrdiff_t) y * job->src->stride;
     if (exact) {
-      int_vertical512 (drow, srow, (const int16_t * const *) taps, groups,
-          job->keep_bits, w);
+      if (groups)
+        int_vertical512 (drow, srow, (const int16_t * const *) taps, groups,
+            job->keep_bits, w);
       int_vertical (drow, srow, (const int16_t * const *) taps, 2 * groups,
           job->row_bytes, job->keep, w);
     } else {
-      vertical512 (drow, srow, taps, groups, job->keep_bits, w);
+      if (groups)
+        vertical512 (drow, srow, taps, groups, job->keep_bits, w);
       vertical (drow, srow, taps, 2 * groups, job->row_bytes, job->keep, w);
     }
   }
@@ -856,7 +861,7 @@ kconv_cpu_fixed_run (const KConvCpuFixed * fixed, int n_threads,
   job.nc = src->n_channels;
   job.keep = keep;
   job.row_bytes = (size_t) src->width * job.nc;
-  job.avx512 = __builtin_cpu_supports ("avx512bw");
+  job.avx512 = kconv_cpu_avx512 ();
   job.keep_bits = kconv_cpu_keep_bits (keep);
   job.chunks = round_up (job.row_bytes, CHUNK) / CHUNK;
   /* a chunk's last tap reads CHUNK bytes from its offset */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "kconv-cpu.h"
 #include "kconv-threads.h"
+#include "kconv-tuning.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -175,11 +176,11 @@ accumulate_finish_avx512 (uint8_t * out, size_t n, const float *const *rows,
 
 static void
 accumulate (float *restrict acc, size_t len, const float *const *rows,
-    const Tap * taps, int n_taps)
+    const Tap * taps, int n_taps, int avx512)
 {
   size_t done = 0;
 #ifdef KCONV_X86
-  if (__builtin_cpu_supports ("avx512f"))
+  if (avx512)
     done = accumulate_avx512 (acc, len, rows, taps, n_taps);
 #endif
   accumulate_block (acc, len, rows, taps, n_taps, done);
@@ -459,6 +460,7 @@ typedef struct {
   int *xmap;
   uint32_t keep_mask;           /* convolving 4 bytes for 3: the real ones */
   uint64_t keep_bits;           /* the same, a bit a byte over 64 bytes */
+  int avx512;                   /* kconv_cpu_avx512 (), once a frame */
   int fused;                    /* accumulate_finish_avx512 takes the rows */
   Tap *taps2d, *taps_h, *taps_v;
   int n_taps2d, n_taps_h, n_taps_v;
@@ -496,7 +498,8 @@ fill_ring_row (const Job * job, float *ring_row, float *raw, int logical_row,
   }
   load_row (raw, s, job->src, job->xmap, job->plan->ax, job->padded_width);
   one_row[0] = raw;
-  accumulate (ring_row, job->out_len, one_row, job->taps_h, job->n_taps_h);
+  accumulate (ring_row, job->out_len, one_row, job->taps_h, job->n_taps_h,
+      job->avx512);
 }
 
 /* Output row y from its sums (acc), by the rule in kconv.h; the first
@@ -566,9 +569,11 @@ run_band (const Job * job, float *mem, int y0, int y1)
     } else
 #endif
     if (job->separable)
-      accumulate (acc, job->out_len, ordered, job->taps_v, job->n_taps_v);
+      accumulate (acc, job->out_len, ordered, job->taps_v, job->n_taps_v,
+          job->avx512);
     else
-      accumulate (acc, job->out_len, ordered, job->taps2d, job->n_taps2d);
+      accumulate (acc, job->out_len, ordered, job->taps2d, job->n_taps2d,
+          job->avx512);
     emit_row (job, y, acc, packed, done);
   }
 }
@@ -799,11 +804,12 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
   job.out_len = round_up ((size_t) src->width * nc, BLOCK);
   job.raw_len = round_up ((size_t) job.padded_width * nc + job.out_len, 16);
   job.ring_len = job.separable ? job.out_len : job.raw_len;
+  job.avx512 = kconv_cpu_avx512 ();
 #ifdef KCONV_X86
   /* inexact sums written straight to the frame: finished in registers */
   job.fused = !plan->exact && !job.separable && !job.box
       && (job.keep_mask || nc == src->pixel_stride)
-      && __builtin_cpu_supports ("avx512bw");
+      && job.avx512;
   job.keep_bits = kconv_cpu_keep_bits (job.keep_mask);
 #endif
 
@@ -869,4 +875,15 @@ kconv_cpu_scratch_clear (KConvCpuScratch * scratch)
   free (scratch->data);
   scratch->data = NULL;
   scratch->n_floats = 0;
+}
+
+int
+kconv_cpu_avx512 (void)
+{
+#ifdef KCONV_X86
+  return __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports
+      ("avx512bw") && kconv_tuning ().cpu_avx512;
+#else
+  return 0;
+#endif
 }

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Read once from the environment (KCONV_CPU_STRATEGY, KCONV_CPU_FIXED,
- * KCONV_CUDA_STRATEGY, KCONV_CUDA_PACKED, KCONV_CUDA_BANDS); a test or benchmark may set them
+ * KCONV_CPU_AVX512, KCONV_CUDA_STRATEGY, KCONV_CUDA_PACKED,
+ * KCONV_CUDA_BANDS); a test or benchmark may set them
  * for the process instead.  A filter takes them when it is made.
  */
 #ifndef KCONV_TUNING_H
@@ -18,6 +19,8 @@ typedef struct
   char cpu_strategy[16];        /* "" (measured choice), "direct" or "fft" */
   int cpu_fixed;                /* 0 keeps blurs on the CPU in floats (no
                                  * 16-bit fixed point) */
+  int cpu_avx512;               /* 0 keeps the CPU's paths to AVX2 where
+                                 * AVX-512 is there (to test them) */
   char cuda_strategy[16];       /* "" or small, direct, separable, fft, mma,
                                  * sepmma: forced where it takes the kernel */
   int cuda_packed;              /* 0 keeps small integer kernels on the
