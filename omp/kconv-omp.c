@@ -20,7 +20,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define KCONV_X86 1           /* AVX2 and AVX-512 paths, where the CPU has them */
+#define KCONV_X86 1   /* AVX2 and AVX-512 paths, where the CPU has them */
 #endif
 
 /* Floats accumulated in registers at once: 8 AVX registers. */
