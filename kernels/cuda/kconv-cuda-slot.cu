@@ -151,6 +151,9 @@ slot_finish (KConvCudaSlot *slot)
      * submission that broke off may have left any of them queued */
     err = slot->broken ? cudaDeviceSynchronize ()
                        : cudaEventSynchronize (slot->done);
+    /* the wait is a sync like any other for KCONV_FAULT */
+    if (err == cudaSuccess && kconv_fault_due ("cudaEventSynchronize"))
+      err = cudaErrorLaunchFailure;
     slot->broken = 0;
   }
   if (err != cudaSuccess) {
