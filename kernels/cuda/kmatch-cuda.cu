@@ -413,9 +413,13 @@ kmatch_cuda_search (KMatchCuda *g, const uint8_t *frame, ptrdiff_t stride,
              ? (staged ? sad_kernel<3, true, true> : sad_kernel<3, false, true>)
              : (staged ? sad_kernel<3, true, false>
                        : sad_kernel<3, false, false>);
+  /* the limit is the function's, for the whole process: always the
+   * device's most, so that matchers on other threads, with other templates,
+   * never lower it under a launch of this one (a launch over the limit
+   * fails with cudaErrorInvalidValue) */
   if (staged)
     KCONV_CUDA_CHECK (cudaFuncSetAttribute (fn,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+        cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
   fn<<<grid, THREADS, staged ? smem : 0, g->stream>>> (g->d_frame, pitch, mw,
       mh, g->d_tmpl, g->d_mask, g->d_pixel_mask, g->words, g->th, map,
       g->d_best);
