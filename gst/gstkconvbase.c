@@ -162,6 +162,15 @@ gst_kconv_base_fall_back (GstKConvBase * self, KConvStatus st)
   return fall_back;
 }
 
+void
+gst_kconv_base_check_auto_start (GstKConvBase * self,
+    const KConvOptions * asked, KConvBackend got)
+{
+  if (asked->backend == KCONV_BACKEND_AUTO && got == KCONV_BACKEND_CPU
+      && kconv_backend_resolve (KCONV_BACKEND_AUTO) == KCONV_BACKEND_CUDA)
+    gst_kconv_base_fall_back (self, KCONV_ERROR_DEVICE);
+}
+
 static KConvBackend
 gst_kconv_base_backend (GstKConvBase * self, gint * device_id)
 {

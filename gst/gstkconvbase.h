@@ -112,6 +112,10 @@ guint gst_kconv_base_options (GstKConvBase * base, KConvOptions * options);
  * warning on the bus, and returns TRUE: the caller computes the frame
  * again.  FALSE: the caller posts its error. */
 gboolean gst_kconv_base_fall_back (GstKConvBase * base, KConvStatus st);
+/* After a core was made for backend=auto: when it runs on the CPU although
+ * a GPU is there, the GPU failed to start, which is said as any GPU failure */
+void gst_kconv_base_check_auto_start (GstKConvBase * base,
+    const KConvOptions * asked, KConvBackend got);
 
 /* Frees the subclass's core objects in their CUDA context, after the
  * frames in flight. */

@@ -508,6 +508,7 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
       kconv_backend_name (kconv_filter_backend (core)),
       kconv_filter_strategy (core),
       kconv_filter_is_exact (core) ? "exact integer" : "single-precision");
+  gst_kconv_base_check_auto_start (base, &options, kconv_filter_backend (core));
   if (options.backend == KCONV_BACKEND_AUTO)
     GST_INFO_OBJECT (self, "backend=auto: %s",
         kconv_filter_backend (core) == KCONV_BACKEND_CUDA ?

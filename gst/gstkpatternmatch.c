@@ -483,6 +483,8 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
     }
     GST_DEBUG_OBJECT (self, "matching on %s",
         kconv_backend_name (kmatch_backend (self->matcher)));
+    gst_kconv_base_check_auto_start (GST_KCONV_BASE (self), &opt,
+        kmatch_backend (self->matcher));
     self->matcher_built = matcher_cookie;
     self->have_template = self->tmpl && kmatch_set_template (self->matcher,
         self->tmpl, self->tw, self->th, (ptrdiff_t) self->tw *
