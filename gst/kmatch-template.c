@@ -12,19 +12,63 @@
 
 #define LOAD_TIMEOUT (10 * GST_SECOND)
 
-GstSample *
-kmatch_template_load_file (const gchar * path, GError ** error)
+/* One decode, shared by the caller and the thread that runs it; the last
+ * of the two to let go frees it. */
+typedef struct
 {
+  gint refs;
+  gchar *path;
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+  GstSample *sample;
+  GError *error;
+} Decode;
+
+static void
+decode_unref (Decode * d)
+{
+  if (!g_atomic_int_dec_and_test (&d->refs))
+    return;
+  g_free (d->path);
+  g_clear_pointer (&d->sample, gst_sample_unref);
+  g_clear_error (&d->error);
+  g_mutex_clear (&d->lock);
+  g_cond_clear (&d->cond);
+  g_free (d);
+}
+
+static void
+decode_report (Decode * d, GstSample * sample, GError * error)
+{
+  g_mutex_lock (&d->lock);
+  d->sample = sample;
+  d->error = error;
+  d->done = TRUE;
+  g_cond_signal (&d->cond);
+  g_mutex_unlock (&d->lock);
+}
+
+/* Decodes the file in a pipeline of its own, reports, then tears the
+ * pipeline down.  A decoder stuck on a damaged file (Debian 12's jpegdec
+ * spins forever on some) holds its stream lock, and stopping the pipeline
+ * then never returns: the caller has its answer by then, and this thread
+ * is left behind. */
+static gpointer
+decode_thread (gpointer data)
+{
+  Decode *d = data;
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch ("filesrc name=src ! decodebin ! "
       "videoconvert ! video/x-raw,format=RGBA ! appsink name=sink", &err);
   if (!pipe) {
-    g_propagate_error (error, err);
+    decode_report (d, NULL, err);
+    decode_unref (d);
     return NULL;
   }
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  g_object_set (src, "location", path, NULL);
+  g_object_set (src, "location", d->path, NULL);
 
   /* prerolled (ASYNC_DONE) or refused (ERROR): waiting for the preroll
    * alone would sit out the whole timeout on a file that is no image */
@@ -39,26 +83,69 @@ kmatch_template_load_file (const gchar * path, GError ** error)
     sample = gst_app_sink_try_pull_preroll (GST_APP_SINK (sink), 0);
   if (!sample) {
     /* say what GStreamer said, if it said anything */
-    if (!msg || GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ERROR) {
-      if (msg)
-        gst_message_unref (msg);
+    GError *why = NULL;
+    const gboolean answered = msg != NULL;
+    if (!answered)
+      msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    else if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ERROR) {
+      gst_message_unref (msg);
       msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
     }
-    GError *why = NULL;
     if (msg)
       gst_message_parse_error (msg, &why, NULL);
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-        "could not decode template image \"%s\": %s", path,
-        why ? why->message : "no image in it");
+    g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "could not decode template image \"%s\": %s", d->path,
+        why ? why->message : answered ? "no image in it" :
+        "no image after 10 s of decoding (a damaged file?)");
     g_clear_error (&why);
   }
   if (msg)
     gst_message_unref (msg);
+  decode_report (d, sample, err);
+  decode_unref (d);
+
   gst_object_unref (bus);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (src);
   gst_object_unref (sink);
   gst_object_unref (pipe);
+  return NULL;
+}
+
+GstSample *
+kmatch_template_load_file (const gchar * path, GError ** error)
+{
+  Decode *d = g_new0 (Decode, 1);
+  d->refs = 2;
+  d->path = g_strdup (path);
+  g_mutex_init (&d->lock);
+  g_cond_init (&d->cond);
+  GThread *t = g_thread_try_new ("kmatch-template", decode_thread, d, error);
+  if (!t) {
+    d->refs = 1;
+    decode_unref (d);
+    return NULL;
+  }
+  g_thread_unref (t);           /* detached: it may outlive this call */
+
+  /* the decode has its own limit; this one is for a pipeline that does not
+   * even start */
+  const gint64 deadline = g_get_monotonic_time () +
+      (LOAD_TIMEOUT + 5 * GST_SECOND) / GST_USECOND;
+  GstSample *sample = NULL;
+  g_mutex_lock (&d->lock);
+  while (!d->done && g_cond_wait_until (&d->cond, &d->lock, deadline));
+  if (d->done) {
+    sample = g_steal_pointer (&d->sample);
+    if (d->error)
+      g_propagate_error (error, g_steal_pointer (&d->error));
+  } else {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "could not decode template image \"%s\": the decoder did not "
+        "answer within 15 s", path);
+  }
+  g_mutex_unlock (&d->lock);
+  decode_unref (d);
   return sample;
 }
 
