@@ -8,7 +8,11 @@
  * through the frames-in-flight path (submit, then wait).  Skips (exit 77)
  * where no CUDA device can be used.
  *
- *   test-cuda-vs-reference [SEED]
+ *   test-cuda-vs-reference [SEED [PART...] [max=N]]
+ *                         PART: auto, a path name or match; all by default.
+ *                         max=N: kernels up to N a side (default 121).  A
+ *                         few parts and smaller kernels keep slow checkers
+ *                         such as compute-sanitizer racecheck within time.
  *   test-cuda-vs-reference --bench [--threads N] [--quick] [--csv FILE]
  *       [--only TEXT]     times the table's named cases at full size, host
  *                         frames in and out (upload, convolve, download)
@@ -22,6 +26,30 @@
 static const char *const forced[] = { "small", "direct", "separable", "fft",
   "mma", "sepmma"
 };
+
+/* PART named after the seed, or no parts named */
+static int
+wanted (int argc, char **argv, const char *part)
+{
+  int parts = 0;
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp (argv[i], part))
+      return 1;
+    parts += strncmp (argv[i], "max=", 4) != 0;
+  }
+  return parts == 0;
+}
+
+/* max=N after the seed, or the largest kernel there is */
+static int
+max_kernel (int argc, char **argv)
+{
+  for (int i = 2; i < argc; i++)
+    if (!strncmp (argv[i], "max=", 4) && atoi (argv[i] + 4) > 0)
+      return atoi (argv[i] + 4) < KCONV_MAX_KERNEL_SIZE ? atoi (argv[i] + 4) :
+          KCONV_MAX_KERNEL_SIZE;
+  return KCONV_MAX_KERNEL_SIZE;
+}
 
 int
 main (int argc, char **argv)
@@ -50,15 +78,19 @@ main (int argc, char **argv)
   }
   unsigned seed = argc > 1 ? (unsigned) strtoul (argv[1], NULL, 0) : 20261122u;
   printf ("seed %u\n", seed);
-  conv_table_run (KCONV_BACKEND_CUDA, seed, KCONV_MAX_KERNEL_SIZE);
+  if (wanted (argc, argv, "auto"))
+    conv_table_run (KCONV_BACKEND_CUDA, seed, max_kernel (argc, argv));
   for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++) {
+    if (!wanted (argc, argv, forced[i]))
+      continue;
     int before = check_failed;
     CHECK (kconv_force_strategy (KCONV_BACKEND_CUDA, forced[i]) == KCONV_OK,
         "force %s", forced[i]);
-    conv_table_run (KCONV_BACKEND_CUDA, seed + 1 + i, KCONV_MAX_KERNEL_SIZE);
+    conv_table_run (KCONV_BACKEND_CUDA, seed + 1 + i, max_kernel (argc, argv));
     printf ("forced %s: %d failed\n", forced[i], check_failed - before);
   }
   kconv_force_strategy (KCONV_BACKEND_CUDA, NULL);
-  match_table_run (KCONV_BACKEND_CUDA, seed);
+  if (wanted (argc, argv, "match"))
+    match_table_run (KCONV_BACKEND_CUDA, seed);
   return check_summary ();
 }

@@ -17,7 +17,7 @@ cuda=/usr/local/cuda
 if gcc -O2 -DKCONV_BENCH_NPP -Ikernels/include -I$cuda/include \
     tests/kconv-cuda-bench.c tests/bench-peer-npp.c $b/kernels/libkconv-core.a \
     -L$cuda/lib64 -L/tmp/gstroot/usr/lib/x86_64-linux-gnu \
-    -l:libfftw3.so.3 -l:libfftw3_threads.so.3 \
+    -l:libfftw3.so.3 -l:libfftw3_threads.so.3 -l:libfftw3f.so.3 -l:libfftw3f_threads.so.3 \
     -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lm -ldl \
     -lrt -lpthread -o /tmp/kconv-cuda-bench-npp 2>"$out/npp-build.log"; then
   bench=/tmp/kconv-cuda-bench-npp
@@ -30,7 +30,7 @@ $bench --csv "$out/bench.csv" --threads "$(nproc)" | tee "$out/bench.txt" \
 echo "=== template matching benchmark (CPU with all cores, CUDA)"
 gcc -O2 -DKCONV_BENCH_NPP -Ikernels/include -I$cuda/include tests/kmatch-bench.c \
   tests/bench-peer-npp.c $b/kernels/libkconv-core.a \
-  -L/tmp/gstroot/usr/lib/x86_64-linux-gnu -l:libfftw3.so.3 -l:libfftw3_threads.so.3 \
+  -L/tmp/gstroot/usr/lib/x86_64-linux-gnu -l:libfftw3.so.3 -l:libfftw3_threads.so.3 -l:libfftw3f.so.3 -l:libfftw3f_threads.so.3 \
   -L$cuda/lib64 -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lm \
   -ldl -lrt -lpthread -o /tmp/kmatch-bench 2>>"$out/npp-build.log" \
   && /tmp/kmatch-bench | tee "$out/kmatch-bench.txt" || status=1
