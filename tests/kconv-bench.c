@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  *   kconv-bench [--threads N] [--quick] [--csv FILE] [--only TEXT]
+ *               [--sizes N,N,...]     kernel sizes (default 3,5,7,15,31)
  *
  * Times the core (no GStreamer) on 1080p and 4K RGBA and grey frames of
  * random pixels, for arbitrary float kernels and gaussians of several sizes,
@@ -155,6 +156,24 @@ int
 main (int argc, char **argv)
 {
   BenchArgs args;
+  /* --sizes is this benchmark's own; the rest are the harness's */
+  int sizes[16] = { 3, 5, 7, 15, 31 }, n_sizes = 5;
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp (argv[i], "--sizes")) {
+      n_sizes = 0;
+      for (char *t = strtok (argv[i + 1], ","); t && n_sizes < 16;
+          t = strtok (NULL, ","))
+        if (atoi (t) >= 1 && atoi (t) <= KCONV_MAX_KERNEL_SIZE)
+          sizes[n_sizes++] = atoi (t);
+      memmove (argv + i, argv + i + 2, (argc - i - 1) * sizeof *argv);
+      argc -= 2;
+      break;
+    }
+  if (n_sizes == 0) {
+    fprintf (stderr, "--sizes: kernel sizes from 1 to %d, comma-separated\n",
+        KCONV_MAX_KERNEL_SIZE);
+    return 2;
+  }
   if (bench_args_parse (argc, argv, BENCH_THREADS | BENCH_QUICK | BENCH_CSV |
           BENCH_ONLY, "case,path,kconv_ms,mpix_s,gmac_s,opencv_ms", &args))
     return 2;
@@ -178,12 +197,11 @@ main (int argc, char **argv)
 #endif
   printf ("\n");
 
-  static const int sizes[] = { 3, 5, 7, 15, 31 };
   static const int frames[][2] = { {1920, 1080}, {3840, 2160} };
   for (int f = 0; f < (args.quick ? 1 : 2); f++)
     for (int ch = 4; ch >= 1; ch -= 3)
       for (Kind kind = KIND_ARBITRARY; kind <= KIND_BOX; kind++)
-        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int s = 0; s < n_sizes; s++)
           if ((kind != KIND_EDGE || sizes[s] == 3)
               && (kind != KIND_BOX || sizes[s] <= 15))
             bench_case (&args, frames[f][0], frames[f][1], ch, sizes[s], kind,

@@ -173,14 +173,19 @@ cpu_separable_pays (const KConvPlan * plan)
 
 /* From this many weights on, the CPU convolves a non-separable kernel
  * through the FFT: the crossovers measured on 1080p RGBA, the same at one
- * thread and two (both paths spread over the threads alike; see
+ * thread and two, and for single precision on 4K RGBA at 4, 8 and 16
+ * threads, where from 8 on 15x15 is already faster through the FFT (the
+ * FFT's tiles spread better than the direct path's rows; see
  * kernels/PERFORMANCE.md).  Exact kernels transform in double precision,
  * the others in single where FFTW's float library is built in. */
 #define CPU_FFT_MIN_TAPS_EXACT (23 * 23)
+#define CPU_MANY_THREADS 8
 #ifdef KCONV_HAVE_FFTWF
 #define CPU_FFT_MIN_TAPS (17 * 17)
+#define CPU_FFT_MIN_TAPS_MANY_THREADS (15 * 15)
 #else
 #define CPU_FFT_MIN_TAPS CPU_FFT_MIN_TAPS_EXACT
+#define CPU_FFT_MIN_TAPS_MANY_THREADS CPU_FFT_MIN_TAPS_EXACT
 #endif
 
 /* An exact kernel whose weights are all one value */
@@ -196,7 +201,7 @@ plan_is_box (const KConvPlan * plan)
 }
 
 static KConvPath
-cpu_path (const KConvPlan * plan, const KConvCpuFixed * fixed)
+cpu_path (const KConvPlan * plan, const KConvCpuFixed * fixed, int n_threads)
 {
   /* small exact kernels: one pass in 16-bit lanes beats two in floats */
   if (kconv_cpu_fixed_kind (fixed) == KCONV_CPU_FIXED_INT)
@@ -210,8 +215,10 @@ cpu_path (const KConvPlan * plan, const KConvCpuFixed * fixed)
   const KConvTuning t = kconv_tuning ();
   if (t.cpu_strategy[0])
     return strcmp (t.cpu_strategy, "fft") ? KCONV_PATH_DIRECT : KCONV_PATH_FFT;
-  if (plan->rows * plan->cols >= (plan->exact ? CPU_FFT_MIN_TAPS_EXACT :
-          CPU_FFT_MIN_TAPS))
+  const int min_taps = plan->exact ? CPU_FFT_MIN_TAPS_EXACT :
+      n_threads >= CPU_MANY_THREADS ? CPU_FFT_MIN_TAPS_MANY_THREADS :
+      CPU_FFT_MIN_TAPS;
+  if (plan->rows * plan->cols >= min_taps)
     return KCONV_PATH_FFT;
 #endif
   return KCONV_PATH_DIRECT;
@@ -252,7 +259,8 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
     f->cpu_fixed = kconv_cpu_fixed_new (&f->plan);
   f->cpu_box = plan_is_box (&f->plan);
   f->path = backend == KCONV_BACKEND_REFERENCE ? KCONV_PATH_DIRECT :
-      backend == KCONV_BACKEND_CPU ? cpu_path (&f->plan, f->cpu_fixed) :
+      backend == KCONV_BACKEND_CPU ?
+      cpu_path (&f->plan, f->cpu_fixed, f->n_threads) :
       separable_pays (&f->plan) ? KCONV_PATH_SEPARABLE : KCONV_PATH_DIRECT;
   f->backend = backend;
 #ifdef KCONV_HAVE_FFTW
@@ -268,7 +276,7 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
         options->device_id, &f->cuda);
     if (st != KCONV_OK && options->backend == KCONV_BACKEND_AUTO) {
       f->backend = KCONV_BACKEND_CPU;   /* auto: a GPU that fails to start */
-      f->path = cpu_path (&f->plan, f->cpu_fixed);
+      f->path = cpu_path (&f->plan, f->cpu_fixed, f->n_threads);
 #ifdef KCONV_HAVE_FFTW
       if (f->path == KCONV_PATH_FFT)
         f->cpu_fft = kconv_cpu_fft_new (&f->plan);
