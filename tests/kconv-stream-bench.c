@@ -56,6 +56,11 @@ static const Case cases[] = {
   /* the template is cut from the first frame; every frame is searched */
   {"kpatternmatch 1920x1080 GRAY8, 64x64", "GRAY8", 1920, 1080,
       "kpatternmatch backend=cuda template-region=700,500,64,64", 0, 0},
+  {"kpatternmatch 3840x2160 RGBA, 64x64, luma", "RGBA", 3840, 2160,
+      "kpatternmatch backend=cuda template-region=1700,1000,64,64", 0, 0},
+  {"kpatternmatch 3840x2160 RGBA, 64x64, match-on=color", "RGBA", 3840, 2160,
+      "kpatternmatch backend=cuda template-region=1700,1000,64,64 "
+      "match-on=color", 0, 0},
 };
 
 /* One pipeline's timings: when each frame (by offset) entered the filter
@@ -347,9 +352,12 @@ main (int argc, char **argv)
         RunResult r = { 0 };
         if (run_pipeline (c, fif, pinned, n, 0, &r) != 0)
           continue;
-        printf ("| %s | %d | %.0f | %.0f%% | %.1f | %.3f |\n",
+        gchar *times_naive = naive > 0 ? g_strdup_printf ("%.1f",
+            r.fps * naive / 1e3) : g_strdup ("-");
+        printf ("| %s | %d | %.0f | %.0f%% | %s | %.3f |\n",
             r.pinned_input ? "pinned pool" : "pageable", fif, r.fps,
-            100 * r.fps / bus_fps, r.fps * naive / 1e3, r.latency_ms);
+            100 * r.fps / bus_fps, times_naive, r.latency_ms);
+        g_free (times_naive);
         bench_csv_row (&args, "%s,%s,%d,%.1f,%.4f,%.1f,%.4f", c->name,
             r.pinned_input ? "pinned" : "pageable", fif, r.fps, r.latency_ms,
             bus_fps, naive);
