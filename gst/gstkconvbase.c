@@ -324,11 +324,14 @@ gst_kconv_base_stop (GstBaseTransform * trans)
   gst_kconv_base_free_core (self);
   self->on_cuda_memory = FALSE;
   kconv_cuda_memory_close (&self->cuda);
-  guint64 up, down;
+  guint64 up, down, staged_up, staged_down;
   kconv_transfer_bytes (&up, &down);
+  kconv_staged_bytes (&staged_up, &staged_down);
   GST_INFO_OBJECT (self, "frame bytes the core moved over the bus in this "
       "process: %" G_GUINT64_FORMAT " to the GPU, %" G_GUINT64_FORMAT
-      " back", up, down);
+      " back; of which staged through pinned buffers (frames in pageable "
+      "memory): %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT, up, down,
+      staged_up, staged_down);
   return TRUE;
 }
 

@@ -466,6 +466,12 @@ kconv_transfer_bytes (uint64_t * to_device, uint64_t * to_host)
 {
   *to_device = *to_host = 0;
 }
+
+void
+kconv_staged_bytes (uint64_t * to_device, uint64_t * to_host)
+{
+  *to_device = *to_host = 0;
+}
 #endif
 
 struct KConvSlot

@@ -281,6 +281,7 @@ slot_submit (KConvCuda *cu, KConvCudaSlot *slot, const KConvImage *src,
     if (stage_in) {
       kconv_copy_rows (stage_in + y0 * row, row, from, src->stride, row,
           y1 - y0, slot->n_threads);
+      kconv_cuda_count_staged (1, row * (y1 - y0));
       from = stage_in + y0 * row;
       from_stride = row;
     }
@@ -333,9 +334,11 @@ slot_submit (KConvCuda *cu, KConvCudaSlot *slot, const KConvImage *src,
     kconv_cuda_count_transfer (0, row * (y1 - y0));
   }
   KCONV_CUDA_CHECK (cudaEventRecord (slot->done, down));
-  if (stage_out)
+  if (stage_out) {
     slot->unstage[slot->n_unstage++] =
         (Unstage){ dst->data, dst->stride, stage_out, row, h };
+    kconv_cuda_count_staged (0, row * h);
+  }
   return KCONV_OK;
 }
 

@@ -115,6 +115,7 @@ kconv_cuda_current_context (void)
 }
 
 static uint64_t bytes_to_device, bytes_to_host;
+static uint64_t staged_to_device, staged_to_host;
 
 extern "C" void
 kconv_cuda_count_transfer (int to_device, size_t bytes)
@@ -128,6 +129,20 @@ kconv_transfer_bytes (uint64_t *to_device, uint64_t *to_host)
 {
   *to_device = __atomic_load_n (&bytes_to_device, __ATOMIC_RELAXED);
   *to_host = __atomic_load_n (&bytes_to_host, __ATOMIC_RELAXED);
+}
+
+extern "C" void
+kconv_cuda_count_staged (int to_device, size_t bytes)
+{
+  __atomic_add_fetch (to_device ? &staged_to_device : &staged_to_host,
+      (uint64_t) bytes, __ATOMIC_RELAXED);
+}
+
+extern "C" void
+kconv_staged_bytes (uint64_t *to_device, uint64_t *to_host)
+{
+  *to_device = __atomic_load_n (&staged_to_device, __ATOMIC_RELAXED);
+  *to_host = __atomic_load_n (&staged_to_host, __ATOMIC_RELAXED);
 }
 
 extern "C" KConvStatus

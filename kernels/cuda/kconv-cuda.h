@@ -79,8 +79,10 @@ int kconv_cuda_use_device (int device);
 /* The calling thread's current CUDA context (a CUcontext), NULL if none. */
 void *kconv_cuda_current_context (void);
 
-/* Counts frame bytes crossing the bus, for kconv_transfer_bytes. */
+/* Counts frame bytes crossing the bus, for kconv_transfer_bytes, and
+ * those staged through pinned buffers, for kconv_staged_bytes. */
 void kconv_cuda_count_transfer (int to_device, size_t bytes);
+void kconv_cuda_count_staged (int to_device, size_t bytes);
 
 /* Device-to-device copy of rows, and waiting for a stream (cudaStream_t). */
 KConvStatus kconv_cuda_copy_device (void *dst, ptrdiff_t dst_stride,

@@ -160,6 +160,10 @@ KConvStatus kconv_device_sync (void *stream);
  * tests and logs (whether a pipeline stays on the GPU). */
 void kconv_transfer_bytes (uint64_t * to_device, uint64_t * to_host);
 
+/* Of those, the bytes that went through the core's pinned staging buffers
+ * because the frame was in pageable memory (each costs a CPU copy more). */
+void kconv_staged_bytes (uint64_t * to_device, uint64_t * to_host);
+
 /* Frames in flight.  A slot carries one frame through a filter without
  * waiting for it.  On CUDA each slot has its own streams, device buffers
  * and pinned staging, so with a few slots the upload of one frame, the
