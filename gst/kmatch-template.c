@@ -66,6 +66,7 @@ decode_thread (gpointer data)
     decode_unref (d);
     return NULL;
   }
+  g_clear_error (&err);         /* a pipeline made all the same */
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   g_object_set (src, "location", d->path, NULL);
