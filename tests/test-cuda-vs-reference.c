@@ -40,15 +40,34 @@ wanted (int argc, char **argv, const char *part)
   return parts == 0;
 }
 
+/* Every word after the seed a part or max=N: a misspelt part would
+ * otherwise run nothing and pass. */
+static int
+parts_known (int argc, char **argv)
+{
+  for (int i = 2; i < argc; i++) {
+    int known = !strcmp (argv[i], "auto") || !strcmp (argv[i], "match")
+        || (!strncmp (argv[i], "max=", 4) && atoi (argv[i] + 4) > 0);
+    for (size_t k = 0; k < sizeof forced / sizeof forced[0]; k++)
+      known |= !strcmp (argv[i], forced[k]);
+    if (!known) {
+      fprintf (stderr, "%s: unknown part \"%s\" (auto, small, direct, "
+          "separable, fft, mma, sepmma, match or max=N)\n", argv[0], argv[i]);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* max=N after the seed, or the largest kernel there is */
 static int
 max_kernel (int argc, char **argv)
 {
+  int n = KCONV_MAX_KERNEL_SIZE;
   for (int i = 2; i < argc; i++)
     if (!strncmp (argv[i], "max=", 4) && atoi (argv[i] + 4) > 0)
-      return atoi (argv[i] + 4) < KCONV_MAX_KERNEL_SIZE ? atoi (argv[i] + 4) :
-          KCONV_MAX_KERNEL_SIZE;
-  return KCONV_MAX_KERNEL_SIZE;
+      n = atoi (argv[i] + 4);
+  return n < KCONV_MAX_KERNEL_SIZE ? n : KCONV_MAX_KERNEL_SIZE;
 }
 
 int
@@ -63,6 +82,8 @@ main (int argc, char **argv)
             &args))
       return 2;
   }
+  if (!bench && !parts_known (argc, argv))
+    return 2;
   if (!kconv_backend_available (KCONV_BACKEND_CUDA)) {
     printf ("SKIP: no usable CUDA device (%s)\n",
         kconv_backend_available (KCONV_BACKEND_CPU) ? "CPU only" : "");
