@@ -260,6 +260,17 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
         "%llu)", what, nq ? q[0].x : -1, nq ? q[0].y : -1,
         nq ? (unsigned long long) q[0].sad : 0ULL, pr[0].x, pr[0].y,
         (unsigned long long) pr[0].sad);
+    /* submitted on a slot (frames in flight), waited for at once */
+    KConvSlot *slot = kconv_slot_new ();
+    nq = 0;
+    CHECK (slot && kmatch_submit (m, slot, &im, lay->luma,
+            use_region ? &region : NULL, max_matches) == KCONV_OK
+        && kconv_slot_wait (slot) == KCONV_OK
+        && kmatch_slot_matches (slot, q, &nq) == KCONV_OK && nq == nr
+        && memcmp (q, pr, sizeof (KMatchPosition) * nr) == 0,
+        "%s: positions submitted on a slot differ (%d,%d vs %d,%d)", what,
+        nq ? q[0].x : -1, nq ? q[0].y : -1, pr[0].x, pr[0].y);
+    kconv_slot_free (slot);
     for (int a = 0; a < n; a++)
       for (int b = a + 1; b < n; b++)
         CHECK (!(p[a].x < p[b].x + tw && p[b].x < p[a].x + tw
@@ -274,6 +285,85 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
   free (t);
   free (map);
   free (map_ref);
+}
+
+/* Frames in flight: FRAMES frames submitted on slots of their own before
+ * any is waited for, half in pinned memory, then the template changed and
+ * as many again; each slot must give the answer of a search waited for at
+ * once on the CPU (checked against the reference above) for its frame and
+ * the template it was submitted with. */
+#define FRAMES 6
+static void
+run_in_flight (KConvBackend backend, const Layout * lay, int w, int h,
+    int tw, int th)
+{
+  const int tch = template_channels (lay);
+  const ptrdiff_t stride = (ptrdiff_t) w * lay->ps + 5;
+  const size_t bytes = (size_t) stride * h;
+  uint8_t *frames[2 * FRAMES], *t[2];
+  int pinned[2 * FRAMES];
+  KConvSlot *slots[2 * FRAMES];
+  KMatchPosition expect[2 * FRAMES];
+  KConvOptions opt = { backend, 2, -1 }, ref_opt = {
+  KCONV_BACKEND_CPU, 2, -1};
+  KMatch *m = NULL, *mr = NULL;
+  int ok = kmatch_new (&opt, &m) == KCONV_OK
+      && kmatch_new (&ref_opt, &mr) == KCONV_OK;
+  for (int k = 0; k < 2; k++) {
+    t[k] = malloc ((size_t) tw * th * tch);
+    for (int i = 0; i < tw * th * tch; i++)
+      t[k][i] = (uint8_t) rnd ();
+  }
+  for (int i = 0; i < 2 * FRAMES; i++) {
+    frames[i] = i % 2 ? kconv_host_alloc (bytes, &pinned[i]) : malloc (bytes);
+    if (i % 2 == 0)
+      pinned[i] = 0;
+    for (size_t b = 0; b < bytes; b++)
+      frames[i][b] = (uint8_t) rnd ();
+    plant (frames[i], stride, lay, t[i / FRAMES], tw, th,
+        rnd_range (0, w - tw), rnd_range (0, h - th), 0);
+    slots[i] = kconv_slot_new ();
+  }
+  for (int k = 0; k < 2 && ok; k++) {
+    ok = kmatch_set_template (m, t[k], tw, th, (ptrdiff_t) tw * tch, tch)
+        == KCONV_OK && kmatch_set_template (mr, t[k], tw, th,
+        (ptrdiff_t) tw * tch, tch) == KCONV_OK;
+    for (int i = k * FRAMES; i < (k + 1) * FRAMES && ok; i++) {
+      KConvImage im = { frames[i], w, h, stride, lay->ps, lay->ch,
+        {lay->offsets[0], lay->offsets[1], lay->offsets[2]}
+      };
+      int n = 0;
+      ok = (lay->luma ? kmatch_search_luma : kmatch_search) (mr, &im, NULL,
+          1, &expect[i], &n, NULL) == KCONV_OK && n == 1
+          && kmatch_submit (m, slots[i], &im, lay->luma, NULL, 1) == KCONV_OK;
+    }
+  }
+  CHECK (ok, "in flight, %dx%d (ps %d, %d ch%s) template %dx%d: submission "
+      "failed", w, h, lay->ps, lay->ch, lay->luma ? ", luma" : "", tw, th);
+  for (int i = 0; i < 2 * FRAMES && ok; i++) {
+    KMatchPosition got = { -1, -1, 0 };
+    int n = 0;
+    CHECK (kconv_slot_wait (slots[i]) == KCONV_OK
+        && kmatch_slot_matches (slots[i], &got, &n) == KCONV_OK && n == 1
+        && got.x == expect[i].x && got.y == expect[i].y
+        && got.sad == expect[i].sad, "in flight, %dx%d (ps %d, %d ch%s) "
+        "template %dx%d, frame %d%s: %d,%d sad %llu, expected %d,%d sad %llu",
+        w, h, lay->ps, lay->ch, lay->luma ? ", luma" : "", tw, th, i,
+        pinned[i] ? " (pinned)" : "", got.x, got.y,
+        (unsigned long long) got.sad, expect[i].x, expect[i].y,
+        (unsigned long long) expect[i].sad);
+  }
+  for (int i = 0; i < 2 * FRAMES; i++) {
+    kconv_slot_free (slots[i]);
+    if (i % 2)
+      kconv_host_free (frames[i], pinned[i]);
+    else
+      free (frames[i]);
+  }
+  free (t[0]);
+  free (t[1]);
+  kmatch_free (m);
+  kmatch_free (mr);
 }
 
 void
@@ -297,6 +387,10 @@ match_table_run (KConvBackend backend, unsigned seed)
       run_case (backend, &layouts[l], w, h, rnd_range (1, w),
           rnd_range (1, h), 0, 4, 0, TIES);
     }
+  for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+    run_in_flight (backend, &layouts[l], 333, 197, 24, 17);
+    run_in_flight (backend, &layouts[l], 1280, 720, 48, 40);
+  }
   /* templates too large for a GPU's shared memory, grey and RGB */
   run_case (backend, &layouts[0], 270, 240, 260, 230, 0, 1, 1, 0);
   run_case (backend, &layouts[1], 160, 130, 150, 120, 0, 2, 2, 0);

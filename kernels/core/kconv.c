@@ -12,6 +12,7 @@
 #include "kconv-cpu.h"
 #include "kconv-reference.h"
 #include "kconv-threads.h"
+#include "kconv-slot.h"
 #ifdef KCONV_HAVE_CUDA
 #include "kconv-cuda.h"
 #endif
@@ -474,14 +475,6 @@ kconv_staged_bytes (uint64_t * to_device, uint64_t * to_host)
 }
 #endif
 
-struct KConvSlot
-{
-#ifdef KCONV_HAVE_CUDA
-  KConvCudaSlot *cuda;
-#endif
-  int unused;
-};
-
 KConvSlot *
 kconv_slot_new (void)
 {
@@ -509,7 +502,9 @@ kconv_slot_wait (KConvSlot * slot)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_slot_wait: no "
         "slot");
 #ifdef KCONV_HAVE_CUDA
-  return kconv_cuda_slot_wait (slot->cuda);
+  KConvStatus st = kconv_cuda_slot_wait (slot->cuda);
+  KConvStatus searched = kmatch_cuda_slot_wait (slot->match);
+  return st != KCONV_OK ? st : searched;
 #else
   return KCONV_OK;
 #endif
@@ -522,7 +517,9 @@ kconv_slot_free (KConvSlot * slot)
     return;
 #ifdef KCONV_HAVE_CUDA
   kconv_cuda_slot_free (slot->cuda);
+  kmatch_cuda_slot_free (slot->match);
 #endif
+  free (slot->matches);
   free (slot);
 }
 

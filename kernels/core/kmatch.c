@@ -9,6 +9,7 @@
 #include "kmatch-cpu.h"
 #include "kconv-reference.h"
 #include "kconv-threads.h"
+#include "kconv-slot.h"
 #ifdef KCONV_HAVE_CUDA
 #include "kmatch-cuda.h"
 #endif
@@ -213,11 +214,13 @@ pick_best (const uint64_t * map, int mw, int mh, int tw, int th, int x0,
 }
 
 /* kmatch_search and kmatch_search_luma: the frame's samples are taken as
- * they are (luma 0) or as the luma of its R, G, B (luma 1). */
+ * they are (luma 0) or as the luma of its R, G, B (luma 1).  With a slot,
+ * a search the GPU can answer alone is queued on it and left there
+ * (slot->match_on_gpu). */
 static KConvStatus
 search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
-    int *n_matches, uint64_t * sad_map)
+    int *n_matches, uint64_t * sad_map, KConvSlot * slot)
 {
   if (!m || !m->tmpl || !frame || !frame->data || !matches || !n_matches
       || max_matches < 1 || frame->n_channels != (luma ? 3 : m->ch)
@@ -261,8 +264,17 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
       if (!map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
         return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     }
+    if (slot && best_only) {
+      slot->origin_x = r.x;
+      slot->origin_y = r.y;
+      KConvStatus st = kmatch_cuda_submit (m->cuda, &slot->match, base,
+          stride, on_device, in_order ? NULL : &layout, mw, mh, NULL,
+          m->n_threads);
+      slot->match_on_gpu = st == KCONV_OK;
+      return st;
+    }
     KConvStatus st = kmatch_cuda_search (m->cuda, base, stride, on_device,
-        in_order ? NULL : &layout, mw, mh, &bx, &by, &bs, map);
+        in_order ? NULL : &layout, mw, mh, &bx, &by, &bs, map, m->n_threads);
     if (st != KCONV_OK)
       return st;
     if (best_only) {
@@ -334,7 +346,7 @@ kmatch_search (KMatch * m, const KConvImage * frame,
     int *n_matches, uint64_t * sad_map)
 {
   return search (m, frame, 0, 0, region, max_matches, matches, n_matches,
-      sad_map);
+      sad_map, NULL);
 }
 
 KConvStatus
@@ -343,7 +355,7 @@ kmatch_search_luma (KMatch * m, const KConvImage * rgb_frame,
     int *n_matches, uint64_t * sad_map)
 {
   return search (m, rgb_frame, 1, 0, region, max_matches, matches,
-      n_matches, sad_map);
+      n_matches, sad_map, NULL);
 }
 
 KConvStatus
@@ -352,7 +364,56 @@ kmatch_search_device (KMatch * m, const KConvImage * frame, int luma,
     int *n_matches)
 {
   return search (m, frame, luma, 1, region, max_matches, matches, n_matches,
-      NULL);
+      NULL, NULL);
+}
+
+KConvStatus
+kmatch_submit (KMatch * m, KConvSlot * slot, const KConvImage * frame,
+    int luma, const KMatchRegion * region, int max_matches)
+{
+  if (!slot || max_matches < 1)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_submit: no "
+        "slot, or max_matches below 1");
+  /* the slot's earlier frame, if the caller did not wait for it */
+  KConvStatus st = kconv_slot_wait (slot);
+  if (st != KCONV_OK)
+    return st;
+  if (max_matches > slot->matches_size) {
+    KMatchPosition *grown = realloc (slot->matches,
+        sizeof *grown * (size_t) max_matches);
+    if (!grown)
+      return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+    slot->matches = grown;
+    slot->matches_size = max_matches;
+  }
+  slot->n_matches = 0;
+  slot->match_on_gpu = 0;
+  return search (m, frame, luma, 0, region, max_matches, slot->matches,
+      &slot->n_matches, NULL, slot);
+}
+
+KConvStatus
+kmatch_slot_matches (KConvSlot * slot, KMatchPosition * matches,
+    int *n_matches)
+{
+  if (!slot || !matches || !n_matches)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_slot_matches: "
+        "no slot or no place for the matches");
+#ifdef KCONV_HAVE_CUDA
+  if (slot->match_on_gpu) {
+    int x, y;
+    uint64_t sad;
+    kmatch_cuda_slot_best (slot->match, &x, &y, &sad);
+    slot->matches[0] = (KMatchPosition) { x + slot->origin_x,
+      y + slot->origin_y, sad
+    };
+    slot->n_matches = 1;
+    slot->match_on_gpu = 0;
+  }
+#endif
+  memcpy (matches, slot->matches, sizeof *matches * (size_t) slot->n_matches);
+  *n_matches = slot->n_matches;
+  return KCONV_OK;
 }
 
 KConvBackend

@@ -88,8 +88,8 @@ kconv_cuda_host_free (void *data)
     cudaFreeHost (data);
 }
 
-static int
-is_pinned (const void *p)
+extern "C" int
+kconv_cuda_is_pinned (const void *p)
 {
   cudaPointerAttributes attr;
   if (cudaPointerGetAttributes (&attr, p) != cudaSuccess) {
@@ -227,8 +227,8 @@ slot_submit (KConvCuda *cu, KConvCudaSlot *slot, const KConvImage *src,
   const int h = src->height;
   const int again = same_plane_again (slot, src, dst, row);
   const size_t pitch = again ? slot->last_pitch : (row + 255) / 256 * 256;
-  const int src_pinned = again || is_pinned (src->data);
-  const int dst_pinned = is_pinned (dst->data);
+  const int src_pinned = again || kconv_cuda_is_pinned (src->data);
+  const int dst_pinned = kconv_cuda_is_pinned (dst->data);
   const size_t plane = pitch * h;
 
   KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (slot->device));

@@ -69,6 +69,8 @@ void kconv_cuda_slot_free (KConvCudaSlot * slot);
 
 /* Page-locked host memory (NULL when it cannot be had). */
 void *kconv_cuda_host_alloc (size_t size);
+/* Whether p lies in page-locked host memory (DMA reaches it directly). */
+int kconv_cuda_is_pinned (const void *p);
 void kconv_cuda_host_free (void *data);
 
 /* Makes device current unless it already is (a cudaError_t): cudaSetDevice

@@ -18,6 +18,7 @@
 #include "kmatch-cuda.h"
 #include "kconv-cuda.h"
 #include "kconv-error.h"
+#include "kconv-threads.h"
 
 #define GROUP 4 /* neighbouring positions per thread */
 #define ROWS 4  /* rows of them */
@@ -43,14 +44,12 @@ struct KMatchCuda
   uint4 *d_mask;         /* words + 1: the template's bytes in each */
   uint4 *d_pixel_mask;   /* th x (words + 1), shifted like d_tmpl: the
                           * bytes that count, or NULL: all do */
-  uint8_t *d_frame;
-  size_t frame_size;
-  uint8_t *d_raw; /* the region as it lies in the frame */
-  size_t raw_size;
-  int frame_pitch;
-  uint64_t *d_map, *d_best;
+  uint64_t *d_map;       /* the whole map, when one is asked for */
   size_t map_size;
-  cudaStream_t stream;
+  /* uploads on one stream, the searches on the other: the upload of one
+   * frame overlaps the search of the one before */
+  cudaStream_t stream, up;
+  KMatchCudaSlot *own; /* for searches waited for at once */
 };
 
 /* Position k of a thread's group starts CH * k bytes after the first,
@@ -198,6 +197,85 @@ __launch_bounds__ (THREADS) sad_kernel (const uint8_t *__restrict__ frame,
     atomicMin ((unsigned long long *) best, (unsigned long long) key);
 }
 
+/* One frame's search between submission and its answer: the region's
+ * samples on the device, pinned staging for frames in pageable memory, and
+ * the answer's key, which lands in pinned memory. */
+struct KMatchCudaSlot
+{
+  int device;
+  int ready;   /* events and the key's buffers made */
+  int pending; /* submitted, not yet waited for */
+  int broken;  /* a submission failed half way */
+  cudaEvent_t uploaded, done;
+  uint8_t *d_frame; /* the compared samples, packed */
+  size_t frame_size;
+  uint8_t *d_raw; /* the region as it lies in the frame */
+  size_t raw_size;
+  uint8_t *h_stage; /* pinned copy of a pageable region */
+  size_t stage_size;
+  uint64_t *d_best, *h_best;
+};
+
+static void
+slot_release (KMatchCudaSlot *s)
+{
+  (void) kconv_cuda_use_device (s->device);
+  if (s->uploaded)
+    cudaEventDestroy (s->uploaded);
+  if (s->done)
+    cudaEventDestroy (s->done);
+  cudaFree (s->d_frame);
+  cudaFree (s->d_raw);
+  cudaFree (s->d_best);
+  if (s->h_stage)
+    cudaFreeHost (s->h_stage);
+  if (s->h_best)
+    cudaFreeHost (s->h_best);
+  memset (s, 0, sizeof *s);
+}
+
+static KConvStatus
+slot_init (KMatchCudaSlot *s, int device)
+{
+  s->device = device;
+  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (device));
+  KCONV_CUDA_CHECK (
+      cudaEventCreateWithFlags (&s->uploaded, cudaEventDisableTiming));
+  KCONV_CUDA_CHECK (
+      cudaEventCreateWithFlags (&s->done, cudaEventDisableTiming));
+  KCONV_CUDA_CHECK (cudaMalloc (&s->d_best, sizeof (uint64_t)));
+  KCONV_CUDA_CHECK (
+      cudaHostAlloc (&s->h_best, sizeof (uint64_t), cudaHostAllocPortable));
+  s->ready = 1;
+  return KCONV_OK;
+}
+
+/* Device (or pinned, when host) memory of at least need bytes in *buf;
+ * zeroed when new, so that padding the search reads past is defined. */
+static KConvStatus
+grow (uint8_t **buf, size_t *size, size_t need, int host)
+{
+  if (need <= *size)
+    return KCONV_OK;
+  if (host) {
+    if (*buf)
+      cudaFreeHost (*buf);
+  } else {
+    cudaFree (*buf);
+  }
+  *buf = NULL;
+  *size = 0;
+  if (host)
+    KCONV_CUDA_CHECK (
+        cudaHostAlloc ((void **) buf, need, cudaHostAllocPortable));
+  else {
+    KCONV_CUDA_CHECK (cudaMalloc ((void **) buf, need));
+    KCONV_CUDA_CHECK (cudaMemset (*buf, 0, need));
+  }
+  *size = need;
+  return KCONV_OK;
+}
+
 extern "C" KConvStatus
 kmatch_cuda_new (int device_id, KMatchCuda **out)
 {
@@ -210,7 +288,7 @@ kmatch_cuda_new (int device_id, KMatchCuda **out)
   if (e == cudaSuccess)
     e = cudaStreamCreateWithFlags (&g->stream, cudaStreamNonBlocking);
   if (e == cudaSuccess)
-    e = cudaMalloc (&g->d_best, sizeof (uint64_t));
+    e = cudaStreamCreateWithFlags (&g->up, cudaStreamNonBlocking);
   if (e != cudaSuccess) {
     kmatch_cuda_free (g);
     return kconv_fail (KCONV_ERROR_DEVICE,
@@ -255,6 +333,8 @@ kmatch_cuda_set_template (KMatchCuda *g, const uint8_t *tmpl, int tw, int th,
     }
   }
   KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (g->device));
+  /* searches still queued read the template being replaced */
+  KCONV_CUDA_CHECK (cudaStreamSynchronize (g->stream));
   cudaFree (g->d_tmpl);
   cudaFree (g->d_mask);
   cudaFree (g->d_pixel_mask);
@@ -302,82 +382,88 @@ gather_kernel (const uint8_t *raw, size_t raw_pitch, KMatchCudaLayout lay,
     d[0] = (uint8_t) ((77 * p[lay.offsets[0]] + 150 * p[lay.offsets[1]] +
                           29 * p[lay.offsets[2]] + 128) >>
                       8);
-    return;
-  }
+  } else {
 #pragma unroll
-  for (int c = 0; c < CH; c++)
-    d[c] = p[lay.offsets[c]];
+    for (int c = 0; c < CH; c++)
+      d[c] = p[lay.offsets[c]];
+  }
 }
 
-/* Puts the region's compared samples into d_frame (pitch bytes a row). */
+/* Queues the region's compared samples into s->d_frame (pitch bytes a
+ * row): host memory crosses on the upload stream (pageable memory through
+ * the slot's pinned staging, copied here), device memory is read where it
+ * lies; packed samples are then gathered (or their luma made) on the
+ * search stream. */
 static KConvStatus
-upload_region (KMatchCuda *g, const uint8_t *frame, ptrdiff_t stride,
-    int on_device, const KMatchCudaLayout *layout, int w, int h, int pitch)
+upload_region (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
+    ptrdiff_t stride, int on_device, const KMatchCudaLayout *layout, int w,
+    int h, int pitch, int n_threads)
 {
-  if (!layout) {
-    KCONV_CUDA_CHECK (
-        cudaMemcpy2DAsync (g->d_frame, pitch, frame, stride, (size_t) w * g->ch,
-            h, on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,
-            g->stream));
-    if (!on_device)
-      kconv_cuda_count_transfer (1, (size_t) w * g->ch * h);
-    return KCONV_OK;
-  }
-  const size_t row = (size_t) w * layout->pixel_stride;
-  size_t raw_pitch = (row + 127) / 128 * 128;
-  const uint8_t *raw = g->d_raw;
-  if (on_device) {
-    /* gathered where it lies */
-    raw = frame;
-    raw_pitch = stride;
-  } else if (raw_pitch * h > g->raw_size) {
-    cudaFree (g->d_raw);
-    g->d_raw = NULL;
-    g->raw_size = 0;
-    KCONV_CUDA_CHECK (cudaMalloc (&g->d_raw, raw_pitch * h));
-    g->raw_size = raw_pitch * h;
-  }
+  const size_t row =
+      (size_t) w * (layout ? (size_t) layout->pixel_stride : (size_t) g->ch);
+  const uint8_t *src = frame;
+  size_t src_pitch = stride;
   if (!on_device) {
-    KCONV_CUDA_CHECK (cudaMemcpy2DAsync (g->d_raw, raw_pitch, frame, stride,
-        row, h, cudaMemcpyHostToDevice, g->stream));
+    if (!kconv_cuda_is_pinned (frame)) {
+      KConvStatus st = grow (&s->h_stage, &s->stage_size, row * h, 1);
+      if (st != KCONV_OK)
+        return st;
+      kconv_copy_rows (s->h_stage, row, frame, stride, row, h, n_threads);
+      kconv_cuda_count_staged (1, row * h);
+      src = s->h_stage;
+      src_pitch = row;
+    }
+    /* packed samples go straight to where the search reads them */
+    uint8_t *to = layout ? s->d_raw : s->d_frame;
+    size_t to_pitch = layout ? (row + 127) / 128 * 128 : (size_t) pitch;
+    if (layout) {
+      KConvStatus st = grow (&s->d_raw, &s->raw_size, to_pitch * h, 0);
+      if (st != KCONV_OK)
+        return st;
+      to = s->d_raw;
+    }
+    KCONV_CUDA_CHECK (cudaMemcpy2DAsync (to, to_pitch, src, src_pitch, row, h,
+        cudaMemcpyHostToDevice, g->up));
     kconv_cuda_count_transfer (1, row * h);
-    raw = g->d_raw;
+    KCONV_CUDA_CHECK (cudaEventRecord (s->uploaded, g->up));
+    KCONV_CUDA_CHECK (cudaStreamWaitEvent (g->stream, s->uploaded, 0));
+    if (!layout)
+      return KCONV_OK;
+    src = s->d_raw;
+    src_pitch = to_pitch;
+  } else if (!layout) {
+    KCONV_CUDA_CHECK (cudaMemcpy2DAsync (s->d_frame, pitch, frame, stride, row,
+        h, cudaMemcpyDeviceToDevice, g->stream));
+    return KCONV_OK;
   }
   dim3 grid ((w + 127) / 128, h);
   if (layout->luma)
-    gather_kernel<1, true><<<grid, 128, 0, g->stream>>> (raw, raw_pitch,
-        *layout, g->d_frame, pitch, w, h);
+    gather_kernel<1, true><<<grid, 128, 0, g->stream>>> (src, src_pitch,
+        *layout, s->d_frame, pitch, w, h);
   else if (g->ch == 1)
-    gather_kernel<1, false><<<grid, 128, 0, g->stream>>> (raw, raw_pitch,
-        *layout, g->d_frame, pitch, w, h);
+    gather_kernel<1, false><<<grid, 128, 0, g->stream>>> (src, src_pitch,
+        *layout, s->d_frame, pitch, w, h);
   else
-    gather_kernel<3, false><<<grid, 128, 0, g->stream>>> (raw, raw_pitch,
-        *layout, g->d_frame, pitch, w, h);
+    gather_kernel<3, false><<<grid, 128, 0, g->stream>>> (src, src_pitch,
+        *layout, s->d_frame, pitch, w, h);
   KCONV_CUDA_CHECK (cudaGetLastError ());
   return KCONV_OK;
 }
 
-extern "C" KConvStatus
-kmatch_cuda_search (KMatchCuda *g, const uint8_t *frame, ptrdiff_t stride,
-    int on_device, const KMatchCudaLayout *layout, int mw, int mh, int *best_x,
-    int *best_y, uint64_t *best_sad, uint64_t *sad_map)
+/* Queues the search of a slot whose buffers are ready. */
+static KConvStatus
+slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
+    ptrdiff_t stride, int on_device, const KMatchCudaLayout *layout, int mw,
+    int mh, uint64_t *sad_map, int n_threads)
 {
-  if (!g->d_tmpl || mw > 65535 || mh > 65535)
-    return KCONV_ERROR_INVALID_ARGUMENT;
-  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (g->device));
   const int rw = (mw + g->tw - 1) * g->ch, rh = mh + g->th - 1;
   /* rows padded so the word window may read past the last position, and
    * ROWS - 1 rows more for a thread's rows beyond the last */
   const int pitch = (rw + 64 + 127) / 128 * 128;
-  const size_t need = (size_t) pitch * (rh + ROWS - 1);
-  if (need > g->frame_size) {
-    cudaFree (g->d_frame);
-    g->d_frame = NULL;
-    g->frame_size = 0;
-    KCONV_CUDA_CHECK (cudaMalloc (&g->d_frame, need));
-    KCONV_CUDA_CHECK (cudaMemset (g->d_frame, 0, need));
-    g->frame_size = need;
-  }
+  KConvStatus st =
+      grow (&s->d_frame, &s->frame_size, (size_t) pitch * (rh + ROWS - 1), 0);
+  if (st != KCONV_OK)
+    return st;
   if (sad_map && (size_t) mw * mh > g->map_size) {
     cudaFree (g->d_map);
     g->d_map = NULL;
@@ -385,12 +471,12 @@ kmatch_cuda_search (KMatchCuda *g, const uint8_t *frame, ptrdiff_t stride,
     KCONV_CUDA_CHECK (cudaMalloc (&g->d_map, sizeof (uint64_t) * mw * mh));
     g->map_size = (size_t) mw * mh;
   }
-  KConvStatus st = upload_region (g, frame, stride, on_device, layout,
-      mw + g->tw - 1, rh, pitch);
+  st = upload_region (g, s, frame, stride, on_device, layout, mw + g->tw - 1,
+      rh, pitch, n_threads);
   if (st != KCONV_OK)
     return st;
   KCONV_CUDA_CHECK (
-      cudaMemsetAsync (g->d_best, 0xff, sizeof (uint64_t), g->stream));
+      cudaMemsetAsync (s->d_best, 0xff, sizeof (uint64_t), g->stream));
   dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP),
       (mh + ROWS - 1) / ROWS);
   const bool pixel_mask = g->d_pixel_mask != NULL;
@@ -420,21 +506,104 @@ kmatch_cuda_search (KMatchCuda *g, const uint8_t *frame, ptrdiff_t stride,
   if (staged)
     KCONV_CUDA_CHECK (cudaFuncSetAttribute (fn,
         cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-  fn<<<grid, THREADS, staged ? smem : 0, g->stream>>> (g->d_frame, pitch, mw,
+  fn<<<grid, THREADS, staged ? smem : 0, g->stream>>> (s->d_frame, pitch, mw,
       mh, g->d_tmpl, g->d_mask, g->d_pixel_mask, g->words, g->th, map,
-      g->d_best);
+      s->d_best);
   KCONV_CUDA_CHECK (cudaGetLastError ());
-  uint64_t key;
-  KCONV_CUDA_CHECK (cudaMemcpyAsync (&key, g->d_best, sizeof key,
+  KCONV_CUDA_CHECK (cudaMemcpyAsync (s->h_best, s->d_best, sizeof (uint64_t),
       cudaMemcpyDeviceToHost, g->stream));
   if (sad_map)
     KCONV_CUDA_CHECK (cudaMemcpyAsync (sad_map, g->d_map,
         sizeof (uint64_t) * mw * mh, cudaMemcpyDeviceToHost, g->stream));
-  KCONV_CUDA_CHECK (cudaStreamSynchronize (g->stream));
+  KCONV_CUDA_CHECK (cudaEventRecord (s->done, g->stream));
+  return KCONV_OK;
+}
+
+extern "C" KConvStatus
+kmatch_cuda_submit (KMatchCuda *g, KMatchCudaSlot **slotp, const uint8_t *frame,
+    ptrdiff_t stride, int on_device, const KMatchCudaLayout *layout, int mw,
+    int mh, uint64_t *sad_map, int n_threads)
+{
+  if (!g->d_tmpl || mw > 65535 || mh > 65535)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+  KMatchCudaSlot *s = *slotp;
+  if (!s) {
+    s = (KMatchCudaSlot *) calloc (1, sizeof *s);
+    if (!s)
+      return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+    *slotp = s;
+  }
+  KConvStatus st = kmatch_cuda_slot_wait (s); /* (a caller's mistake) */
+  if (st != KCONV_OK)
+    return st;
+  if (s->ready && s->device != g->device)
+    slot_release (s); /* moving to another device */
+  if (!s->ready && (st = slot_init (s, g->device)) != KCONV_OK) {
+    slot_release (s);
+    return st;
+  }
+  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (g->device));
+  s->pending = 1;
+  st = slot_search (g, s, frame, stride, on_device, layout, mw, mh, sad_map,
+      n_threads);
+  if (st != KCONV_OK)
+    s->broken = 1;
+  return st;
+}
+
+extern "C" KConvStatus
+kmatch_cuda_slot_wait (KMatchCudaSlot *s)
+{
+  if (!s || !s->pending)
+    return KCONV_OK;
+  (void) kconv_cuda_use_device (s->device);
+  /* a submission that broke off may have left any of its steps queued */
+  cudaError_t err =
+      s->broken ? cudaDeviceSynchronize () : cudaEventSynchronize (s->done);
+  /* the wait is a sync like any other for KCONV_FAULT */
+  if (err == cudaSuccess && kconv_fault_due ("cudaEventSynchronize"))
+    err = cudaErrorLaunchFailure;
+  s->pending = s->broken = 0;
+  if (err != cudaSuccess)
+    return kconv_fail (KCONV_ERROR_DEVICE,
+        "while a search was in flight: %s (%s)", cudaGetErrorName (err),
+        cudaGetErrorString (err));
+  return KCONV_OK;
+}
+
+extern "C" void
+kmatch_cuda_slot_best (const KMatchCudaSlot *s, int *best_x, int *best_y,
+    uint64_t *best_sad)
+{
+  const uint64_t key = *s->h_best;
   *best_sad = key >> 32;
   *best_y = (int) ((key >> 16) & 0xffff);
   *best_x = (int) (key & 0xffff);
-  return KCONV_OK;
+}
+
+extern "C" void
+kmatch_cuda_slot_free (KMatchCudaSlot *s)
+{
+  if (!s)
+    return;
+  kmatch_cuda_slot_wait (s);
+  slot_release (s);
+  free (s);
+}
+
+extern "C" KConvStatus
+kmatch_cuda_search (KMatchCuda *g, const uint8_t *frame, ptrdiff_t stride,
+    int on_device, const KMatchCudaLayout *layout, int mw, int mh, int *best_x,
+    int *best_y, uint64_t *best_sad, uint64_t *sad_map, int n_threads)
+{
+  KConvStatus st = kmatch_cuda_submit (g, &g->own, frame, stride, on_device,
+      layout, mw, mh, sad_map, n_threads);
+  KConvStatus waited = kmatch_cuda_slot_wait (g->own);
+  if (st == KCONV_OK)
+    st = waited;
+  if (st == KCONV_OK)
+    kmatch_cuda_slot_best (g->own, best_x, best_y, best_sad);
+  return st;
 }
 
 extern "C" void
@@ -443,14 +612,17 @@ kmatch_cuda_free (KMatchCuda *g)
   if (!g)
     return;
   (void) kconv_cuda_use_device (g->device);
+  /* slots still in flight read the template */
+  if (g->stream)
+    cudaStreamSynchronize (g->stream);
+  kmatch_cuda_slot_free (g->own);
   cudaFree (g->d_tmpl);
   cudaFree (g->d_mask);
   cudaFree (g->d_pixel_mask);
-  cudaFree (g->d_frame);
-  cudaFree (g->d_raw);
   cudaFree (g->d_map);
-  cudaFree (g->d_best);
   if (g->stream)
     cudaStreamDestroy (g->stream);
+  if (g->up)
+    cudaStreamDestroy (g->up);
   free (g);
 }

@@ -35,14 +35,33 @@ typedef struct
 
 /* Samples of an mw + tw - 1 by mh + th - 1 region, rows `stride` bytes
  * apart: packed (ch per pixel) when layout is NULL, else as layout says,
- * gathered on the GPU.  frame is host memory, or device memory when
+ * gathered on the GPU.  frame is host memory (pageable memory is copied to
+ * pinned staging with n_threads threads first), or device memory when
  * on_device (read where it lies: nothing crosses the bus but the result).
  * Either the best position (sad_map NULL: only it crosses PCIe) or the
- * whole map. */
+ * whole map too.  Waits for the answer. */
 KConvStatus kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame,
     ptrdiff_t stride, int on_device, const KMatchCudaLayout * layout,
     int mw, int mh, int *best_x, int *best_y, uint64_t * best_sad,
-    uint64_t * sad_map);
+    uint64_t * sad_map, int n_threads);
+
+/* Frames in flight: the same search queued on a slot of its own (made on
+ * first use, *slot), without waiting.  The upload of one slot's frame
+ * overlaps the search of the slot before.  A frame in pinned or device
+ * memory must stay as it is until the wait; a pageable one is copied
+ * before this returns.  kmatch_cuda_slot_best gives the answer after
+ * kmatch_cuda_slot_wait.  The matcher's template must not change while
+ * a slot is in flight (kmatch_cuda_set_template waits for them). */
+typedef struct KMatchCudaSlot KMatchCudaSlot;
+KConvStatus kmatch_cuda_submit (KMatchCuda * g, KMatchCudaSlot ** slot,
+    const uint8_t * frame, ptrdiff_t stride, int on_device,
+    const KMatchCudaLayout * layout, int mw, int mh, uint64_t * sad_map,
+    int n_threads);
+KConvStatus kmatch_cuda_slot_wait (KMatchCudaSlot * slot);
+void kmatch_cuda_slot_best (const KMatchCudaSlot * slot, int *best_x,
+    int *best_y, uint64_t * best_sad);
+void kmatch_cuda_slot_free (KMatchCudaSlot * slot);
+
 void kmatch_cuda_free (KMatchCuda * g);
 
 #ifdef __cplusplus

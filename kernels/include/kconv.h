@@ -164,8 +164,8 @@ void kconv_transfer_bytes (uint64_t * to_device, uint64_t * to_host);
  * because the frame was in pageable memory (each costs a CPU copy more). */
 void kconv_staged_bytes (uint64_t * to_device, uint64_t * to_host);
 
-/* Frames in flight.  A slot carries one frame through a filter without
- * waiting for it.  On CUDA each slot has its own streams, device buffers
+/* Frames in flight.  A slot carries one frame through a filter (or a
+ * matcher: kmatch_submit) without waiting for it.  On CUDA each slot has its own streams, device buffers
  * and pinned staging, so with a few slots the upload of one frame, the
  * convolution of the next and the download of another run at once.
  * Submit each plane of a frame to a slot, then wait on the slot: the

@@ -111,6 +111,24 @@ KConvStatus kmatch_search_device (KMatch * m, const KConvImage * frame,
     int luma, const KMatchRegion * region, int max_matches,
     KMatchPosition * matches, int *n_matches);
 
+/* Frames in flight (KConvSlot, kconv.h): starts the search of a frame in
+ * host memory on a slot, as kmatch_search (luma 0) or kmatch_search_luma
+ * (luma 1) would do it.  On a CUDA matcher looking for the best position
+ * alone (max_matches 1) it returns while the frame crosses to the GPU and
+ * is searched: the upload of one slot's frame overlaps the search of the
+ * one before.  Other searches are done before it returns.  The frame must
+ * stay as it is until kconv_slot_wait returns; kmatch_slot_matches then
+ * gives what was found.  A new template, or freeing the matcher, first
+ * waits for the searches in flight. */
+KConvStatus kmatch_submit (KMatch * m, KConvSlot * slot,
+    const KConvImage * frame, int luma, const KMatchRegion * region,
+    int max_matches);
+
+/* The matches of the search submitted to slot last, best first (up to its
+ * max_matches), after kconv_slot_wait. */
+KConvStatus kmatch_slot_matches (KConvSlot * slot, KMatchPosition * matches,
+    int *n_matches);
+
 /* The luma kmatch_search_luma compares. */
 static inline uint8_t
 kmatch_rgb_luma (uint8_t r, uint8_t g, uint8_t b)

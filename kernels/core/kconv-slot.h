@@ -1,0 +1,29 @@
+/* kconv: what a frame in flight holds, for filters and matchers alike
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef KCONV_SLOT_H
+#define KCONV_SLOT_H
+
+#include "kmatch.h"
+#ifdef KCONV_HAVE_CUDA
+#include "kconv-cuda.h"
+#include "kmatch-cuda.h"
+#endif
+
+struct KConvSlot
+{
+#ifdef KCONV_HAVE_CUDA
+  KConvCudaSlot *cuda;          /* a filter's frame */
+  KMatchCudaSlot *match;        /* a matcher's frame */
+#endif
+  /* the last search submitted: its matches, found at submission, or
+   * (match_on_gpu) one to read from the GPU's answer at the region's
+   * origin */
+  KMatchPosition *matches;
+  int n_matches, matches_size;
+  int match_on_gpu;
+  int origin_x, origin_y;
+};
+
+#endif /* KCONV_SLOT_H */
