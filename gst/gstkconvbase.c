@@ -43,12 +43,15 @@ enum
   PROP_BACKEND,
   PROP_DEVICE_ID,
   PROP_N_THREADS,
+  PROP_FRAMES_IN_FLIGHT,
 };
 
 #define DEFAULT_BACKEND KCONV_BACKEND_AUTO
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_N_THREADS 0
 #define MAX_N_THREADS 1024
+#define DEFAULT_FRAMES_IN_FLIGHT 3
+#define MAX_FRAMES_IN_FLIGHT 16
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -84,6 +87,10 @@ gst_kconv_base_set_property (GObject * object, guint prop_id,
 {
   GstKConvBase *self = GST_KCONV_BASE (object);
 
+  if (prop_id == PROP_FRAMES_IN_FLIGHT) {
+    gst_kconv_base_set_frames_in_flight (self, g_value_get_uint (value));
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_BACKEND:
@@ -119,6 +126,9 @@ gst_kconv_base_get_property (GObject * object, guint prop_id,
       break;
     case PROP_N_THREADS:
       g_value_set_uint (value, self->n_threads);
+      break;
+    case PROP_FRAMES_IN_FLIGHT:
+      g_value_set_uint (value, self->frames_in_flight);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -218,6 +228,12 @@ gst_kconv_base_queue_done (GstKConvBase * self, GstBuffer * buf)
   kconv_inflight_push (&self->inflight,
       kconv_inflight_frame_new_passthrough (buf));
   self->drain_all = TRUE;       /* nothing to overlap: out at once */
+}
+
+void
+gst_kconv_base_let_out (GstKConvBase * self)
+{
+  self->drain_all = TRUE;
 }
 
 void
@@ -438,12 +454,21 @@ gst_kconv_base_redo (KConvInflightFrame * f, gpointer user_data)
   return klass->redo_frame (self, f);
 }
 
+/* A frame in flight whose work is done: the subclass completes it. */
+static KConvStatus
+gst_kconv_base_finish (KConvInflightFrame * f, gpointer user_data)
+{
+  GstKConvBase *self = user_data;
+  GstKConvBaseClass *klass = GST_KCONV_BASE_GET_CLASS (self);
+  return klass->finish_frame ? klass->finish_frame (self, f) : KCONV_OK;
+}
+
 /* Finishes the oldest frame in flight. */
 static GstFlowReturn
 gst_kconv_base_finish_oldest (GstKConvBase * self, GstBuffer ** outbuf)
 {
   KConvStatus st = kconv_inflight_pop (&self->inflight, outbuf,
-      gst_kconv_base_redo, self);
+      gst_kconv_base_redo, gst_kconv_base_finish, self);
   if (kconv_inflight_length (&self->inflight) == 0)
     self->drain_all = FALSE;
   if (st != KCONV_OK) {
@@ -673,6 +698,12 @@ gst_kconv_base_class_init (GstKConvBaseClass * klass)
       g_param_spec_uint ("n-threads", "Threads",
           "CPU threads for the cpu backend (0 = one per core)", 0,
           MAX_N_THREADS, DEFAULT_N_THREADS, flags));
+  g_object_class_install_property (gobject_class, PROP_FRAMES_IN_FLIGHT,
+      g_param_spec_uint ("frames-in-flight", "Frames in flight",
+          "Frames processed at once: on CUDA the upload and the work of "
+          "different frames overlap.  Adds (frames-in-flight - 1) frames of "
+          "latency; 1 = one frame at a time", 1, MAX_FRAMES_IN_FLIGHT,
+          DEFAULT_FRAMES_IN_FLIGHT, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -705,7 +736,7 @@ gst_kconv_base_init (GstKConvBase * self)
   self->device_id = DEFAULT_DEVICE_ID;
   self->n_threads = DEFAULT_N_THREADS;
   self->options_cookie = 1;
-  self->frames_in_flight = 1;
+  self->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
   kconv_inflight_init (&self->inflight);
   self->drain_flow = GST_FLOW_OK;
   self->last_duration = GST_CLOCK_TIME_NONE;

@@ -81,6 +81,9 @@ struct _GstKConvBase
  * @redo_frame: computes a frame in flight again on the CPU after the GPU
  *   failed it (gst_kconv_base_fall_back() has made the options say CPU);
  *   its buffers still mapped.  NULL: such a frame is an error.
+ * @finish_frame: completes a frame in flight whose work is done, just
+ *   before it goes out, its buffers still mapped (an element that reports
+ *   what it found does it here, in order).  May be NULL.
  * @debug: the subclass's debug category, where the base logs too (so
  *   GST_DEBUG=kconvfilter:4 shows all the element does)
  */
@@ -91,6 +94,7 @@ struct _GstKConvBaseClass
   void (*free_core) (GstKConvBase * base);
   GstFlowReturn (*start_frame) (GstKConvBase * base, GstBuffer * inbuf);
   KConvStatus (*redo_frame) (GstKConvBase * base, KConvInflightFrame * f);
+  KConvStatus (*finish_frame) (GstKConvBase * base, KConvInflightFrame * f);
   GstDebugCategory *debug;
 
   /*< private >*/
@@ -135,12 +139,16 @@ void gst_kconv_base_pop_context (GstKConvBase * base);
 gboolean gst_kconv_base_map_cuda (GstKConvBase * base, GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags);
 
-/* Frames in flight: how many (the subclass installs the property), the
- * queue start_frame fills, and waiting for it. */
+/* Frames in flight: how many (the frames-in-flight property, installed by
+ * the base for subclasses with start_frame), the queue start_frame fills,
+ * and waiting for it. */
 void gst_kconv_base_set_frames_in_flight (GstKConvBase * base, guint n);
 guint gst_kconv_base_get_frames_in_flight (GstKConvBase * base);
 void gst_kconv_base_queue (GstKConvBase * base, KConvInflightFrame * frame);
 void gst_kconv_base_queue_done (GstKConvBase * base, GstBuffer * buf);
+/* The frames queued so far go out now, without waiting for more (the next
+ * frame depends on them, or there was nothing to overlap). */
+void gst_kconv_base_let_out (GstKConvBase * base);
 void gst_kconv_base_wait_all (GstKConvBase * base);
 
 G_END_DECLS

@@ -106,7 +106,6 @@ enum
   PROP_ABSOLUTE,
   PROP_BORDER,
   PROP_PLANES,
-  PROP_FRAMES_IN_FLIGHT,
   N_PROPERTIES
 };
 
@@ -118,10 +117,8 @@ enum
 #define DEFAULT_ABSOLUTE GST_KCONV_ABSOLUTE_AUTO
 #define DEFAULT_BORDER KCONV_BORDER_REFLECT
 #define DEFAULT_PLANES GST_KCONV_PLANES_ALL
-#define DEFAULT_FRAMES_IN_FLIGHT 3
 
 #define MAX_SIGMA 1000.0
-#define MAX_FRAMES_IN_FLIGHT 16
 
 static GParamSpec *properties[N_PROPERTIES];
 
@@ -346,12 +343,6 @@ gst_kconv_filter_set_property (GObject * object, guint prop_id,
   if (gst_kconv_filter_refuses (self, prop_id, value, pspec, &matrix, &rows,
           &cols))
     return;
-  if (prop_id == PROP_FRAMES_IN_FLIGHT) {
-    gst_kconv_base_set_frames_in_flight (GST_KCONV_BASE (self),
-        g_value_get_uint (value));
-    return;
-  }
-
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_KERNEL:
@@ -406,12 +397,6 @@ gst_kconv_filter_get_property (GObject * object, guint prop_id,
 {
   GstKConvFilter *self = GST_KCONV_FILTER (object);
   Settings *s = &self->settings;
-
-  if (prop_id == PROP_FRAMES_IN_FLIGHT) {       /* the base's, under its lock */
-    g_value_set_uint (value,
-        gst_kconv_base_get_frames_in_flight (GST_KCONV_BASE (self)));
-    return;
-  }
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -769,11 +754,6 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
   properties[PROP_PLANES] = g_param_spec_enum ("planes", "Planes",
       "Which planes of YUV video to filter", GST_TYPE_KCONV_PLANES,
       DEFAULT_PLANES, flags);
-  properties[PROP_FRAMES_IN_FLIGHT] = g_param_spec_uint ("frames-in-flight",
-      "Frames in flight", "Frames processed at once: on CUDA the upload, "
-      "convolution and download of different frames overlap.  Adds "
-      "(frames-in-flight - 1) frames of latency; 1 = one frame at a time",
-      1, MAX_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT, flags);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   gst_element_class_set_static_metadata (element_class,
@@ -807,7 +787,5 @@ gst_kconv_filter_init (GstKConvFilter * self)
   s->absolute = DEFAULT_ABSOLUTE;
   s->border = DEFAULT_BORDER;
   s->planes = DEFAULT_PLANES;
-  gst_kconv_base_set_frames_in_flight (GST_KCONV_BASE (self),
-      DEFAULT_FRAMES_IN_FLIGHT);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }

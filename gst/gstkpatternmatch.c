@@ -119,8 +119,6 @@ struct _GstKPatternMatch
   gint template_channels;
   gboolean template_from_region;        /* cut from a frame (template-region) */
   gint tw, th;
-  guint8 *luma;                 /* luma of RGB frames, or planar RGB packed */
-  gsize luma_size;
   gboolean have_last;
   KMatchPosition last;
   gboolean warned_size, warned_color;
@@ -385,33 +383,19 @@ gst_kpattern_match_stop (GstBaseTransform * trans)
 
   /* the matcher goes first, through free_core */
   GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
-  g_clear_pointer (&self->luma, g_free);
-  self->luma_size = 0;
   self->template_built = 0;
   g_clear_pointer (&self->tmpl, g_free);
   g_clear_pointer (&self->tmask, g_free);
   return TRUE;
 }
 
-/* A w x h scratch image of `channels` bytes a pixel, kept between frames. */
-static guint8 *
-scratch (GstKPatternMatch * self, gint w, gint h, gint channels)
-{
-  gsize need = (gsize) w * h * channels;
-  if (need > self->luma_size) {
-    g_free (self->luma);
-    self->luma = g_malloc (need);
-    self->luma_size = need;
-  }
-  return self->luma;
-}
-
 /* The frame's samples to match, as an image for the core: the luma the
  * frame has (grey, any YUV layout), or R, G, B (packed in place, planar
- * gathered), whose luma the core makes when matching on luma (*rgb_luma). */
-static gboolean
-match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
-    KConvImage * im, gboolean * rgb_luma)
+ * gathered into *gathered, which the caller frees), whose luma the core
+ * makes when matching on luma (*rgb_luma). */
+static void
+match_image (GstVideoFrame * frame, gint channels, KConvImage * im,
+    gboolean * rgb_luma, guint8 ** gathered)
 {
   const GstVideoFormatInfo *finfo = frame->info.finfo;
   memset (im, 0, sizeof *im);
@@ -419,6 +403,7 @@ match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
   im->height = GST_VIDEO_FRAME_HEIGHT (frame);
   const gint rgb[3] = { GST_VIDEO_COMP_R, GST_VIDEO_COMP_G, GST_VIDEO_COMP_B };
 
+  *gathered = NULL;
   *rgb_luma = channels == 1 && GST_VIDEO_FORMAT_INFO_IS_RGB (finfo);
   if (*rgb_luma)
     channels = 3;
@@ -429,7 +414,7 @@ match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
     im->n_channels = 3;
     for (int c = 0; c < 3; c++)
       im->channel_offset[c] = GST_VIDEO_FRAME_COMP_POFFSET (frame, rgb[c]);
-    return TRUE;
+    return;
   }
   im->n_channels = channels;
   im->pixel_stride = channels;
@@ -440,16 +425,16 @@ match_image (GstKPatternMatch * self, GstVideoFrame * frame, gint channels,
     im->data = GST_VIDEO_FRAME_COMP_DATA (frame, GST_VIDEO_COMP_Y);
     im->stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, GST_VIDEO_COMP_Y);
     im->pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_Y);
-    return TRUE;
+    return;
   }
   /* planar RGB (GBR), gathered */
   KConvImage planes[3];
   for (gint c = 0; c < 3; c++)
     planes[c] = kconv_frame_comp_image (frame, rgb[c]);
-  im->data = scratch (self, im->width, im->height, 3);
+  *gathered = g_malloc ((gsize) im->width * im->height * 3);
+  im->data = *gathered;
   im->stride = (ptrdiff_t) im->width * 3;
   kmatch_interleave (planes, 3, im->data, im->stride);
-  return TRUE;
 }
 
 /* The samples matched a pixel: R, G, B for match-on=color on RGB video,
@@ -566,112 +551,142 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
   return TRUE;
 }
 
-/* Searches a mapped frame and reports: on_device when its planes are
- * device pointers (CUDA memory, the matcher in its context). */
-static GstFlowReturn
-match_frame (GstKPatternMatch * self, GstVideoFrame * frame, gboolean on_device)
+/* One frame's search, from its start to its report: what was asked and
+ * where, so that a frame in flight reports what held when it came in. */
+typedef struct
 {
-  Settings snap;
+  gboolean report;              /* FALSE: no template yet, nothing to say */
+  gboolean search;              /* FALSE: the template does not fit */
+  KConvImage im;                /* the samples searched */
+  gboolean rgb_luma;
+  guint8 *gathered;             /* planar RGB packed, owned */
+  KMatchRegion region;
+  gint channels, tw, th;
+  gdouble norm;                 /* over the template's pixels that count */
+  Settings snap;                /* without the template or its location */
+  guint template_cookie;
+} MatchJob;
+
+static void
+match_job_free (gpointer data)
+{
+  MatchJob *job = data;
+  g_free (job->gathered);
+  g_free (job);
+}
+
+/* Everything before the search: the settings, the matcher and its
+ * template, the samples and the area to search.  NULL (an element error
+ * posted) when the matcher cannot be made. */
+static MatchJob *
+match_job_new (GstKPatternMatch * self, GstVideoFrame * frame)
+{
+  MatchJob *job = g_new0 (MatchJob, 1);
+  Settings *snap = &job->snap;
 
   GST_OBJECT_LOCK (self);
-  snap = self->settings;
-  if (snap.template_rgb)
-    gst_sample_ref (snap.template_rgb);
-  snap.template_location = NULL;
-  guint template_cookie = self->template_cookie;
+  *snap = self->settings;
+  if (snap->template_rgb)
+    gst_sample_ref (snap->template_rgb);
+  snap->template_location = NULL;
+  job->template_cookie = self->template_cookie;
   GST_OBJECT_UNLOCK (self);
 
-  gint channels = matched_channels (snap.match_on, &frame->info);
-  if (snap.match_on == GST_KMATCH_ON_COLOR && channels == 1
+  gint channels = matched_channels (snap->match_on, &frame->info);
+  if (snap->match_on == GST_KMATCH_ON_COLOR && channels == 1
       && !self->warned_color) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("match-on=color needs RGB video; matching on luma"), (NULL));
     self->warned_color = TRUE;
   }
-
-  KConvImage im;
-  gboolean rgb_luma;
-  if (on_device && GST_VIDEO_INFO_IS_RGB (&frame->info)
-      && GST_VIDEO_FRAME_N_PLANES (frame) > 1) {
-    if (snap.template_rgb)
-      gst_sample_unref (snap.template_rgb);
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Planar RGB in CUDA memory is "
-            "not matched yet"), ("put cudadownload before the element"));
-    return GST_FLOW_ERROR;
+  match_image (frame, channels, &job->im, &job->rgb_luma, &job->gathered);
+  gboolean ok = ensure_matcher (self, frame, snap, job->template_cookie,
+      channels, &job->im);
+  g_clear_pointer (&snap->template_rgb, gst_sample_unref);
+  snap->cut_pending = FALSE;    /* done once, by ensure_matcher */
+  if (!ok) {
+    match_job_free (job);
+    return NULL;
   }
-  match_image (self, frame, channels, &im, &rgb_luma);
-  gboolean ok = ensure_matcher (self, frame, &snap, template_cookie,
-      channels, &im);
-  if (snap.template_rgb)
-    gst_sample_unref (snap.template_rgb);
-  if (!ok)
-    return GST_FLOW_ERROR;
+  job->channels = channels;
+  job->tw = self->tw;
+  job->th = self->th;
   if (!self->have_template || self->template_channels != channels)
-    return GST_FLOW_OK;         /* no template yet: nothing to report */
+    return job;                 /* no template yet: nothing to report */
 
   /* where to look: the search region, narrowed around the last match */
-  const KMatchRegion *search = snap.has_search_region ? &snap.search_region :
-      NULL;
+  const KMatchRegion *search = snap->has_search_region ?
+      &snap->search_region : NULL;
   KMatchRegion wide = kmatch_search_area (search, NULL, 0, self->tw, self->th,
-      im.width, im.height);
-  KMatchRegion region = kmatch_search_area (search,
-      self->have_last ? &self->last : NULL, snap.search_radius, self->tw,
-      self->th, im.width, im.height);
-
-  KMatchPosition matches[MAX_MATCHES];
-  gint n = 0;
-  /* over the template's pixels that count */
-  const gdouble norm = 255.0 * kmatch_template_pixels (self->matcher) *
-      channels;
-  if (self->tw > region.width || self->th > region.height) {
-    if (!self->warned_size) {
-      GST_ELEMENT_WARNING (self, STREAM, FAILED,
-          ("The %dx%d template does not fit the %dx%d search area",
-              self->tw, self->th, wide.width, wide.height), (NULL));
-      self->warned_size = TRUE;
-    }
-  } else {
-    KConvStatus st = on_device ?
-        kmatch_search_device (self->matcher, &im, rgb_luma, &region,
-        snap.max_matches, matches, &n) :
-        (rgb_luma ? kmatch_search_luma : kmatch_search) (self->matcher, &im,
-        &region, snap.max_matches, matches, &n, NULL);
-    if (st != KCONV_OK && gst_kconv_base_fall_back (GST_KCONV_BASE (self), st)) {
-      /* the same frame again, on a matcher made for the CPU */
-      snap.template_rgb = NULL;
-      snap.cut_pending = FALSE;
-      if (!ensure_matcher (self, frame, &snap, template_cookie, channels, &im))
-        return GST_FLOW_ERROR;
-      st = (rgb_luma ? kmatch_search_luma : kmatch_search) (self->matcher,
-          &im, &region, snap.max_matches, matches, &n, NULL);
-    }
-    if (st != KCONV_OK) {
-      GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Template search failed"),
-          ("%s: %s", kconv_status_string (st), kconv_last_error ()));
-      return GST_FLOW_ERROR;
-    }
-    /* only matches at or under the threshold count */
-    gint kept = 0;
-    for (gint i = 0; i < n; i++)
-      if (matches[i].sad / norm <= snap.threshold)
-        matches[kept++] = matches[i];
-    n = kept;
+      job->im.width, job->im.height);
+  job->region = kmatch_search_area (search,
+      self->have_last ? &self->last : NULL, snap->search_radius, self->tw,
+      self->th, job->im.width, job->im.height);
+  job->norm = 255.0 * kmatch_template_pixels (self->matcher) * channels;
+  job->report = TRUE;
+  job->search = self->tw <= job->region.width && self->th <= job->region.height;
+  if (!job->search && !self->warned_size) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("The %dx%d template does not fit the %dx%d search area",
+            self->tw, self->th, wide.width, wide.height), (NULL));
+    self->warned_size = TRUE;
   }
+  return job;
+}
+
+/* The matcher again, after a GPU failure made the options say CPU. */
+static gboolean
+rebuild_matcher (GstKPatternMatch * self, GstVideoFrame * frame, MatchJob * job)
+{
+  return ensure_matcher (self, frame, &job->snap, job->template_cookie,
+      job->channels, &job->im);
+}
+
+/* Starts the job's search on slot (NULL: searches at once into the slot
+ * of one); falls back to the CPU where backend=auto allows. */
+static KConvStatus
+match_job_submit (GstKPatternMatch * self, GstVideoFrame * frame,
+    MatchJob * job, KConvSlot * slot)
+{
+  KConvStatus st = kmatch_submit (self->matcher, slot, &job->im,
+      job->rgb_luma, &job->region, job->snap.max_matches);
+  if (st != KCONV_OK && gst_kconv_base_fall_back (GST_KCONV_BASE (self), st)) {
+    kconv_slot_wait (slot);     /* what the GPU did of it, if anything */
+    st = rebuild_matcher (self, frame, job) ? kmatch_submit (self->matcher,
+        slot, &job->im, job->rgb_luma, &job->region,
+        job->snap.max_matches) : KCONV_ERROR_BACKEND_UNAVAILABLE;
+  }
+  return st;
+}
+
+/* Reports a searched frame: the matches under the threshold become the
+ * last match, metas on its buffer, boxes drawn and the bus message. */
+static GstFlowReturn
+match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
+    const MatchJob * job, KMatchPosition * matches, gint n, gboolean on_device)
+{
+  /* only matches at or under the threshold count */
+  gint kept = 0;
+  for (gint i = 0; i < n; i++)
+    if (matches[i].sad / job->norm <= job->snap.threshold)
+      matches[kept++] = matches[i];
+  n = kept;
 
   self->have_last = n > 0;
   if (n > 0)
     self->last = matches[0];
 
-  kmatch_report_metas (frame->buffer, matches, n, self->tw, self->th, norm);
-  for (gint i = 0; snap.draw && i < n; i++) {
-    if (kconv_frame_draw_box (frame, matches[i].x, matches[i].y, self->tw,
-            self->th, on_device) != KCONV_OK) {
+  kmatch_report_metas (frame->buffer, matches, n, job->tw, job->th, job->norm);
+  for (gint i = 0; job->snap.draw && i < n; i++) {
+    if (kconv_frame_draw_box (frame, matches[i].x, matches[i].y, job->tw,
+            job->th, on_device) != KCONV_OK) {
       GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Drawing the match failed"),
           ("%s", kconv_last_error ()));
       return GST_FLOW_ERROR;
     }
   }
-  if (on_device && snap.draw && n > 0 && kconv_device_sync (NULL) != KCONV_OK) {
+  if (on_device && job->snap.draw && n > 0
+      && kconv_device_sync (NULL) != KCONV_OK) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Drawing the match failed"),
         ("%s", kconv_last_error ()));
     return GST_FLOW_ERROR;
@@ -679,31 +694,62 @@ match_frame (GstKPatternMatch * self, GstVideoFrame * frame, gboolean on_device)
   gst_element_post_message (GST_ELEMENT (self),
       kmatch_report_message (GST_OBJECT (self),
           &GST_BASE_TRANSFORM (self)->segment, frame->buffer, matches, n,
-          self->tw, self->th, norm, snap.max_matches));
+          job->tw, job->th, job->norm, job->snap.max_matches));
   return GST_FLOW_OK;
 }
 
+/* Searches a mapped frame and reports at once: on_device when its planes
+ * are device pointers (CUDA memory, the matcher in its context). */
 static GstFlowReturn
-gst_kpattern_match_transform_frame_ip (GstVideoFilter * vfilter,
-    GstVideoFrame * frame)
+match_frame_now (GstKPatternMatch * self, GstVideoFrame * frame,
+    gboolean on_device)
 {
-  return match_frame (GST_KPATTERN_MATCH (vfilter), frame, FALSE);
+  if (on_device && GST_VIDEO_INFO_IS_RGB (&frame->info)
+      && GST_VIDEO_FRAME_N_PLANES (frame) > 1) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Planar RGB in CUDA memory is "
+            "not matched yet"), ("put cudadownload before the element"));
+    return GST_FLOW_ERROR;
+  }
+  MatchJob *job = match_job_new (self, frame);
+  if (!job)
+    return GST_FLOW_ERROR;
+  KMatchPosition matches[MAX_MATCHES];
+  gint n = 0;
+  KConvStatus st = KCONV_OK;
+  if (job->search && on_device) {
+    /* (CUDA memory never falls back to the CPU) */
+    st = kmatch_search_device (self->matcher, &job->im, job->rgb_luma,
+        &job->region, job->snap.max_matches, matches, &n);
+  } else if (job->search) {
+    KConvSlot *slot = kconv_slot_new ();
+    st = match_job_submit (self, frame, job, slot);
+    if (st == KCONV_OK)
+      st = kconv_slot_wait (slot);
+    if (st == KCONV_OK)
+      st = kmatch_slot_matches (slot, matches, &n);
+    kconv_slot_free (slot);
+  }
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (st != KCONV_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Template search failed"),
+        ("%s: %s", kconv_status_string (st), kconv_last_error ()));
+    ret = GST_FLOW_ERROR;
+  } else if (job->report) {
+    ret = match_job_report (self, frame, job, matches, n, on_device);
+  }
+  match_job_free (job);
+  return ret;
 }
 
-/* Frames in CUDA memory are matched where they lie.  A frame a template is
- * cut from (template-region) is read once in system memory. */
+/* A frame in CUDA memory, matched where it lies and reported at once.  A
+ * frame a template is cut from (template-region) is read once in system
+ * memory.  Takes buf. */
 static GstFlowReturn
-gst_kpattern_match_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+start_frame_on_device (GstKPatternMatch * self, GstBuffer * buf)
 {
-  GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
   GstKConvBase *base = GST_KCONV_BASE (self);
   GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
   GstVideoFrame frame;
-
-  if (!gst_kconv_base_check_size (base, buf, info))
-    return GST_FLOW_ERROR;
-  if (!base->on_cuda_memory)
-    return GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
 
   GST_OBJECT_LOCK (self);
   /* a cut (ensure_matcher) reads the frame on the host */
@@ -713,19 +759,119 @@ gst_kpattern_match_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstMapFlags flags = self->settings.draw ? GST_MAP_READWRITE : GST_MAP_READ;
   GST_OBJECT_UNLOCK (self);
 
-  if (!gst_kconv_base_push_context (base))
-    return GST_FLOW_ERROR;
-  /* as GstVideoFilter maps: no extra ref, so metas can still be added */
+  /* no extra ref, so metas can still be added */
   flags |= GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
   GstFlowReturn ret = GST_FLOW_ERROR;
   if (cut && !gst_video_frame_map (&frame, info, buf, flags))
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"), (NULL));
   else if (cut || gst_kconv_base_map_cuda (base, &frame, info, buf, flags)) {
-    ret = match_frame (self, &frame, !cut);
+    ret = match_frame_now (self, &frame, !cut);
     gst_video_frame_unmap (&frame);
   }
-  gst_kconv_base_pop_context (base);
-  return ret;
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    return ret;
+  }
+  gst_kconv_base_queue_done (base, buf);
+  return GST_FLOW_OK;
+}
+
+/* Starts the search of a frame and queues it; it reports when it leaves
+ * (finish_frame).  Takes inbuf. */
+static GstFlowReturn
+gst_kpattern_match_start_frame (GstKConvBase * base, GstBuffer * inbuf)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  GstBuffer *buf = NULL;
+
+  if (!gst_kconv_base_check_size (base, inbuf, info)) {
+    gst_buffer_unref (inbuf);
+    return GST_FLOW_ERROR;
+  }
+  /* in place: inbuf itself when writable (metas go on it), else a copy */
+  GstFlowReturn ret =
+      GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer (trans,
+      inbuf, &buf);
+  if (buf != inbuf)
+    gst_buffer_unref (inbuf);
+  if (ret != GST_FLOW_OK || !buf) {
+    gst_clear_buffer (&buf);
+    return ret != GST_FLOW_OK ? ret : GST_FLOW_ERROR;
+  }
+  if (base->on_cuda_memory)
+    return start_frame_on_device (self, buf);
+
+  GST_OBJECT_LOCK (self);
+  GstMapFlags flags = self->settings.draw ? GST_MAP_READWRITE : GST_MAP_READ;
+  gboolean tracking = self->settings.search_radius > 0;
+  GST_OBJECT_UNLOCK (self);
+  KConvInflightFrame *f = kconv_inflight_frame_new_in_place (&base->inflight,
+      buf, info, flags);
+  if (!f) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a video frame"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  MatchJob *job = match_job_new (self, &f->in);
+  if (!job) {
+    kconv_inflight_frame_discard (&base->inflight, f);
+    return GST_FLOW_ERROR;
+  }
+  f->job = job;
+  f->job_free = match_job_free;
+  KConvStatus st = job->search ? match_job_submit (self, &f->in, job,
+      f->slot) : KCONV_OK;
+  if (st != KCONV_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Template search failed"),
+        ("%s: %s", kconv_status_string (st), kconv_last_error ()));
+    kconv_inflight_frame_discard (&base->inflight, f);
+    return GST_FLOW_ERROR;
+  }
+  gst_kconv_base_queue (base, f);
+  /* tracking: the next frame's area depends on this one's answer; on the
+   * CPU the answer is there already */
+  if (tracking || kmatch_backend (self->matcher) != KCONV_BACKEND_CUDA)
+    gst_kconv_base_let_out (base);
+  return GST_FLOW_OK;
+}
+
+/* A frame in flight whose search is done: its report, as it leaves. */
+static KConvStatus
+gst_kpattern_match_finish_frame (GstKConvBase * base, KConvInflightFrame * f)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
+  MatchJob *job = f->job;
+  KMatchPosition matches[MAX_MATCHES];
+  gint n = 0;
+
+  if (!job->report)
+    return KCONV_OK;
+  KConvStatus st = job->search ? kmatch_slot_matches (f->slot, matches, &n) :
+      KCONV_OK;
+  if (st != KCONV_OK)
+    return st;
+  /* (its own error is posted first) */
+  if (match_job_report (self, &f->in, job, matches, n, FALSE) != GST_FLOW_OK)
+    return KCONV_ERROR_INVALID_ARGUMENT;
+  return KCONV_OK;
+}
+
+/* A frame the GPU failed, searched again on the CPU (the options say CPU
+ * now). */
+static KConvStatus
+gst_kpattern_match_redo_frame (GstKConvBase * base, KConvInflightFrame * f)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
+  MatchJob *job = f->job;
+  if (!job->search)
+    return KCONV_OK;
+  if (!rebuild_matcher (self, &f->in, job))
+    return KCONV_ERROR_BACKEND_UNAVAILABLE;
+  KConvStatus st = kmatch_submit (self->matcher, f->slot, &job->im,
+      job->rgb_luma, &job->region, job->snap.max_matches);
+  return st != KCONV_OK ? st : kconv_slot_wait (f->slot);
 }
 
 static void
@@ -734,7 +880,6 @@ gst_kpattern_match_finalize (GObject * object)
   GstKPatternMatch *self = GST_KPATTERN_MATCH (object);
 
   /* the matcher goes in the base's finalize, through free_core */
-  g_free (self->luma);
   g_free (self->tmpl);
   g_free (self->tmask);
   g_free (self->settings.template_location);
@@ -748,7 +893,6 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstVideoFilterClass *vfilter_class = GST_VIDEO_FILTER_CLASS (klass);
   GstKConvBaseClass *base_class = GST_KCONV_BASE_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
@@ -813,11 +957,11 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_kpattern_match_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_kpattern_match_stop);
-  trans_class->transform_ip =
-      GST_DEBUG_FUNCPTR (gst_kpattern_match_transform_ip);
-  vfilter_class->transform_frame_ip =
-      GST_DEBUG_FUNCPTR (gst_kpattern_match_transform_frame_ip);
   base_class->free_core = GST_DEBUG_FUNCPTR (gst_kpattern_match_free_core);
+  base_class->start_frame = GST_DEBUG_FUNCPTR (gst_kpattern_match_start_frame);
+  base_class->finish_frame =
+      GST_DEBUG_FUNCPTR (gst_kpattern_match_finish_frame);
+  base_class->redo_frame = GST_DEBUG_FUNCPTR (gst_kpattern_match_redo_frame);
 
   gst_type_mark_as_plugin_api (GST_TYPE_KMATCH_ON, 0);
 }

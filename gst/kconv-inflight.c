@@ -42,6 +42,25 @@ kconv_inflight_frame_new (KConvInflight * q, GstBuffer * inbuf,
 }
 
 KConvInflightFrame *
+kconv_inflight_frame_new_in_place (KConvInflight * q, GstBuffer * buf,
+    const GstVideoInfo * info, GstMapFlags flags)
+{
+  KConvInflightFrame *f = g_new0 (KConvInflightFrame, 1);
+  f->outbuf = buf;
+  /* no reference of the map's own: buf stays writable, for metas */
+  if (!gst_video_frame_map (&f->in, (GstVideoInfo *) info, buf,
+          flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
+    kconv_inflight_frame_discard (q, f);
+    return NULL;
+  }
+  f->mapped = f->in_place = TRUE;
+  f->slot = g_queue_pop_head (&q->idle_slots);
+  if (!f->slot)
+    f->slot = kconv_slot_new ();
+  return f;
+}
+
+KConvInflightFrame *
 kconv_inflight_frame_new_passthrough (GstBuffer * buf)
 {
   KConvInflightFrame *f = g_new0 (KConvInflightFrame, 1);
@@ -67,11 +86,16 @@ frame_release (KConvInflight * q, KConvInflightFrame * f)
     f->slot = NULL;
   }
   if (f->mapped) {
-    gst_video_frame_unmap (&f->out);
+    if (!f->in_place)
+      gst_video_frame_unmap (&f->out);
     gst_video_frame_unmap (&f->in);
     f->mapped = FALSE;
   }
   gst_clear_buffer (&f->inbuf);
+  if (f->job_free)
+    f->job_free (f->job);
+  f->job = NULL;
+  f->job_free = NULL;
 }
 
 static KConvStatus
@@ -104,7 +128,7 @@ kconv_inflight_length (const KConvInflight * q)
 
 KConvStatus
 kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf,
-    KConvInflightRedo redo, gpointer user_data)
+    KConvInflightRedo redo, KConvInflightFinish finish, gpointer user_data)
 {
   *outbuf = NULL;
   KConvInflightFrame *f = g_queue_pop_head (&q->frames);
@@ -113,6 +137,8 @@ kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf,
   KConvStatus st = frame_wait (f);
   if (st != KCONV_OK && redo && f->mapped)
     st = redo (f, user_data);
+  if (st == KCONV_OK && finish && f->mapped)
+    st = finish (f, user_data);
   frame_release (q, f);
   if (st == KCONV_OK)
     *outbuf = f->outbuf;

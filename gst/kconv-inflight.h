@@ -14,17 +14,24 @@ G_BEGIN_DECLS
  * mapped until the frame is finished: the GPU may still be reading it. */
 typedef struct
 {
-  GstBuffer *inbuf;             /* NULL for a passthrough frame */
+  GstBuffer *inbuf;             /* NULL for a passthrough or in-place frame */
   GstBuffer *outbuf;
-  GstVideoFrame in, out;
-  gboolean mapped;
+  GstVideoFrame in, out;        /* in place: only in, a map of outbuf */
+  gboolean mapped, in_place;
   KConvSlot *slot;              /* NULL when there is nothing to wait for */
   KConvStatus status;           /* of an earlier wait */
+  gpointer job;                 /* what the element keeps of the frame */
+  GDestroyNotify job_free;
 } KConvInflightFrame;
 
 /* Computes a frame again (on the CPU, after the GPU failed it), its
  * buffers still mapped; KCONV_OK when its output is right now. */
 typedef KConvStatus (*KConvInflightRedo) (KConvInflightFrame * f,
+    gpointer user_data);
+
+/* Completes a frame whose work is done, its buffers still mapped (reads
+ * its results, adds metas to its output); KCONV_OK when it may go out. */
+typedef KConvStatus (*KConvInflightFinish) (KConvInflightFrame * f,
     gpointer user_data);
 
 /* Frames oldest first, and slots ready for reuse.  Streaming thread only
@@ -44,6 +51,12 @@ KConvInflightFrame *kconv_inflight_frame_new (KConvInflight * q,
     GstBuffer * inbuf, const GstVideoInfo * in_info, GstBuffer * outbuf,
     const GstVideoInfo * out_info);
 
+/* A frame worked on in place: buf (writable, its reference taken) is
+ * mapped once, with flags, and is the output; NULL when it could not be
+ * mapped. */
+KConvInflightFrame *kconv_inflight_frame_new_in_place (KConvInflight * q,
+    GstBuffer * buf, const GstVideoInfo * info, GstMapFlags flags);
+
 /* A frame whose output is its input (passthrough): nothing to wait for, it
  * only keeps its place in the queue.  Takes the reference. */
 KConvInflightFrame *kconv_inflight_frame_new_passthrough (GstBuffer * buf);
@@ -56,10 +69,11 @@ guint kconv_inflight_length (const KConvInflight * q);
 
 /* Finishes the oldest frame: waits for it, unmaps and releases the input,
  * and gives its output.  A frame that failed is given to redo (when not
- * NULL) before it is released; when that fails too, returns the core's
- * status and *outbuf is NULL (the frame is released all the same). */
+ * NULL); a mapped frame whose work is done, to finish (when not NULL),
+ * before it is released.  When either fails, returns its status and
+ * *outbuf is NULL (the frame is released all the same). */
 KConvStatus kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf,
-    KConvInflightRedo redo, gpointer user_data);
+    KConvInflightRedo redo, KConvInflightFinish finish, gpointer user_data);
 
 /* Waits for every frame without releasing any (before the filter they were
  * submitted to goes away).  Returns the first failure. */

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  *   appsrc ! kconvfilter backend=cuda frames-in-flight=N ! fakesink
+ *   appsrc ! kpatternmatch backend=cuda frames-in-flight=N ! fakesink
  *
  * The source does not touch the frames: the buffers of a pool are filled
  * once and pushed again and again as the pool recycles them, as a source
@@ -150,8 +151,7 @@ static int
 run_pipeline (const Case * c, int in_flight, int pinned, int frames,
     int one_at_a_time, RunResult * res)
 {
-  gchar *fif = c->taps ? g_strdup_printf ("frames-in-flight=%d", in_flight) :
-      g_strdup ("");
+  gchar *fif = g_strdup_printf ("frames-in-flight=%d", in_flight);
   gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
       "max-buffers=4 max-bytes=0 caps=video/x-raw,format=%s,width=%d,"
       "height=%d,framerate=1000/1 ! %s name=f %s ! fakesink name=sink "
@@ -348,7 +348,7 @@ main (int argc, char **argv)
     printf ("| input | frames-in-flight | fps | of bus limit | x naive | "
         "latency ms (median) |\n|---|---|---|---|---|---|\n");
     for (int pinned = 1; pinned >= 0; pinned--) {
-      for (int fif = 1; fif <= (kconvfilter ? 4 : 1); fif++) {
+      for (int fif = 1; fif <= 4; fif++) {
         RunResult r = { 0 };
         if (run_pipeline (c, fif, pinned, n, 0, &r) != 0)
           continue;

@@ -72,10 +72,11 @@ static const char *filter_steps[] = {
 
 static const char *match_steps[] = {
   "template-region=40,30,32,24", "search-region=0,0,160,120",
-  "search-radius=24", "max-matches=3 draw=true", "backend=cpu",
+  "search-radius=24 frames-in-flight=4", "max-matches=3 draw=true",
+  "backend=cpu frames-in-flight=1",
   "template-region=10,10,24,24 search-region=", "match-on=color",
   "threshold=0.2 search-radius=0", "backend=@ draw=false max-matches=1",
-  "match-on=luma threshold=1.0",
+  "match-on=luma threshold=1.0 frames-in-flight=3",
 };
 
 typedef struct

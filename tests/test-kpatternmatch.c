@@ -31,6 +31,8 @@ fixture_new (const gchar * format, ...)
   f.h = gst_harness_new ("kpatternmatch");
   f.bus = gst_bus_new ();
   gst_element_set_bus (f.h->element, f.bus);
+  /* a frame out for each frame in (push_and_pull) unless a test asks */
+  g_object_set (f.h->element, "frames-in-flight", 1, NULL);
   va_start (args, format);
   while ((name = va_arg (args, const gchar *)))
     gst_util_set_object_arg (G_OBJECT (f.h->element), name,
@@ -866,6 +868,75 @@ GST_START_TEST (test_property_stress_while_streaming)
 
 GST_END_TEST;
 
+/* Frames in flight: the template moves a frame at a time; every frame
+ * leaves in order, drawn, with its meta, and its message comes in order
+ * with its timestamp, the same with 1, 3 and 16 frames in flight, and on
+ * through EOS */
+#define MOVING 12
+static void
+run_moving (const gchar * fif, const gchar * radius, guint8 ** out_frames,
+    int *xs, int *ys, GstClockTime * ts)
+{
+  guint8 *base = random_gray (21);
+  Fixture f = fixture_new ("GRAY8", "template-region", "30,20,12,9", "draw",
+      "true", "frames-in-flight", fif, "search-radius", radius, NULL);
+  for (int k = 0; k < MOVING; k++) {
+    guint8 *fr = k ? random_gray (100 + k) : g_memdup2 (base, W * H);
+    copy_block (fr, 30 + 3 * k, 20 + 2 * k, base, 30, 20, 12, 9);
+    fail_unless_equals_int (gst_harness_push (f.h, gray_buffer (fr,
+                k * GST_SECOND)), GST_FLOW_OK);
+    g_free (fr);
+  }
+  fail_unless (gst_harness_push_event (f.h, gst_event_new_eos ()));
+  for (int k = 0; k < MOVING; k++) {
+    GstBuffer *out = gst_harness_try_pull (f.h);
+    fail_unless (out != NULL, "frame %d of %d did not come out (%s in "
+        "flight)", k, MOVING, fif);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * GST_SECOND);
+    GstVideoRegionOfInterestMeta *roi =
+        gst_buffer_get_video_region_of_interest_meta_id (out, 0);
+    fail_unless (roi != NULL, "frame %d: no meta", k);
+    fail_unless_equals_int (roi->x, 30 + 3 * k);
+    out_frames[k] = g_malloc (W * H);
+    gst_buffer_extract (out, 0, out_frames[k], W * H);
+    gst_buffer_unref (out);
+    GstStructure *s = next_result (&f);
+    fail_unless (s != NULL, "frame %d: no message", k);
+    fail_unless (gst_structure_get (s, "x", G_TYPE_INT, &xs[k], "y",
+            G_TYPE_INT, &ys[k], "timestamp", G_TYPE_UINT64, &ts[k], NULL));
+    gst_structure_free (s);
+  }
+  fail_unless (gst_harness_try_pull (f.h) == NULL, "a frame too many");
+  g_free (base);
+  fixture_free (&f);
+}
+
+GST_START_TEST (test_frames_in_flight)
+{
+  static const gchar *fifs[] = { "1", "3", "16" };
+  static const gchar *radii[] = { "0", "8" };
+  for (guint r = 0; r < G_N_ELEMENTS (radii); r++) {
+    guint8 *frames[G_N_ELEMENTS (fifs)][MOVING];
+    int xs[G_N_ELEMENTS (fifs)][MOVING], ys[G_N_ELEMENTS (fifs)][MOVING];
+    GstClockTime ts[G_N_ELEMENTS (fifs)][MOVING];
+    for (guint i = 0; i < G_N_ELEMENTS (fifs); i++)
+      run_moving (fifs[i], radii[r], frames[i], xs[i], ys[i], ts[i]);
+    for (int k = 0; k < MOVING; k++) {
+      for (guint i = 0; i < G_N_ELEMENTS (fifs); i++) {
+        fail_unless_equals_int (xs[i][k], 30 + 3 * k);
+        fail_unless_equals_int (ys[i][k], 20 + 2 * k);
+        fail_unless_equals_uint64 (ts[i][k], k * GST_SECOND);
+        fail_unless (memcmp (frames[i][k], frames[0][k], W * H) == 0,
+            "frame %d drawn differently with %s in flight", k, fifs[i]);
+      }
+      for (guint i = 0; i < G_N_ELEMENTS (fifs); i++)
+        g_free (frames[i][k]);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* draw=true: a green box on RGB, the inside untouched */
 GST_START_TEST (test_draw)
 {
@@ -923,6 +994,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_threshold);
   tcase_add_test (tc, test_formats_color);
   tcase_add_test (tc, test_draw);
+  tcase_add_test (tc, test_frames_in_flight);
   tcase_add_test (tc, test_formats_planted);
   tcase_add_test (tc, test_draw_yuy2);
   tcase_add_test (tc, test_template_with_transparency);
