@@ -764,6 +764,7 @@ GST_START_TEST (test_edge_sizes)
       gst_element_set_bus (hh->element, bus);
       gst_util_set_object_arg (G_OBJECT (hh->element), "template-region",
           "0,0,1,1");
+      g_object_set (hh->element, "frames-in-flight", 1, NULL);
       gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
           "height=%d,framerate=25/1", formats[i], w, h);
       gst_harness_set_src_caps_str (hh, caps);

@@ -16,9 +16,11 @@
 #include <string.h>
 #include <cuda_runtime.h>
 #include "kmatch-cuda.h"
+#include "kmatch-cuda-prune.h"
 #include "kconv-cuda.h"
 #include "kconv-error.h"
 #include "kconv-threads.h"
+#include "kconv-tuning.h"
 
 #define GROUP 4 /* neighbouring positions per thread */
 #define ROWS 4  /* rows of them */
@@ -44,6 +46,11 @@ struct KMatchCuda
   uint4 *d_mask;         /* words + 1: the template's bytes in each */
   uint4 *d_pixel_mask;   /* th x (words + 1), shifted like d_tmpl: the
                           * bytes that count, or NULL: all do */
+  int2 *d_mask_rows;     /* with it, words + 1: each column's rows that
+                          * count, first and how many */
+  uint8_t *d_plain;      /* the template's samples as they are */
+  uint8_t *d_plain_mask; /* 0xff where they count, or NULL: all do */
+  KMatchPruneBlocks pb;  /* its blocks, for the bounds that prune */
   uint64_t *d_map;       /* the whole map, when one is asked for */
   size_t map_size;
   /* uploads on one stream, the searches on the other: the upload of one
@@ -125,16 +132,39 @@ sad_column (const uint32_t *__restrict__ col, int pitch_words,
  * address, so it is a broadcast either way). */
 /* PIXEL_MASK: only the template's bytes in pmask_g count (a template with
  * transparency); every word is masked, row by row, so the column masks of
- * the edge words are not needed. */
+ * the edge words are not needed; rows_g gives each column's first row
+ * with a byte that counts and how many rows from there have any. */
+/* bound, when not NULL: a lower bound of each position's SAD, and thresh
+ * the exact SAD of one position (kmatch-cuda-prune.cu); a thread whose
+ * positions all have bounds over it has nothing to find, and a block
+ * whose threads all have nothing to find stops at once. */
 template <int CH, bool SMEM, bool PIXEL_MASK>
 __global__ void
-__launch_bounds__ (THREADS) sad_kernel (const uint8_t *__restrict__ frame,
-    int pitch, int mw, int mh, const uint4 *__restrict__ tmpl_g,
-    const uint4 *__restrict__ mask_g, const uint4 *__restrict__ pmask_g,
-    int words, int th, uint64_t *map, uint64_t *best)
+__launch_bounds__ (THREADS)
+    sad_kernel (const uint8_t *__restrict__ frame, int pitch, int mw, int mh,
+        const uint4 *__restrict__ tmpl_g, const uint4 *__restrict__ mask_g,
+        const uint4 *__restrict__ pmask_g, int words, int th, uint64_t *map,
+        uint64_t *best, const uint32_t *__restrict__ bound,
+        const uint32_t *__restrict__ thresh, const int2 *__restrict__ rows_g)
 {
   extern __shared__ uint4 smem[];
   const int wp = words + 1;
+  const int x0 = (blockIdx.x * THREADS + threadIdx.x) * GROUP;
+  const int y0 = blockIdx.y * ROWS;
+  bool alive = true;
+  if (bound) {
+    const uint32_t u = *thresh;
+    alive = false;
+#pragma unroll
+    for (int r = 0; r < ROWS; r++)
+#pragma unroll
+      for (int k = 0; k < GROUP; k++)
+        if (x0 + k < mw && y0 + r < mh &&
+            bound[(size_t) (y0 + r) * mw + x0 + k] <= u)
+          alive = true;
+    if (!__syncthreads_or (alive))
+      return;
+  }
   const uint4 *tmpl = tmpl_g, *mask = mask_g, *pmask = pmask_g;
   if (SMEM) {
     uint4 *st = smem, *sm = smem + (size_t) th * wp, *sp = sm + wp;
@@ -151,17 +181,21 @@ __launch_bounds__ (THREADS) sad_kernel (const uint8_t *__restrict__ frame,
     pmask = sp;
   }
 
-  const int x0 = (blockIdx.x * THREADS + threadIdx.x) * GROUP;
-  const int y0 = blockIdx.y * ROWS;
   uint32_t sad[ROWS][GROUP] = {};
-  if (x0 < mw) {
+  if (x0 < mw && alive) {
     const int pw = pitch / 4;
     const uint32_t *col =
         (const uint32_t *) (frame + (size_t) y0 * pitch) + x0 * CH / 4;
     if (PIXEL_MASK) {
-      for (int i = 0; i <= words; i++)
-        sad_column<CH, false, true> (col + i, pw, tmpl + i, wp, th, mask[i],
-            sad, pmask + i);
+      /* each column only over the rows where it counts (a round logo's
+       * transparent corners cost nothing) */
+      for (int i = 0; i <= words; i++) {
+        const int2 rr = __ldg (rows_g + i);
+        if (rr.y > 0)
+          sad_column<CH, false, true> (col + i + (size_t) rr.x * pw, pw,
+              tmpl + i + rr.x * wp, wp, rr.y, mask[i], sad,
+              pmask + i + rr.x * wp);
+      }
     } else {
       /* words 0, words - 1 and words can hold bytes outside the template
        * for some copy; the ones between are whole for every copy */
@@ -182,7 +216,7 @@ __launch_bounds__ (THREADS) sad_kernel (const uint8_t *__restrict__ frame,
 #pragma unroll
     for (int k = 0; k < GROUP; k++) {
       const int x = x0 + k, y = y0 + r;
-      if (x < mw && y < mh) {
+      if (x < mw && y < mh && alive) {
         uint64_t kk = (uint64_t) sad[r][k] << 32 | (uint64_t) y << 16 | x;
         if (map)
           map[(size_t) y * mw + x] = sad[r][k];
@@ -213,6 +247,9 @@ struct KMatchCudaSlot
   size_t raw_size;
   uint8_t *h_stage; /* pinned copy of a pageable region */
   size_t stage_size;
+  uint8_t *d_prune; /* the bounds' sums (kmatch-cuda-prune.h) */
+  size_t prune_size;
+  /* the best key; the least bound's key, and the threshold beside it */
   uint64_t *d_best, *h_best;
 };
 
@@ -226,6 +263,7 @@ slot_release (KMatchCudaSlot *s)
     cudaEventDestroy (s->done);
   cudaFree (s->d_frame);
   cudaFree (s->d_raw);
+  cudaFree (s->d_prune);
   cudaFree (s->d_best);
   if (s->h_stage)
     cudaFreeHost (s->h_stage);
@@ -243,7 +281,7 @@ slot_init (KMatchCudaSlot *s, int device)
       cudaEventCreateWithFlags (&s->uploaded, cudaEventDisableTiming));
   KCONV_CUDA_CHECK (
       cudaEventCreateWithFlags (&s->done, cudaEventDisableTiming));
-  KCONV_CUDA_CHECK (cudaMalloc (&s->d_best, sizeof (uint64_t)));
+  KCONV_CUDA_CHECK (cudaMalloc (&s->d_best, 3 * sizeof (uint64_t)));
   KCONV_CUDA_CHECK (
       cudaHostAlloc (&s->h_best, sizeof (uint64_t), cudaHostAllocPortable));
   s->ready = 1;
@@ -338,9 +376,11 @@ kmatch_cuda_set_template (KMatchCuda *g, const uint8_t *tmpl, int tw, int th,
   cudaFree (g->d_tmpl);
   cudaFree (g->d_mask);
   cudaFree (g->d_pixel_mask);
+  cudaFree (g->d_mask_rows);
   g->d_tmpl = NULL;
   g->d_mask = NULL;
   g->d_pixel_mask = NULL;
+  g->d_mask_rows = NULL;
   cudaError_t e = cudaMalloc (&g->d_tmpl, (size_t) th * wp * 16);
   if (e == cudaSuccess)
     e = cudaMalloc (&g->d_mask, (size_t) wp * 16);
@@ -354,10 +394,42 @@ kmatch_cuda_set_template (KMatchCuda *g, const uint8_t *tmpl, int tw, int th,
   if (e == cudaSuccess && pm)
     e = cudaMemcpy (g->d_pixel_mask, pm, (size_t) th * wp * 16,
         cudaMemcpyHostToDevice);
+  int2 *rows = pm ? (int2 *) calloc (wp, sizeof (int2)) : NULL;
+  for (int w = 0; rows && w < wp; w++) {
+    int lo = th, hi = -1;
+    for (int j = 0; j < th; j++)
+      for (int b = 0; b < 16; b++)
+        if (pm[((size_t) j * wp + w) * 16 + b]) {
+          lo = j < lo ? j : lo;
+          hi = j;
+        }
+    rows[w] = make_int2 (hi < lo ? 0 : lo, hi < lo ? 0 : hi - lo + 1);
+  }
+  if (e == cudaSuccess && pm && !rows)
+    e = cudaErrorMemoryAllocation;
+  if (e == cudaSuccess && rows)
+    e = cudaMalloc (&g->d_mask_rows, wp * sizeof (int2));
+  if (e == cudaSuccess && rows)
+    e = cudaMemcpy (g->d_mask_rows, rows, wp * sizeof (int2),
+        cudaMemcpyHostToDevice);
+  free (rows);
   free (t);
   free (mk);
   free (pm);
   KCONV_CUDA_CHECK (e);
+  /* as it is, for the bounds that prune */
+  const size_t n = (size_t) row * th;
+  cudaFree (g->d_plain);
+  cudaFree (g->d_plain_mask);
+  g->d_plain = g->d_plain_mask = NULL;
+  KCONV_CUDA_CHECK (cudaMalloc (&g->d_plain, n));
+  KCONV_CUDA_CHECK (cudaMemcpy (g->d_plain, tmpl, n, cudaMemcpyHostToDevice));
+  if (byte_mask) {
+    KCONV_CUDA_CHECK (cudaMalloc (&g->d_plain_mask, n));
+    KCONV_CUDA_CHECK (
+        cudaMemcpy (g->d_plain_mask, byte_mask, n, cudaMemcpyHostToDevice));
+  }
+  kmatch_prune_blocks (tmpl, byte_mask, tw, th, ch, &g->pb);
   g->tw = tw;
   g->th = th;
   g->ch = ch;
@@ -450,6 +522,20 @@ upload_region (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
   return KCONV_OK;
 }
 
+/* Whether the search is worth bounding first: where the exhaustive work
+ * is large (the bounds cost about as much as a 1080p frame's search with a
+ * 64 x 64 template, and pay for themselves on larger ones), or as
+ * KCONV_CUDA_MATCH_PRUNE says. */
+static bool
+prunes (const KMatchCuda *g, int mw, int mh)
+{
+  const int forced = kconv_tuning ().cuda_match_prune;
+  if (g->pb.n == 0 || forced == 0)
+    return false;
+  const double work = (double) mw * mh * g->tw * g->th * g->ch;
+  return forced == 1 || work >= 0x1p34;
+}
+
 /* Queues the search of a slot whose buffers are ready. */
 static KConvStatus
 slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
@@ -475,6 +561,21 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
       rh, pitch, n_threads);
   if (st != KCONV_OK)
     return st;
+  const uint32_t *bound = NULL, *thresh = NULL;
+  if (!sad_map && prunes (g, mw, mh)) {
+    st = grow (&s->d_prune, &s->prune_size,
+        kmatch_prune_scratch_bytes (&g->pb, mw, mh, g->tw, g->th), 0);
+    if (st != KCONV_OK)
+      return st;
+    uint32_t *b;
+    thresh = (const uint32_t *) (s->d_best + 2);
+    st = kmatch_prune_queue (&g->pb, s->d_frame, pitch, g->ch, mw, mh, g->tw,
+        g->th, g->d_plain, g->d_plain_mask, s->d_prune, &b,
+        (unsigned long long *) (s->d_best + 1), (uint32_t *) thresh, g->stream);
+    if (st != KCONV_OK)
+      return st;
+    bound = b;
+  }
   KCONV_CUDA_CHECK (
       cudaMemsetAsync (s->d_best, 0xff, sizeof (uint64_t), g->stream));
   dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP),
@@ -488,7 +589,8 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
       cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device));
   const bool staged = smem <= (size_t) optin;
   void (*fn) (const uint8_t *, int, int, int, const uint4 *, const uint4 *,
-      const uint4 *, int, int, uint64_t *, uint64_t *);
+      const uint4 *, int, int, uint64_t *, uint64_t *, const uint32_t *,
+      const uint32_t *, const int2 *);
   if (g->ch == 1)
     fn = pixel_mask
              ? (staged ? sad_kernel<1, true, true> : sad_kernel<1, false, true>)
@@ -508,7 +610,7 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
         cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
   fn<<<grid, THREADS, staged ? smem : 0, g->stream>>> (s->d_frame, pitch, mw,
       mh, g->d_tmpl, g->d_mask, g->d_pixel_mask, g->words, g->th, map,
-      s->d_best);
+      s->d_best, bound, thresh, g->d_mask_rows);
   KCONV_CUDA_CHECK (cudaGetLastError ());
   KCONV_CUDA_CHECK (cudaMemcpyAsync (s->h_best, s->d_best, sizeof (uint64_t),
       cudaMemcpyDeviceToHost, g->stream));
@@ -619,6 +721,9 @@ kmatch_cuda_free (KMatchCuda *g)
   cudaFree (g->d_tmpl);
   cudaFree (g->d_mask);
   cudaFree (g->d_pixel_mask);
+  cudaFree (g->d_mask_rows);
+  cudaFree (g->d_plain);
+  cudaFree (g->d_plain_mask);
   cudaFree (g->d_map);
   if (g->stream)
     cudaStreamDestroy (g->stream);

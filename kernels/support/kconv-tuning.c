@@ -29,6 +29,8 @@ from_environment (KConvTuning * t)
   t->cuda_packed = !v || strcmp (v, "0") != 0;
   if ((v = getenv ("KCONV_CUDA_BANDS")))
     t->cuda_bands = atoi (v);
+  v = getenv ("KCONV_CUDA_MATCH_PRUNE");
+  t->cuda_match_prune = v ? atoi (v) != 0 : -1;
 }
 
 KConvTuning

@@ -4,7 +4,7 @@
  *
  * Read once from the environment (KCONV_CPU_STRATEGY, KCONV_CPU_FIXED,
  * KCONV_CPU_AVX512, KCONV_CUDA_STRATEGY, KCONV_CUDA_PACKED,
- * KCONV_CUDA_BANDS); a test or benchmark may set them
+ * KCONV_CUDA_BANDS, KCONV_CUDA_MATCH_PRUNE); a test or benchmark may set them
  * for the process instead.  A filter takes them when it is made.
  */
 #ifndef KCONV_TUNING_H
@@ -27,6 +27,8 @@ typedef struct
                                  * float path (no packed lanes, no DP4A) */
   int cuda_bands;               /* bands a frame in flight is cut into
                                  * (0: the default) */
+  int cuda_match_prune;         /* -1: the GPU's search bounds positions
+                                 * first where that pays; 0 never, 1 always */
 } KConvTuning;
 
 /* The knobs in force: the environment's, unless set. */
