@@ -21,7 +21,7 @@
  *
  * ## Frames in flight
  *
- * The element keeps up to #GstKConvFilter:frames-in-flight frames in
+ * The element keeps up to #GstKConvBase:frames-in-flight frames in
  * flight: on CUDA, the upload of one frame, the convolution of the next
  * and the download of another run at the same time, so a stream of
  * system-memory video moves at the speed of the bus rather than of

@@ -17,6 +17,12 @@
  * score = sad / (255 * width * height * channels): 0 is a perfect match.
  * Among equal sums the topmost, then leftmost position wins.
  *
+ * On CUDA up to #GstKConvBase:frames-in-flight frames are searched at
+ * once (the upload of one overlaps the search of the one before); each
+ * reports as it leaves, in order, with the settings it came in with.  With
+ * search-radius, and on the CPU, each frame leaves as soon as it is
+ * searched.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 -m videotestsrc ! kpatternmatch template-region="100,80,40,30" draw=true ! videoconvert ! autovideosink
