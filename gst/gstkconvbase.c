@@ -521,6 +521,12 @@ gst_kconv_base_drain (GstKConvBase * self)
   return ret;
 }
 
+GstFlowReturn
+gst_kconv_base_push_queued (GstKConvBase * self)
+{
+  return gst_kconv_base_drain (self);
+}
+
 static gboolean
 gst_kconv_base_sink_event (GstBaseTransform * trans, GstEvent * event)
 {

@@ -149,6 +149,9 @@ void gst_kconv_base_queue_done (GstKConvBase * base, GstBuffer * buf);
 /* The frames queued so far go out now, without waiting for more (the next
  * frame depends on them, or there was nothing to overlap). */
 void gst_kconv_base_let_out (GstKConvBase * base);
+/* Finishes every frame in flight and pushes it downstream, in order, from
+ * start_frame (a frame about to start depends on their results). */
+GstFlowReturn gst_kconv_base_push_queued (GstKConvBase * base);
 void gst_kconv_base_wait_all (GstKConvBase * base);
 
 G_END_DECLS

@@ -813,6 +813,13 @@ gst_kpattern_match_start_frame (GstKConvBase * base, GstBuffer * inbuf)
   GstMapFlags flags = self->settings.draw ? GST_MAP_READWRITE : GST_MAP_READ;
   gboolean tracking = self->settings.search_radius > 0;
   GST_OBJECT_UNLOCK (self);
+  /* tracking searches around the last match: the frames before this one
+   * report first (as on the CPU, whatever is in flight) */
+  if (tracking && kconv_inflight_length (&base->inflight) > 0
+      && (ret = gst_kconv_base_push_queued (base)) != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    return ret;
+  }
   KConvInflightFrame *f = kconv_inflight_frame_new_in_place (&base->inflight,
       buf, info, flags);
   if (!f) {
