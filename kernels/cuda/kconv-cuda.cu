@@ -324,6 +324,10 @@ mma_setup (KConvCuda *cu, const KConvPlan *plan)
   }
   if (err == cudaSuccess)
     err = cudaMemcpy (cu->d_mma_table, table, bytes, cudaMemcpyHostToDevice);
+  /* a copy from pageable memory may return before its DMA ends, and the
+   * filter's streams do not wait for the legacy one */
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (0);
   free (w);
   free (table);
   KCONV_CUDA_CHECK (err);
@@ -479,6 +483,8 @@ direct_setup (KConvCuda *cu, const KConvPlan *plan)
   if (err == cudaSuccess)
     err = cudaMemcpy (cu->d_weights, w, n * sizeof (float),
         cudaMemcpyHostToDevice);
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (0); /* (as above) */
   free (w);
   KCONV_CUDA_CHECK (err);
   return KCONV_OK;

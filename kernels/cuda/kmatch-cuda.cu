@@ -308,7 +308,10 @@ grow (uint8_t **buf, size_t *size, size_t need, int host)
         cudaHostAlloc ((void **) buf, need, cudaHostAllocPortable));
   else {
     KCONV_CUDA_CHECK (cudaMalloc ((void **) buf, need));
+    /* on the legacy stream, which the matcher's streams do not wait for,
+     * and asynchronous: done before they may use the buffer */
     KCONV_CUDA_CHECK (cudaMemset (*buf, 0, need));
+    KCONV_CUDA_CHECK (cudaStreamSynchronize (0));
   }
   *size = need;
   return KCONV_OK;
@@ -429,6 +432,9 @@ kmatch_cuda_set_template (KMatchCuda *g, const uint8_t *tmpl, int tw, int th,
     KCONV_CUDA_CHECK (
         cudaMemcpy (g->d_plain_mask, byte_mask, n, cudaMemcpyHostToDevice));
   }
+  /* copies from pageable memory may return before their DMA ends, and the
+   * matcher's streams do not wait for the legacy one */
+  KCONV_CUDA_CHECK (cudaStreamSynchronize (0));
   kmatch_prune_blocks (tmpl, byte_mask, tw, th, ch, &g->pb);
   g->tw = tw;
   g->th = th;
