@@ -11,6 +11,8 @@
 #define KCONV_CHECK_BACKENDS_H
 
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <gst/check/gstcheck.h>
 #include "kconv.h"
 
@@ -24,6 +26,20 @@ check_backend_wanted (const gchar * name)
       || kconv_backend_available (KCONV_BACKEND_CUDA);
 }
 
+/* Whether CUDA can be used, asked in a child process: check forks a
+ * process per test, and CUDA set up in the parent does not work in its
+ * children. */
+static inline gboolean
+check_cuda_usable_without_init (void)
+{
+  pid_t pid = fork ();
+  if (pid == 0)
+    _exit (kconv_backend_available (KCONV_BACKEND_CUDA) ? 0 : 1);
+  int status = 0;
+  return pid > 0 && waitpid (pid, &status, 0) == pid && WIFEXITED (status)
+      && WEXITSTATUS (status) == 0;
+}
+
 /* GST_CHECK_MAIN, skipping (77) a cuda-only run without a GPU */
 #define KCONV_CHECK_MAIN(name) \
 int \
@@ -31,7 +47,7 @@ main (int argc, char **argv) \
 { \
   const gchar *only = g_getenv ("KCONV_TEST_BACKEND"); \
   if (only && strcmp (only, "cuda") == 0 \
-      && !kconv_backend_available (KCONV_BACKEND_CUDA)) { \
+      && !check_cuda_usable_without_init ()) { \
     g_print ("SKIP: no usable CUDA device\n"); \
     return 77; \
   } \
