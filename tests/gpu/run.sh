@@ -23,6 +23,10 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 step "core: CUDA against the scalar reference"
 $b/tests/test-cuda-vs-reference 2>&1 | tail -n 15 || status=1
 
+step "core: the match table with the GPU's search pruning every case"
+KCONV_CUDA_MATCH_PRUNE=1 $b/tests/test-cuda-vs-reference 20261122 match 2>&1 \
+  | tail -n 2 || status=1
+
 step "core: the same under compute-sanitizer memcheck"
 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
   $b/tests/test-cuda-vs-reference 2>&1 | tail -n 6 || status=1
@@ -37,6 +41,8 @@ step "core: racecheck (shared-memory hazards)"
 compute-sanitizer --tool racecheck --error-exitcode 9 \
   $b/tests/test-cuda-vs-reference 7 small mma sepmma match 2>&1 \
   | tail -n 2 || status=1
+KCONV_CUDA_MATCH_PRUNE=1 compute-sanitizer --tool racecheck --error-exitcode 9 \
+  $b/tests/test-cuda-vs-reference 8 match 2>&1 | tail -n 2 || status=1
 compute-sanitizer --tool racecheck --error-exitcode 9 \
   $b/tests/test-cuda-vs-reference 9 auto direct separable fft max=31 2>&1 \
   | tail -n 2 || status=1
