@@ -3,7 +3,8 @@
 # before the element, beside the same pipeline with identity in its place,
 # the source alone, and GStreamer's own CUDA round trip (cudaupload !
 # cudadownload), all in one run.  Prints one table of frames/s.
-#   tests/gpu/bench-pipelines.sh [OUTDIR]      (ROUNDS: default 3)
+#   tests/gpu/bench-pipelines.sh [OUTDIR]      (ROUNDS: default 3; BUILD:
+#                                               the build, for the bus limit)
 # Each rate is (N - N/5) frames over the difference between a run of N
 # frames and one of N/5, so start-up (plugin loading, CUDA context) cancels.
 # The host's speed drifts by up to 25% within minutes, so the rows are
@@ -85,7 +86,9 @@ with open(sys.argv[2], "w") as out:
         out.write(f"{key[0]},{key[1]},{key[2]},{fps:.0f},{share}\n")
 EOF
 
-# 16 pipelines of 1080p RGBA in one process, all frames together
+# 16 pipelines of 1080p RGBA in one process, all frames together, three
+# rounds; beside them the bus's limit for a 1080p RGBA frame each way
+# (kconv-stream-bench's measure), so that the share of it is same-run
 many() {   # element frames
   local desc="" i
   for i in $(seq 16); do
@@ -93,13 +96,38 @@ many() {   # element frames
   done
   echo "$desc"
 }
-a=$(run_time "$(many identity 100)"); b=$(run_time "$(many identity 500)")
-fps=$(python3 -c "print(f'{16 * 400 / max(($b - $a) / 1e6, 1e-6):.0f}')")
-printf '%-10s %-6s %-58s %8s\n' 16x1080p RGBA "16 pipelines, identity" "$fps"
-echo "16x1920x1080,RGBA,16 pipelines identity,$fps," >> "$out/pipelines.csv"
-a=$(run_time "$(many 'kconvfilter kernel=edge backend=cuda' 100)")
-b=$(run_time "$(many 'kconvfilter kernel=edge backend=cuda' 500)")
-fps=$(python3 -c "print(f'{16 * 400 / max(($b - $a) / 1e6, 1e-6):.0f}')")
-printf '%-10s %-6s %-58s %8s\n' 16x1080p RGBA "16 pipelines, kconvfilter edge cuda" "$fps"
-echo "16x1920x1080,RGBA,16 pipelines kconvfilter edge cuda,$fps," >> "$out/pipelines.csv"
+many_rate() {   # element
+  local a b
+  a=$(run_time "$(many "$1" 100)"); b=$(run_time "$(many "$1" 500)")
+  python3 -c "print(f'{16 * 400 / max(($b - $a) / 1e6, 1e-6):.0f}')"
+}
+bus_limit() {
+  "${BUILD:-build}/tests/kconv-stream-bench" --only "1920x1080 RGBA, 3x3" \
+    --frames 100 2>/dev/null | grep -o 'limit [0-9]* fps' | head -1 | grep -o '[0-9]*'
+}
+rounds=$(for r in $(seq "${ROUNDS:-3}"); do
+  echo "$(many_rate identity),$(many_rate 'kconvfilter kernel=edge backend=cuda'),$(bus_limit)"
+done)
+echo "16 pipelines, identity,kconvfilter,bus limit by round: $rounds" | tr '\n' ' ' \
+  >> "$out/pipelines-rounds.csv"
+python3 - "$rounds" "$out/pipelines.csv" <<'EOF'
+import statistics, sys
+rows = [[float(x) if x else None for x in line.split(",")]
+        for line in sys.argv[1].split()]
+ident = statistics.median(r[0] for r in rows)
+kconv = statistics.median(r[1] for r in rows)
+limits = [r[2] for r in rows if r[2]]
+share = (f"{100 * statistics.median(r[1] / r[2] for r in rows if r[2]):.0f}%"
+         if limits else "")
+limit = f"{statistics.median(limits):8.0f}" if limits else "       -"
+print(f"{'16x1080p':<10} {'RGBA':<6} {'16 pipelines, identity':<58} {ident:8.0f}")
+print(f"{'16x1080p':<10} {'RGBA':<6} {'16 pipelines, kconvfilter edge cuda':<58} "
+      f"{kconv:8.0f} {share:>11} of the bus limit")
+print(f"{'1080p':<10} {'RGBA':<6} {'bus limit, a frame each way (kconv-stream-bench)':<58} {limit}")
+print("  by round (identity, kconvfilter, bus limit):",
+      "; ".join(",".join("-" if x is None else f"{x:.0f}" for x in r) for r in rows))
+with open(sys.argv[2], "a") as out:
+    out.write(f"16x1920x1080,RGBA,16 pipelines identity,{ident:.0f},\n")
+    out.write(f"16x1920x1080,RGBA,16 pipelines kconvfilter edge cuda,{kconv:.0f},{share} of bus\n")
+EOF
 grep -c FAILED "$out/pipelines.err" 2>/dev/null | sed 's/^/failed pipelines: /'
