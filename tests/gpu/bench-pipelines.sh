@@ -96,10 +96,10 @@ many() {   # element frames
   done
   echo "$desc"
 }
-many_rate() {   # element
+many_rate() {   # element; empty when the long run was not the longer
   local a b
   a=$(run_time "$(many "$1" 100)"); b=$(run_time "$(many "$1" 500)")
-  python3 -c "print(f'{16 * 400 / max(($b - $a) / 1e6, 1e-6):.0f}')"
+  python3 -c "print(f'{16 * 400 / (($b - $a) / 1e6):.0f}' if $b > $a else '')"
 }
 bus_limit() {
   "${BUILD:-build}/tests/kconv-stream-bench" --only "1920x1080 RGBA, 3x3" \
@@ -114,11 +114,11 @@ python3 - "$rounds" "$out/pipelines.csv" <<'EOF'
 import statistics, sys
 rows = [[float(x) if x else None for x in line.split(",")]
         for line in sys.argv[1].split()]
-ident = statistics.median(r[0] for r in rows)
-kconv = statistics.median(r[1] for r in rows)
+ident = statistics.median(r[0] for r in rows if r[0])
+kconv = statistics.median(r[1] for r in rows if r[1])
 limits = [r[2] for r in rows if r[2]]
-share = (f"{100 * statistics.median(r[1] / r[2] for r in rows if r[2]):.0f}%"
-         if limits else "")
+ratios = [r[1] / r[2] for r in rows if r[1] and r[2]]
+share = f"{100 * statistics.median(ratios):.0f}%" if ratios else ""
 limit = f"{statistics.median(limits):8.0f}" if limits else "       -"
 print(f"{'16x1080p':<10} {'RGBA':<6} {'16 pipelines, identity':<58} {ident:8.0f}")
 print(f"{'16x1080p':<10} {'RGBA':<6} {'16 pipelines, kconvfilter edge cuda':<58} "
