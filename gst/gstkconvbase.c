@@ -549,13 +549,16 @@ gst_kconv_base_sink_event (GstBaseTransform * trans, GstEvent * event)
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
-/* The frames held back: (frames-in-flight - 1) frame durations. */
+/* The frames held back: (frames-in-flight - 1) frame durations, or as
+ * the subclass says. */
 static GstClockTime
 gst_kconv_base_held_latency (GstKConvBase * self)
 {
   GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  GstKConvBaseClass *klass = GST_KCONV_BASE_GET_CLASS (self);
   GstClockTime frame = GST_CLOCK_TIME_NONE;
-  guint n = gst_kconv_base_get_frames_in_flight (self);
+  guint n = klass->frames_held ? klass->frames_held (self) :
+      gst_kconv_base_get_frames_in_flight (self);
 
   if (self->on_cuda_memory || !GST_KCONV_BASE_GET_CLASS (self)->start_frame)
     return 0;                   /* frames leave as they are done */

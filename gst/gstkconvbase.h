@@ -84,6 +84,9 @@ struct _GstKConvBase
  * @finish_frame: completes a frame in flight whose work is done, just
  *   before it goes out, its buffers still mapped (an element that reports
  *   what it found does it here, in order).  May be NULL.
+ * @frames_held: how many frames the element may hold now, for the latency
+ *   it reports (1: each leaves as soon as it is done).  NULL:
+ *   frames-in-flight.
  * @debug: the subclass's debug category, where the base logs too (so
  *   GST_DEBUG=kconvfilter:4 shows all the element does)
  */
@@ -95,6 +98,7 @@ struct _GstKConvBaseClass
   GstFlowReturn (*start_frame) (GstKConvBase * base, GstBuffer * inbuf);
   KConvStatus (*redo_frame) (GstKConvBase * base, KConvInflightFrame * f);
   KConvStatus (*finish_frame) (GstKConvBase * base, KConvInflightFrame * f);
+  guint (*frames_held) (GstKConvBase * base);
   GstDebugCategory *debug;
 
   /*< private >*/

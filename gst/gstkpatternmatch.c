@@ -218,6 +218,7 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
   Settings *s = &self->settings;
   KMatchRegion region = { 0 };
   GstSample *loaded = NULL;
+  gboolean latency_changed = FALSE;
 
   if (gst_kpattern_match_refuses (self, prop_id, value, &region, &loaded))
     return;
@@ -243,6 +244,8 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
       s->search_region = region;
       break;
     case PROP_SEARCH_RADIUS:
+      /* tracking holds no frames: the latency changes */
+      latency_changed = (s->search_radius > 0) != (g_value_get_int (value) > 0);
       s->search_radius = g_value_get_int (value);
       break;
     case PROP_THRESHOLD:
@@ -265,6 +268,9 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  if (latency_changed)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
 }
 
 static void
@@ -850,6 +856,23 @@ gst_kpattern_match_start_frame (GstKConvBase * base, GstBuffer * inbuf)
   return GST_FLOW_OK;
 }
 
+/* Frames are held only on CUDA without tracking: elsewhere each leaves as
+ * soon as it is searched (start_frame). */
+static guint
+gst_kpattern_match_frames_held (GstKConvBase * base)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
+  KConvOptions opt;
+
+  gst_kconv_base_options (base, &opt);
+  GST_OBJECT_LOCK (self);
+  gboolean tracking = self->settings.search_radius > 0;
+  GST_OBJECT_UNLOCK (self);
+  if (tracking || kconv_backend_resolve (opt.backend) != KCONV_BACKEND_CUDA)
+    return 1;
+  return gst_kconv_base_get_frames_in_flight (base);
+}
+
 /* A frame in flight whose search is done: its report, as it leaves. */
 static KConvStatus
 gst_kpattern_match_finish_frame (GstKConvBase * base, KConvInflightFrame * f)
@@ -975,6 +998,7 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
   base_class->finish_frame =
       GST_DEBUG_FUNCPTR (gst_kpattern_match_finish_frame);
   base_class->redo_frame = GST_DEBUG_FUNCPTR (gst_kpattern_match_redo_frame);
+  base_class->frames_held = GST_DEBUG_FUNCPTR (gst_kpattern_match_frames_held);
 
   gst_type_mark_as_plugin_api (GST_TYPE_KMATCH_ON, 0);
 }

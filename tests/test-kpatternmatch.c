@@ -938,6 +938,30 @@ GST_START_TEST (test_frames_in_flight)
 
 GST_END_TEST;
 
+/* Latency: frames are held only on CUDA without tracking, so on the CPU,
+ * and with search-radius, nothing is added to upstream's latency; turning
+ * tracking on posts a latency message. */
+GST_START_TEST (test_latency)
+{
+  Fixture f = fixture_new ("GRAY8", "backend", "cpu", "frames-in-flight", "3",
+      NULL);
+  gst_harness_set_upstream_latency (f.h, 5 * GST_MSECOND);
+  fail_unless_equals_uint64 (gst_harness_query_latency (f.h), 5 * GST_MSECOND);
+  g_object_set (f.h->element, "backend", 0 /* auto */ , NULL);
+  while (gst_bus_have_pending (f.bus))
+    gst_message_unref (gst_bus_pop (f.bus));
+  g_object_set (f.h->element, "search-radius", 8, NULL);
+  GstMessage *msg = gst_bus_pop_filtered (f.bus, GST_MESSAGE_LATENCY);
+  fail_unless (msg != NULL, "no latency message");
+  gst_message_unref (msg);
+  fail_unless_equals_uint64 (gst_harness_query_latency (f.h), 5 * GST_MSECOND);
+  g_object_set (f.h->element, "search-radius", 16, NULL);
+  fail_if (gst_bus_have_pending (f.bus), "a latency message for no change");
+  fixture_free (&f);
+}
+
+GST_END_TEST;
+
 /* draw=true: a green box on RGB, the inside untouched */
 GST_START_TEST (test_draw)
 {
@@ -996,6 +1020,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_formats_color);
   tcase_add_test (tc, test_draw);
   tcase_add_test (tc, test_frames_in_flight);
+  tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_formats_planted);
   tcase_add_test (tc, test_draw_yuy2);
   tcase_add_test (tc, test_template_with_transparency);
