@@ -18,6 +18,7 @@
 #include "kmatch-cuda.h"
 #include "kmatch-cuda-prune.h"
 #include "kconv-cuda.h"
+#include "kconv-cuda-common.cuh"
 #include "kconv-error.h"
 #include "kconv-threads.h"
 #include "kconv-tuning.h"
@@ -41,6 +42,7 @@ sad4_add (uint32_t a, uint32_t b, uint32_t acc)
 struct KMatchCuda
 {
   int device;
+  int smem_optin;        /* the device's shared memory a block may opt in to */
   int tw, th, ch, words; /* words: a template row, rounded up */
   uint4 *d_tmpl;         /* th x (words + 1), four shifted copies */
   uint4 *d_mask;         /* words + 1: the template's bytes in each */
@@ -330,6 +332,9 @@ kmatch_cuda_new (int device_id, KMatchCuda **out)
     e = cudaStreamCreateWithFlags (&g->stream, cudaStreamNonBlocking);
   if (e == cudaSuccess)
     e = cudaStreamCreateWithFlags (&g->up, cudaStreamNonBlocking);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute (&g->smem_optin,
+        cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device);
   if (e != cudaSuccess) {
     kmatch_cuda_free (g);
     return kconv_fail (KCONV_ERROR_DEVICE,
@@ -492,14 +497,13 @@ upload_region (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
       src_pitch = row;
     }
     /* packed samples go straight to where the search reads them */
-    uint8_t *to = layout ? s->d_raw : s->d_frame;
     size_t to_pitch = layout ? (row + 127) / 128 * 128 : (size_t) pitch;
     if (layout) {
       KConvStatus st = grow (&s->d_raw, &s->raw_size, to_pitch * h, 0);
       if (st != KCONV_OK)
         return st;
-      to = s->d_raw;
     }
+    uint8_t *to = layout ? s->d_raw : s->d_frame;
     KCONV_CUDA_CHECK (cudaMemcpy2DAsync (to, to_pitch, src, src_pitch, row, h,
         cudaMemcpyHostToDevice, g->up));
     kconv_cuda_count_transfer (1, row * h);
@@ -590,10 +594,7 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
   size_t smem =
       ((size_t) g->th * (pixel_mask ? 2 : 1) + 1) * (g->words + 1) * 16;
   uint64_t *map = sad_map ? g->d_map : NULL;
-  int optin = 0;
-  KCONV_CUDA_CHECK (cudaDeviceGetAttribute (&optin,
-      cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device));
-  const bool staged = smem <= (size_t) optin;
+  const bool staged = smem <= (size_t) g->smem_optin;
   void (*fn) (const uint8_t *, int, int, int, const uint4 *, const uint4 *,
       const uint4 *, int, int, uint64_t *, uint64_t *, const uint32_t *,
       const uint32_t *, const int2 *);
@@ -607,13 +608,14 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
              ? (staged ? sad_kernel<3, true, true> : sad_kernel<3, false, true>)
              : (staged ? sad_kernel<3, true, false>
                        : sad_kernel<3, false, false>);
-  /* the limit is the function's, for the whole process: always the
-   * device's most, so that matchers on other threads, with other templates,
-   * never lower it under a launch of this one (a launch over the limit
-   * fails with cudaErrorInvalidValue) */
+  /* the limit is the function's, for the whole process: raised once per
+   * device and context to the device's most, so that matchers on other
+   * threads, with other templates, never lower it under a launch of this
+   * one (a launch over the limit fails with cudaErrorInvalidValue) */
+  static KConvCudaSmemAllowed allowed[2][2]; /* [ch 3][pixel mask] */
   if (staged)
-    KCONV_CUDA_CHECK (cudaFuncSetAttribute (fn,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    KCONV_CUDA_CHECK (
+        kconv_cuda_allow_smem (fn, smem, &allowed[g->ch == 3][pixel_mask]));
   fn<<<grid, THREADS, staged ? smem : 0, g->stream>>> (s->d_frame, pitch, mw,
       mh, g->d_tmpl, g->d_mask, g->d_pixel_mask, g->words, g->th, map,
       s->d_best, bound, thresh, g->d_mask_rows);
