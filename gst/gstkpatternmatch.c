@@ -710,8 +710,9 @@ match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
   return GST_FLOW_OK;
 }
 
-/* Searches a mapped frame and reports at once: on_device when its planes
- * are device pointers (CUDA memory, the matcher in its context). */
+/* Searches a mapped frame of a stream in CUDA memory and reports at once:
+ * on_device when its planes are device pointers (the matcher in their
+ * context), else the frame read on the host for a cut. */
 static GstFlowReturn
 match_frame_now (GstKPatternMatch * self, GstVideoFrame * frame,
     gboolean on_device)
@@ -728,19 +729,14 @@ match_frame_now (GstKPatternMatch * self, GstVideoFrame * frame,
   KMatchPosition matches[MAX_MATCHES];
   gint n = 0;
   KConvStatus st = KCONV_OK;
-  if (job->search && on_device) {
-    /* (CUDA memory never falls back to the CPU) */
+  /* (frames in CUDA memory never fall back to the CPU; one read on the host
+   * for a cut is searched there too) */
+  if (job->search && on_device)
     st = kmatch_search_device (self->matcher, &job->im, job->rgb_luma,
         &job->region, job->snap.max_matches, matches, &n);
-  } else if (job->search) {
-    KConvSlot *slot = kconv_slot_new ();
-    st = match_job_submit (self, frame, job, slot);
-    if (st == KCONV_OK)
-      st = kconv_slot_wait (slot);
-    if (st == KCONV_OK)
-      st = kmatch_slot_matches (slot, matches, &n);
-    kconv_slot_free (slot);
-  }
+  else if (job->search)
+    st = (job->rgb_luma ? kmatch_search_luma : kmatch_search) (self->matcher,
+        &job->im, &job->region, job->snap.max_matches, matches, &n, NULL);
   GstFlowReturn ret = GST_FLOW_OK;
   if (st != KCONV_OK) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Template search failed"),

@@ -15,6 +15,14 @@ kconv_inflight_init (KConvInflight * q)
   g_queue_init (&q->idle_slots);
 }
 
+/* An idle slot, or a new one. */
+static KConvSlot *
+take_slot (KConvInflight * q)
+{
+  KConvSlot *slot = g_queue_pop_head (&q->idle_slots);
+  return slot ? slot : kconv_slot_new ();
+}
+
 KConvInflightFrame *
 kconv_inflight_frame_new (KConvInflight * q, GstBuffer * inbuf,
     const GstVideoInfo * in_info, GstBuffer * outbuf,
@@ -35,9 +43,7 @@ kconv_inflight_frame_new (KConvInflight * q, GstBuffer * inbuf,
     return NULL;
   }
   f->mapped = TRUE;
-  f->slot = g_queue_pop_head (&q->idle_slots);
-  if (!f->slot)
-    f->slot = kconv_slot_new ();
+  f->slot = take_slot (q);
   return f;
 }
 
@@ -54,9 +60,7 @@ kconv_inflight_frame_new_in_place (KConvInflight * q, GstBuffer * buf,
     return NULL;
   }
   f->mapped = f->in_place = TRUE;
-  f->slot = g_queue_pop_head (&q->idle_slots);
-  if (!f->slot)
-    f->slot = kconv_slot_new ();
+  f->slot = take_slot (q);
   return f;
 }
 
