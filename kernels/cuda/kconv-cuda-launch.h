@@ -30,6 +30,12 @@ cudaError_t kconv_cuda_launch_separable (const KConvCudaJob * job,
  * instruction (DP4A). */
 cudaError_t kconv_cuda_launch_packed (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream);
+/* Exact 3x3 kernels whose weights fit a signed byte, on 4-byte pixels
+ * whose rows are 16-byte aligned, streamed without a tile (DP4A). */
+int kconv_cuda_3x3_fits (const KConvCudaJob * job,
+    const KConvCudaIntWeights * iw);
+cudaError_t kconv_cuda_launch_3x3 (const KConvCudaJob * job,
+    const KConvCudaIntWeights * iw, cudaStream_t stream);
 cudaError_t kconv_cuda_launch_dp4a (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream);
 

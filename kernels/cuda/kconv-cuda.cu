@@ -392,9 +392,12 @@ small_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
     return chunked_launch (cu, job, src, dst, stream);
   job_all_channels (job, src, dst);
   if (cu->int_path != KCONV_CUDA_INT_NONE && kconv_cuda_int_layout_fits (*job))
-    KCONV_CUDA_CHECK (cu->int_path == KCONV_CUDA_INT_PACKED
-                          ? kconv_cuda_launch_packed (job, &cu->iw, stream)
-                          : kconv_cuda_launch_dp4a (job, &cu->iw, stream));
+    KCONV_CUDA_CHECK (
+        cu->packed_allowed == 1 && kconv_cuda_3x3_fits (job, &cu->iw)
+            ? kconv_cuda_launch_3x3 (job, &cu->iw, stream)
+        : cu->int_path == KCONV_CUDA_INT_DP4A
+            ? kconv_cuda_launch_dp4a (job, &cu->iw, stream)
+            : kconv_cuda_launch_packed (job, &cu->iw, stream));
   else
     KCONV_CUDA_CHECK (kconv_cuda_launch_small (job, &cu->pw, stream));
   return KCONV_OK;
@@ -406,14 +409,19 @@ small_describe (const KConvCuda *cu, const KConvPlan *plan, char *out,
 {
   snprintf (out, size,
       "direct %dx%d, size fixed at compile time, weights in "
-      "constant memory%s",
+      "constant memory%s%s",
       plan->cols, plan->rows,
       cu->int_path == KCONV_CUDA_INT_PACKED
           ? "; on 4-byte pixels two "
             "channels an integer instruction (16-bit lanes)"
       : cu->int_path == KCONV_CUDA_INT_DP4A ? "; on 4-byte pixels four taps "
                                               "an instruction (DP4A)"
-                                            : "");
+                                            : "",
+      cu->int_path != KCONV_CUDA_INT_NONE && cu->packed_allowed == 1 &&
+              plan->cols == 3 && plan->rows == 3
+          ? "; 3x3 with byte weights streamed down columns, DP4A, where "
+            "rows are 16-byte aligned"
+          : "");
 }
 
 /* sepmma: inexact separable kernels in half precision on tensor cores,

@@ -26,7 +26,8 @@ from_environment (KConvTuning * t)
   if ((v = getenv ("KCONV_CUDA_STRATEGY")))
     snprintf (t->cuda_strategy, sizeof t->cuda_strategy, "%s", v);
   v = getenv ("KCONV_CUDA_PACKED");
-  t->cuda_packed = !v || strcmp (v, "0") != 0;
+  t->cuda_packed = !v ? 1 : !strcmp (v, "0") ? 0 :
+      !strcmp (v, "tiles") ? 2 : 1;
   if ((v = getenv ("KCONV_CUDA_BANDS")))
     t->cuda_bands = atoi (v);
   v = getenv ("KCONV_CUDA_MATCH_PRUNE");

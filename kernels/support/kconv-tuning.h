@@ -24,7 +24,10 @@ typedef struct
   char cuda_strategy[16];       /* "" or small, direct, separable, fft, mma,
                                  * sepmma: forced where it takes the kernel */
   int cuda_packed;              /* 0 keeps small integer kernels on the
-                                 * float path (no packed lanes, no DP4A) */
+                                 * float path (no packed lanes, no DP4A);
+                                 * 2 ("tiles") keeps them on their
+                                 * shared-memory tile kernels (no 3x3
+                                 * streaming kernel) */
   int cuda_bands;               /* bands a frame in flight is cut into
                                  * (0: the default) */
   int cuda_match_prune;         /* -1: the GPU's search bounds positions

@@ -1,0 +1,376 @@
+/* kconv: exact 3x3 kernels on 4-byte pixels, streamed down columns
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The most common filter (edge, sharpen, sobel, a 3x3 blur) on RGBA-family
+ * video is one read and one write of each byte, so everything besides the
+ * arithmetic counts: a shared-memory tile's loads, its index arithmetic and
+ * its bank traffic cost more than the multiply-adds.  Here a thread takes
+ * four neighbouring pixels and slides down a short strip of rows; a warp
+ * covers 128 pixels.
+ *
+ * - Source rows are fetched several ahead with asynchronous copies into a
+ *   ring in shared memory, which hold no registers while in flight (one
+ *   16-byte piece a lane, and the pixel either side of the warp; the warps
+ *   at the frame's left and right edges copy pixel by pixel through the
+ *   border rule).  Rows past the top and bottom follow the rule a row at a
+ *   time.
+ * - Each source row is cut once into windows of three horizontal
+ *   neighbours of a channel (two byte permutes a window), and one DP4A
+ *   multiplies a window by a kernel row (signed-byte weights) into an
+ *   exact 32-bit sum: three instructions a channel of an output.
+ * - The rounding rule takes two instructions a sample (rows_finish) and
+ *   the clamp to bytes comes with packing them (cvt.pack).
+ */
+#include <stdlib.h>
+#include "kconv-cuda-int.cuh"
+#include "kconv-cuda-launch.h"
+
+#define ROWS_K 3                /* the kernel's size */
+#define ROWS_X 4                /* pixels a thread, side by side */
+#define ROWS_N (ROWS_X + 2)     /* source words a thread uses of a row */
+#define ROWS_SPAN (32 * ROWS_X) /* pixels a warp's row covers */
+#define ROWS_WARPS 4            /* warps a block, stacked down */
+/* output rows a warp slides down: 4, 6 and 8 measured alike, taller
+ * strips leave too few warps to hide the memory's latency */
+#define ROWS_STRIP 6
+/* source rows a warp has in flight: 4 and 6 measured alike */
+#define ROWS_DEPTH 4
+/* a row of the ring: the pixel left of the span at word 3, the span from
+ * word 4 (16-byte aligned), the pixel right of it at word 132 */
+#define ROWS_PITCH (ROWS_SPAN + 8)
+
+/* What the kernel takes besides the job: the weights as DP4A wants them
+ * and the constants of the rounding rule.  With exact sums |s| <= S
+ * (255 times the sum of |w|), n = 2s + d + 2dk >= 0 for k = ceil (S / d),
+ * and M = ceil (2^32 / 2d): n M / 2^32 exceeds n / 2d by less than
+ * n / 2^32, which is less than the 1 / 2d that the fraction of n / 2d
+ * falls short of the next integer by while n 2d < 2^32 (the launcher
+ * checks it for the largest n), so the high word of n M is
+ * floor ((2s + d) / 2d) + k, the rule's quotient plus k. */
+struct Rows3x3
+{
+  uint32_t row[ROWS_K]; /* kernel row ky's weights as signed bytes 0-2 */
+  uint32_t n_bias;      /* d + 2dk */
+  uint32_t magic;       /* M */
+  int32_t add;          /* offset - k */
+};
+
+/* acc + the dot product of four unsigned bytes with four signed ones */
+__device__ __forceinline__ int
+dp4a_us (uint32_t a, uint32_t b, int acc)
+{
+  int r;
+  asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+  return r;
+}
+
+/* The output sample for an exact sum s, before the clamp to a byte
+ * (negation is folded into the weights). */
+template <int MODE, bool ABS>
+__device__ __forceinline__ int
+rows_finish (const KConvCudaJob &job, const Rows3x3 &f, int s)
+{
+  s = ABS ? abs (s) : s;
+  if (MODE == KCONV_FINISH_EXACT_UNIT)
+    return s + job.ioffset;
+  const uint32_t n = 2u * (uint32_t) s + f.n_bias;
+  return (int) __umulhi (n, f.magic) + f.add;
+}
+
+/* Bytes b3 b2 b1 b0 of a word, each clamped to [0, 255]: two
+ * instructions (cvt.pack puts a and b, saturated, in bits 15-8 and 7-0
+ * and the low half of c above them). */
+__device__ __forceinline__ uint32_t
+pack_bytes (int b3, int b2, int b1, int b0)
+{
+  uint32_t high, word;
+  asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(high) : "r"(b3), "r"(b2));
+  asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;"
+      : "=r"(word)
+      : "r"(b1), "r"(b0), "r"(high));
+  return word;
+}
+
+/* A word from global to shared memory without passing through registers
+ * (zeros where bytes is 0). */
+__device__ __forceinline__ void
+copy_async (uint32_t *to, const uint32_t *from, int bytes, int size)
+{
+  const uint32_t at = (uint32_t) __cvta_generic_to_shared (to);
+  if (size == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(at),
+                 "l"(from), "r"(bytes)
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(at),
+                 "l"(from), "r"(bytes)
+                 : "memory");
+}
+
+/* A warp's source rows, fetched ROWS_DEPTH ahead into a ring in shared
+ * memory by asynchronous copies, which hold no registers while in
+ * flight.  INTERIOR: the warp's span and the pixel either side lie inside
+ * the frame; each lane copies its four pixels in one piece, and lanes 0
+ * and 31 the pixel left and right of the span.  The warps at the left and
+ * right edges copy pixel by pixel through the border rule. */
+template <bool INTERIOR>
+struct SourceRows
+{
+  uint32_t *ring; /* ROWS_DEPTH rows of ROWS_PITCH words */
+  const KConvCudaJob &job;
+  int span, lane, slot;
+
+  __device__ SourceRows (const KConvCudaJob &j, uint32_t *r, int span_, int l)
+      : ring (r), job (j), span (span_), lane (l), slot (0)
+  {}
+
+  /* starts the copies of row t into slot s (zeros past the border where
+   * the rule says so), as one group */
+  __device__ __forceinline__ void load (int s, int t)
+  {
+    const int sy = kconv_border_index (job.border, t, job.height);
+    const uint32_t *row =
+        (const uint32_t *) (job.src +
+                            (size_t) (sy < 0 ? 0 : sy) * job.src_stride) +
+        span;
+    uint32_t *to = ring + s * ROWS_PITCH;
+    if (INTERIOR) {
+      copy_async (to + 4 + 4 * lane, row + 4 * lane, sy < 0 ? 0 : 16, 16);
+      if (lane == 0)
+        copy_async (to + 3, row - 1, sy < 0 ? 0 : 4, 4);
+      if (lane == 31)
+        copy_async (to + 4 + ROWS_SPAN, row + ROWS_SPAN, sy < 0 ? 0 : 4, 4);
+    } else {
+#pragma unroll
+      for (int j = -1; j <= ROWS_X; j++) {
+        if ((j == -1 && lane != 0) || (j == ROWS_X && lane != 31))
+          continue;
+        const int x = span + 4 * lane + j;
+        const int sx = kconv_border_index (job.border, x, job.width);
+        copy_async (to + 4 + 4 * lane + j, row - span + (sx < 0 ? 0 : sx),
+            sy >= 0 && sx >= 0 ? 4 : 0, 4);
+      }
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  }
+
+  __device__ __forceinline__ void prime (int first)
+  {
+#pragma unroll
+    for (int s = 0; s < ROWS_DEPTH; s++)
+      load (s, first + s);
+  }
+
+  /* source row t into w once its copies have landed (the rows after it
+   * may still be in flight), then row t + ROWS_DEPTH into its slot; every
+   * row commits a group, empty past the strip, so that ROWS_DEPTH - 1
+   * groups are always the ones that may still be in flight */
+  __device__ __forceinline__ void take (int t, int last, uint32_t (&w)[ROWS_N])
+  {
+    asm volatile("cp.async.wait_group %0;" ::"n"(ROWS_DEPTH - 1) : "memory");
+    __syncwarp (); /* the other lanes' copies, too */
+    const uint32_t *from = ring + slot * ROWS_PITCH + 3 + 4 * lane;
+    const uint4 v = *(const uint4 *) (from + 1);
+    w[0] = from[0];
+    w[1] = v.x;
+    w[2] = v.y;
+    w[3] = v.z;
+    w[4] = v.w;
+    w[5] = from[5];
+    __syncwarp (); /* every lane has read the slot before it is refilled */
+    if (t + ROWS_DEPTH < last)
+      load (slot, t + ROWS_DEPTH);
+    else
+      asm volatile("cp.async.commit_group;" ::: "memory");
+    slot = slot + 1 == ROWS_DEPTH ? 0 : slot + 1;
+  }
+};
+
+/* A thread's ROWS_X outputs on each row of [y_begin, y_end), at x.  The
+ * loop takes ROWS_K source rows a turn, unrolled, so that the register
+ * arrays are indexed at compile time: output row o's sums and kept bytes
+ * sit in slot (o - first) % ROWS_K, where first = y_begin - 1 is the first
+ * source row.  FULL: all four pixels lie inside the frame. */
+template <int MODE, int BYTES, bool ABS, bool FULL, class Rows>
+__device__ __forceinline__ void
+rows_strip (const KConvCudaJob &job, const Rows3x3 &f, Rows &rows, int x,
+    int y_begin, int y_end)
+{
+  const int K = ROWS_K, R = K / 2, N = ROWS_N, X = ROWS_X;
+  const int first = y_begin - R, last = y_end + R; /* source rows */
+  int sum[K][4][X]; /* slot, byte, pixel (bytes not convolved unused) */
+  uint32_t kept[K];
+  rows.prime (first);
+
+  for (int t0 = first; t0 < last; t0 += K) {
+#pragma unroll
+    for (int s = 0; s < K; s++) {
+      const int t = t0 + s;
+      if (t >= last)
+        break;
+      uint32_t w[N];
+      rows.take (t, last, w);
+      /* byte c of the four pixels, pixel p in byte p: two permutes a pair
+       * of planes */
+      uint32_t plane[4];
+      {
+        const uint32_t lo01 = __byte_perm (w[1], w[2], 0x5140);
+        const uint32_t lo23 = __byte_perm (w[3], w[4], 0x5140);
+        const uint32_t hi01 = __byte_perm (w[1], w[2], 0x7362);
+        const uint32_t hi23 = __byte_perm (w[3], w[4], 0x7362);
+        plane[0] = __byte_perm (lo01, lo23, 0x5410);
+        plane[1] = __byte_perm (lo01, lo23, 0x7632);
+        plane[2] = __byte_perm (hi01, hi23, 0x5410);
+        plane[3] = __byte_perm (hi01, hi23, 0x7632);
+      }
+      if (BYTES != 0xf) /* the one byte no channel covers */
+        kept[s] = plane[BYTES == 0x7 ? 3 : 0];
+#pragma unroll
+      for (int c = 0; c < 4; c++) {
+        if (!(BYTES >> c & 1))
+          continue;
+        /* byte c of pixels p - 1, p, p + 1 for output p (a fourth byte,
+         * if any, meets a weight of 0) */
+        uint32_t win[X];
+        win[0] = __byte_perm (w[0], plane[c], c | 4 << 4 | 5 << 8);
+        win[1] = plane[c];
+        win[2] = plane[c] >> 8;
+        win[3] = __byte_perm (plane[c], w[5], 2 | 3 << 4 | (4 + c) << 8);
+#pragma unroll
+        for (int p = 0; p < X; p++) {
+          /* source row t is kernel row ky of output row t + R - ky */
+#pragma unroll
+          for (int ky = 0; ky < K; ky++) {
+            const int slot = (s + R - ky + K) % K;
+            sum[slot][c][p] =
+                dp4a_us (win[p], f.row[ky], ky == 0 ? 0 : sum[slot][c][p]);
+          }
+        }
+      }
+
+      /* output row t - R has had all its kernel rows */
+      const int y = t - R, done = (s + K - R) % K;
+      if (y < y_begin)
+        continue;
+      uint32_t out[X];
+#pragma unroll
+      for (int p = 0; p < X; p++) {
+        int v[4];
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+          v[c] = BYTES >> c & 1
+                     ? rows_finish<MODE, ABS> (job, f, sum[done][c][p])
+                     : 0;
+        out[p] = pack_bytes (v[3], v[2], v[1], v[0]);
+        /* the byte no channel covers is the source's (alpha, padding) */
+        if (BYTES == 0x7)
+          out[p] = __byte_perm (out[p], kept[done], 0x0210 | (4 + p) << 12);
+        else if (BYTES == 0xe)
+          out[p] = __byte_perm (out[p], kept[done], 0x3210 & ~0xf | (4 + p));
+      }
+      uint32_t *dst = (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + x;
+      if (FULL) {
+        *(uint4 *) dst = make_uint4 (out[0], out[1], out[2], out[3]);
+      } else {
+#pragma unroll
+        for (int p = 0; p < X; p++)
+          if (x + p < job.width)
+            dst[p] = out[p];
+      }
+    }
+  }
+}
+
+template <int MODE, int BYTES, bool ABS>
+__global__ void __launch_bounds__ (32 * ROWS_WARPS)
+    kernel_3x3 (const KConvCudaJob job, const Rows3x3 f)
+{
+  __shared__ __align__ (16) uint32_t ring[ROWS_WARPS][ROWS_DEPTH][ROWS_PITCH];
+  const int lane = threadIdx.x;
+  const int span = blockIdx.x * ROWS_SPAN;
+  const int x = span + lane * ROWS_X;
+  const int y_begin =
+      job.row_begin + (blockIdx.y * ROWS_WARPS + threadIdx.y) * ROWS_STRIP;
+  const int y_end = min (y_begin + ROWS_STRIP, job.row_end);
+  if (y_begin >= job.row_end)
+    return; /* the whole warp: no lane waits for it */
+  uint32_t *mine = &ring[threadIdx.y][0][0];
+  if (span >= 1 && span + ROWS_SPAN + 1 <= job.width) {
+    SourceRows<true> rows (job, mine, span, lane);
+    rows_strip<MODE, BYTES, ABS, true> (job, f, rows, x, y_begin, y_end);
+  } else {
+    SourceRows<false> rows (job, mine, span, lane);
+    rows_strip<MODE, BYTES, ABS, false> (job, f, rows, x, y_begin, y_end);
+  }
+}
+
+/* The weights (negation folded in) as signed bytes, and the rounding
+ * constants, where the kernel can take the job: 0 where it cannot. */
+static int
+setup_3x3 (const KConvCudaJob &job, const KConvCudaIntWeights &iw, Rows3x3 *f)
+{
+  if (job.cols != 3 || job.rows != 3 || job.pixel_stride != 4 ||
+      !kconv_cuda_int_layout_fits (job) || (uintptr_t) job.src % 16 != 0 ||
+      (uintptr_t) job.dst % 16 != 0 || job.src_stride % 16 != 0 ||
+      job.dst_stride % 16 != 0)
+    return 0;
+  uint64_t s_max = 0;
+  for (int i = 0; i < 9; i++) {
+    const int32_t w = job.negate ? -iw.w[i] : iw.w[i];
+    if (w < -128 || w > 127)
+      return 0;
+    s_max += 255u * (uint32_t) abs (w);
+    if (i % 3 == 0)
+      f->row[i / 3] = 0;
+    f->row[i / 3] |= (uint32_t) (uint8_t) (int8_t) w << (8 * (i % 3));
+  }
+  const uint64_t d = (uint64_t) job.divisor;
+  const uint64_t k = (s_max + d - 1) / d;
+  const uint64_t n_max = 2 * s_max + d + 2 * d * k;
+  if (kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT &&
+      n_max * 2 * d >= ((uint64_t) 1 << 32))
+    return 0;
+  f->n_bias = (uint32_t) (d + 2 * d * k);
+  f->magic = (uint32_t) ((((uint64_t) 1 << 32) + 2 * d - 1) / (2 * d));
+  f->add = job.ioffset - (int32_t) k;
+  return 1;
+}
+
+int
+kconv_cuda_3x3_fits (const KConvCudaJob *job, const KConvCudaIntWeights *iw)
+{
+  Rows3x3 f;
+  return setup_3x3 (*job, *iw, &f);
+}
+
+template <int MODE, bool ABS>
+static cudaError_t
+launch_3x3 (const KConvCudaJob &job, const Rows3x3 &f, cudaStream_t stream)
+{
+  return kconv_cuda_by_bytes (job, [&] (auto bytes) {
+    dim3 block (32, ROWS_WARPS);
+    dim3 grid (kconv_div_up (job.width, ROWS_SPAN),
+        kconv_cuda_grid_rows (job, ROWS_WARPS * ROWS_STRIP));
+    kernel_3x3<MODE, decltype (bytes)::value, ABS>
+        <<<grid, block, 0, stream>>> (job, f);
+    return cudaGetLastError ();
+  });
+}
+
+cudaError_t
+kconv_cuda_launch_3x3 (const KConvCudaJob *job, const KConvCudaIntWeights *iw,
+    cudaStream_t stream)
+{
+  Rows3x3 f;
+  if (!setup_3x3 (*job, *iw, &f))
+    return cudaErrorInvalidValue;
+  const bool unit = kconv_cuda_finish_mode (*job) == KCONV_FINISH_EXACT_UNIT;
+  if (unit)
+    return job->absolute
+               ? launch_3x3<KCONV_FINISH_EXACT_UNIT, true> (*job, f, stream)
+               : launch_3x3<KCONV_FINISH_EXACT_UNIT, false> (*job, f, stream);
+  return job->absolute
+             ? launch_3x3<KCONV_FINISH_EXACT, true> (*job, f, stream)
+             : launch_3x3<KCONV_FINISH_EXACT, false> (*job, f, stream);
+}
