@@ -31,10 +31,10 @@
 #define ROWS_N (ROWS_X + 2)     /* source words a thread uses of a row */
 #define ROWS_SPAN (32 * ROWS_X) /* pixels a warp's row covers */
 #define ROWS_WARPS 4            /* warps a block, stacked down */
-/* output rows a warp slides down: 4, 6 and 8 measured alike, taller
- * strips leave too few warps to hide the memory's latency */
+/* output rows a warp slides down: 4, 6 and 8 measured within 2% of each
+ * other, 12 slower (too few warps to hide the memory's latency) */
 #define ROWS_STRIP 6
-/* source rows a warp has in flight: 4 and 6 measured alike */
+/* source rows a warp has in flight: 2 to 6 measured alike */
 #define ROWS_DEPTH 4
 /* a row of the ring: the pixel left of the span at word 3, the span from
  * word 4 (16-byte aligned), the pixel right of it at word 132 */
@@ -92,11 +92,13 @@ pack_bytes (int b3, int b2, int b1, int b0)
   return word;
 }
 
-/* A word from global to shared memory without passing through registers
- * (zeros where bytes is 0). */
+/* size bytes (4 or 16) from global to shared memory without passing
+ * through registers (cp.async, 8.0 and up; a plain copy before), zeros
+ * where bytes is 0 */
 __device__ __forceinline__ void
 copy_async (uint32_t *to, const uint32_t *from, int bytes, int size)
 {
+#if __CUDA_ARCH__ >= 800
   const uint32_t at = (uint32_t) __cvta_generic_to_shared (to);
   if (size == 16)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(at),
@@ -106,6 +108,31 @@ copy_async (uint32_t *to, const uint32_t *from, int bytes, int size)
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(at),
                  "l"(from), "r"(bytes)
                  : "memory");
+#else
+  if (size == 16)
+    *(uint4 *) to =
+        bytes ? __ldg ((const uint4 *) from) : make_uint4 (0, 0, 0, 0);
+  else
+    *to = bytes ? __ldg (from) : 0u;
+#endif
+}
+
+/* The copies started since the last call are one group. */
+__device__ __forceinline__ void
+copies_commit (void)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+/* Waits until at most ROWS_DEPTH - 1 groups are in flight. */
+__device__ __forceinline__ void
+copies_wait (void)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" ::"n"(ROWS_DEPTH - 1) : "memory");
+#endif
 }
 
 /* A warp's source rows, fetched ROWS_DEPTH ahead into a ring in shared
@@ -119,10 +146,10 @@ struct SourceRows
 {
   uint32_t *ring; /* ROWS_DEPTH rows of ROWS_PITCH words */
   const KConvCudaJob &job;
-  int span, lane, slot;
+  int span, lane;
 
   __device__ SourceRows (const KConvCudaJob &j, uint32_t *r, int span_, int l)
-      : ring (r), job (j), span (span_), lane (l), slot (0)
+      : ring (r), job (j), span (span_), lane (l)
   {}
 
   /* starts the copies of row t into slot s (zeros past the border where
@@ -152,7 +179,7 @@ struct SourceRows
             sy >= 0 && sx >= 0 ? 4 : 0, 4);
       }
     }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    copies_commit ();
   }
 
   __device__ __forceinline__ void prime (int first)
@@ -162,13 +189,16 @@ struct SourceRows
       load (s, first + s);
   }
 
-  /* source row t into w once its copies have landed (the rows after it
-   * may still be in flight), then row t + ROWS_DEPTH into its slot; every
-   * row commits a group, empty past the strip, so that ROWS_DEPTH - 1
-   * groups are always the ones that may still be in flight */
-  __device__ __forceinline__ void take (int t, int last, uint32_t (&w)[ROWS_N])
+  /* the strip's source row i (first + i) into w once its copies have
+   * landed (the rows after it may still be in flight), then row
+   * i + ROWS_DEPTH into its slot while the strip has one; every row
+   * commits a group, empty past the strip, so that ROWS_DEPTH - 1 groups
+   * are always the ones that may still be in flight.  i is known at
+   * compile time once the caller's loop is unrolled. */
+  __device__ __forceinline__ void take (int i, int first, uint32_t (&w)[ROWS_N])
   {
-    asm volatile("cp.async.wait_group %0;" ::"n"(ROWS_DEPTH - 1) : "memory");
+    const int slot = i % ROWS_DEPTH;
+    copies_wait ();
     __syncwarp (); /* the other lanes' copies, too */
     const uint32_t *from = ring + slot * ROWS_PITCH + 3 + 4 * lane;
     const uint4 v = *(const uint4 *) (from + 1);
@@ -179,105 +209,102 @@ struct SourceRows
     w[4] = v.w;
     w[5] = from[5];
     __syncwarp (); /* every lane has read the slot before it is refilled */
-    if (t + ROWS_DEPTH < last)
-      load (slot, t + ROWS_DEPTH);
+    if (i + ROWS_DEPTH < ROWS_STRIP + ROWS_K - 1)
+      load (slot, first + i + ROWS_DEPTH);
     else
-      asm volatile("cp.async.commit_group;" ::: "memory");
-    slot = slot + 1 == ROWS_DEPTH ? 0 : slot + 1;
+      copies_commit ();
   }
 };
 
-/* A thread's ROWS_X outputs on each row of [y_begin, y_end), at x.  The
- * loop takes ROWS_K source rows a turn, unrolled, so that the register
- * arrays are indexed at compile time: output row o's sums and kept bytes
- * sit in slot (o - first) % ROWS_K, where first = y_begin - 1 is the first
- * source row.  FULL: all four pixels lie inside the frame. */
+/* A thread's ROWS_X outputs on each row of [y_begin, y_end), at x, where
+ * y_end - y_begin <= ROWS_STRIP.  The loop over the strip's source rows is
+ * unrolled whole, so that every register array is indexed at compile time
+ * and a source row meets only the kernel rows of outputs inside the strip.
+ * Rows past y_end are still read (the border rule keeps them inside the
+ * frame) but nothing is written from them.  FULL: all four pixels lie
+ * inside the frame. */
 template <int MODE, int BYTES, bool ABS, bool FULL, class Rows>
 __device__ __forceinline__ void
 rows_strip (const KConvCudaJob &job, const Rows3x3 &f, Rows &rows, int x,
     int y_begin, int y_end)
 {
-  const int K = ROWS_K, R = K / 2, N = ROWS_N, X = ROWS_X;
-  const int first = y_begin - R, last = y_end + R; /* source rows */
-  int sum[K][4][X]; /* slot, byte, pixel (bytes not convolved unused) */
-  uint32_t kept[K];
+  const int K = ROWS_K, R = K / 2, N = ROWS_N, X = ROWS_X, S = ROWS_STRIP;
+  const int first = y_begin - R; /* the first source row */
+  int sum[S][4][X]; /* output row, byte, pixel (bytes not convolved unused) */
+  uint32_t kept[S];
   rows.prime (first);
 
-  for (int t0 = first; t0 < last; t0 += K) {
 #pragma unroll
-    for (int s = 0; s < K; s++) {
-      const int t = t0 + s;
-      if (t >= last)
-        break;
-      uint32_t w[N];
-      rows.take (t, last, w);
-      /* byte c of the four pixels, pixel p in byte p: two permutes a pair
-       * of planes */
-      uint32_t plane[4];
-      {
-        const uint32_t lo01 = __byte_perm (w[1], w[2], 0x5140);
-        const uint32_t lo23 = __byte_perm (w[3], w[4], 0x5140);
-        const uint32_t hi01 = __byte_perm (w[1], w[2], 0x7362);
-        const uint32_t hi23 = __byte_perm (w[3], w[4], 0x7362);
-        plane[0] = __byte_perm (lo01, lo23, 0x5410);
-        plane[1] = __byte_perm (lo01, lo23, 0x7632);
-        plane[2] = __byte_perm (hi01, hi23, 0x5410);
-        plane[3] = __byte_perm (hi01, hi23, 0x7632);
-      }
-      if (BYTES != 0xf) /* the one byte no channel covers */
-        kept[s] = plane[BYTES == 0x7 ? 3 : 0];
+  for (int i = 0; i < S + K - 1; i++) {
+    uint32_t w[N];
+    rows.take (i, first, w);
+    /* byte c of the four pixels, pixel p in byte p: two permutes a pair
+     * of planes */
+    uint32_t plane[4];
+    {
+      const uint32_t lo01 = __byte_perm (w[1], w[2], 0x5140);
+      const uint32_t lo23 = __byte_perm (w[3], w[4], 0x5140);
+      const uint32_t hi01 = __byte_perm (w[1], w[2], 0x7362);
+      const uint32_t hi23 = __byte_perm (w[3], w[4], 0x7362);
+      plane[0] = __byte_perm (lo01, lo23, 0x5410);
+      plane[1] = __byte_perm (lo01, lo23, 0x7632);
+      plane[2] = __byte_perm (hi01, hi23, 0x5410);
+      plane[3] = __byte_perm (hi01, hi23, 0x7632);
+    }
+    if (BYTES != 0xf && i >= R && i < R + S) /* the byte no channel
+                                              * covers */
+      kept[i - R] = plane[BYTES == 0x7 ? 3 : 0];
 #pragma unroll
-      for (int c = 0; c < 4; c++) {
-        if (!(BYTES >> c & 1))
-          continue;
-        /* byte c of pixels p - 1, p, p + 1 for output p (a fourth byte,
-         * if any, meets a weight of 0) */
-        uint32_t win[X];
-        win[0] = __byte_perm (w[0], plane[c], c | 4 << 4 | 5 << 8);
-        win[1] = plane[c];
-        win[2] = plane[c] >> 8;
-        win[3] = __byte_perm (plane[c], w[5], 2 | 3 << 4 | (4 + c) << 8);
-#pragma unroll
-        for (int p = 0; p < X; p++) {
-          /* source row t is kernel row ky of output row t + R - ky */
-#pragma unroll
-          for (int ky = 0; ky < K; ky++) {
-            const int slot = (s + R - ky + K) % K;
-            sum[slot][c][p] =
-                dp4a_us (win[p], f.row[ky], ky == 0 ? 0 : sum[slot][c][p]);
-          }
-        }
-      }
-
-      /* output row t - R has had all its kernel rows */
-      const int y = t - R, done = (s + K - R) % K;
-      if (y < y_begin)
+    for (int c = 0; c < 4; c++) {
+      if (!(BYTES >> c & 1))
         continue;
-      uint32_t out[X];
+      /* byte c of pixels p - 1, p, p + 1 for output p (a fourth byte,
+       * if any, meets a weight of 0) */
+      uint32_t win[X];
+      win[0] = __byte_perm (w[0], plane[c], c | 4 << 4 | 5 << 8);
+      win[1] = plane[c];
+      win[2] = plane[c] >> 8;
+      win[3] = __byte_perm (plane[c], w[5], 2 | 3 << 4 | (4 + c) << 8);
 #pragma unroll
       for (int p = 0; p < X; p++) {
-        int v[4];
+        /* source row i is kernel row ky of output row i - ky */
 #pragma unroll
-        for (int c = 0; c < 4; c++)
-          v[c] = BYTES >> c & 1
-                     ? rows_finish<MODE, ABS> (job, f, sum[done][c][p])
-                     : 0;
-        out[p] = pack_bytes (v[3], v[2], v[1], v[0]);
-        /* the byte no channel covers is the source's (alpha, padding) */
-        if (BYTES == 0x7)
-          out[p] = __byte_perm (out[p], kept[done], 0x0210 | (4 + p) << 12);
-        else if (BYTES == 0xe)
-          out[p] = __byte_perm (out[p], kept[done], 0x3210 & ~0xf | (4 + p));
+        for (int ky = 0; ky < K; ky++) {
+          const int o = i - ky;
+          if (o >= 0 && o < S)
+            sum[o][c][p] =
+                dp4a_us (win[p], f.row[ky], ky == 0 ? 0 : sum[o][c][p]);
+        }
       }
-      uint32_t *dst = (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + x;
-      if (FULL) {
-        *(uint4 *) dst = make_uint4 (out[0], out[1], out[2], out[3]);
-      } else {
+    }
+
+    /* output row i - (K - 1) has had all its kernel rows */
+    const int done = i - (K - 1), y = y_begin + done;
+    if (done < 0 || y >= y_end)
+      continue;
+    uint32_t out[X];
 #pragma unroll
-        for (int p = 0; p < X; p++)
-          if (x + p < job.width)
-            dst[p] = out[p];
-      }
+    for (int p = 0; p < X; p++) {
+      int v[4];
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        v[c] = BYTES >> c & 1 ? rows_finish<MODE, ABS> (job, f, sum[done][c][p])
+                              : 0;
+      out[p] = pack_bytes (v[3], v[2], v[1], v[0]);
+      /* the byte no channel covers is the source's (alpha, padding) */
+      if (BYTES == 0x7)
+        out[p] = __byte_perm (out[p], kept[done], 0x0210 | (4 + p) << 12);
+      else if (BYTES == 0xe)
+        out[p] = __byte_perm (out[p], kept[done], 0x3210 & ~0xf | (4 + p));
+    }
+    uint32_t *dst = (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + x;
+    if (FULL) {
+      *(uint4 *) dst = make_uint4 (out[0], out[1], out[2], out[3]);
+    } else {
+#pragma unroll
+      for (int p = 0; p < X; p++)
+        if (x + p < job.width)
+          dst[p] = out[p];
     }
   }
 }
