@@ -147,27 +147,30 @@ struct SourceRows
   uint32_t *ring; /* ROWS_DEPTH rows of ROWS_PITCH words */
   const KConvCudaJob &job;
   int span, lane;
+  int last; /* rows from here on are not read (a strip cut short by the
+             * end of the frame or band: they may not be there yet) */
 
   __device__ SourceRows (const KConvCudaJob &j, uint32_t *r, int span_, int l)
-      : ring (r), job (j), span (span_), lane (l)
+      : ring (r), job (j), span (span_), lane (l), last (0)
   {}
 
   /* starts the copies of row t into slot s (zeros past the border where
-   * the rule says so), as one group */
+   * the rule says so, and from last on), as one group */
   __device__ __forceinline__ void load (int s, int t)
   {
     const int sy = kconv_border_index (job.border, t, job.height);
+    const bool read = sy >= 0 && t < last;
     const uint32_t *row =
         (const uint32_t *) (job.src +
-                            (size_t) (sy < 0 ? 0 : sy) * job.src_stride) +
+                            (size_t) (read ? sy : 0) * job.src_stride) +
         span;
     uint32_t *to = ring + s * ROWS_PITCH;
     if (INTERIOR) {
-      copy_async (to + 4 + 4 * lane, row + 4 * lane, sy < 0 ? 0 : 16, 16);
+      copy_async (to + 4 + 4 * lane, row + 4 * lane, read ? 16 : 0, 16);
       if (lane == 0)
-        copy_async (to + 3, row - 1, sy < 0 ? 0 : 4, 4);
+        copy_async (to + 3, row - 1, read ? 4 : 0, 4);
       if (lane == 31)
-        copy_async (to + 4 + ROWS_SPAN, row + ROWS_SPAN, sy < 0 ? 0 : 4, 4);
+        copy_async (to + 4 + ROWS_SPAN, row + ROWS_SPAN, read ? 4 : 0, 4);
     } else {
 #pragma unroll
       for (int j = -1; j <= ROWS_X; j++) {
@@ -176,14 +179,15 @@ struct SourceRows
         const int x = span + 4 * lane + j;
         const int sx = kconv_border_index (job.border, x, job.width);
         copy_async (to + 4 + 4 * lane + j, row - span + (sx < 0 ? 0 : sx),
-            sy >= 0 && sx >= 0 ? 4 : 0, 4);
+            read && sx >= 0 ? 4 : 0, 4);
       }
     }
     copies_commit ();
   }
 
-  __device__ __forceinline__ void prime (int first)
+  __device__ __forceinline__ void prime (int first, int last_)
   {
+    last = last_;
 #pragma unroll
     for (int s = 0; s < ROWS_DEPTH; s++)
       load (s, first + s);
@@ -219,10 +223,9 @@ struct SourceRows
 /* A thread's ROWS_X outputs on each row of [y_begin, y_end), at x, where
  * y_end - y_begin <= ROWS_STRIP.  The loop over the strip's source rows is
  * unrolled whole, so that every register array is indexed at compile time
- * and a source row meets only the kernel rows of outputs inside the strip.
- * Rows past y_end are still read (the border rule keeps them inside the
- * frame) but nothing is written from them.  FULL: all four pixels lie
- * inside the frame. */
+ * and a source row meets only the kernel rows of outputs inside the strip;
+ * in a strip cut short, the rows past its end are zeros and nothing is
+ * written from them.  FULL: all four pixels lie inside the frame. */
 template <int MODE, int BYTES, bool ABS, bool FULL, class Rows>
 __device__ __forceinline__ void
 rows_strip (const KConvCudaJob &job, const Rows3x3 &f, Rows &rows, int x,
@@ -232,7 +235,7 @@ rows_strip (const KConvCudaJob &job, const Rows3x3 &f, Rows &rows, int x,
   const int first = y_begin - R; /* the first source row */
   int sum[S][4][X]; /* output row, byte, pixel (bytes not convolved unused) */
   uint32_t kept[S];
-  rows.prime (first);
+  rows.prime (first, y_end + R);
 
 #pragma unroll
   for (int i = 0; i < S + K - 1; i++) {
