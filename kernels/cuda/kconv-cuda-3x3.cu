@@ -11,10 +11,8 @@
  *
  * - Source rows are fetched several ahead with asynchronous copies into a
  *   ring in shared memory, which hold no registers while in flight (one
- *   16-byte piece a lane, and the pixel either side of the warp; the warps
- *   at the frame's left and right edges copy pixel by pixel through the
- *   border rule).  Rows past the top and bottom follow the rule a row at a
- *   time.
+ *   16-byte piece a lane, and the pixel either side of the warp; pixels
+ *   outside the frame follow the border rule).
  * - Each source row is cut once into windows of three horizontal
  *   neighbours of a channel (two byte permutes a window), and one DP4A
  *   multiplies a window by a kernel row (signed-byte weights) into an
@@ -137,22 +135,29 @@ copies_wait (void)
 
 /* A warp's source rows, fetched ROWS_DEPTH ahead into a ring in shared
  * memory by asynchronous copies, which hold no registers while in
- * flight.  INTERIOR: the warp's span and the pixel either side lie inside
- * the frame; each lane copies its four pixels in one piece, and lanes 0
- * and 31 the pixel left and right of the span.  The warps at the left and
- * right edges copy pixel by pixel through the border rule. */
-template <bool INTERIOR>
+ * flight.  A lane copies its four pixels in one piece where they lie
+ * inside the frame (pixel by pixel through the border rule where not),
+ * and lanes 0 and 31 the pixel left and right of the span, through the
+ * rule: the warps at the frame's edges cost no more than the others. */
 struct SourceRows
 {
   uint32_t *ring; /* ROWS_DEPTH rows of ROWS_PITCH words */
   const KConvCudaJob &job;
-  int span, lane;
-  int last; /* rows from here on are not read (a strip cut short by the
-             * end of the frame or band: they may not be there yet) */
+  int lane, x;   /* the lane's first pixel */
+  bool whole;    /* its four pixels lie inside the frame */
+  int halo_to;   /* lanes 0 and 31: where the pixel beside the span goes */
+  int halo_from; /* and where it comes from (-1: a zero) */
+  int last;      /* rows from here on are not read (a strip cut short by the
+                  * end of the frame or band: they may not be there yet) */
 
-  __device__ SourceRows (const KConvCudaJob &j, uint32_t *r, int span_, int l)
-      : ring (r), job (j), span (span_), lane (l), last (0)
-  {}
+  __device__ SourceRows (const KConvCudaJob &j, uint32_t *r, int span, int l)
+      : ring (r), job (j), lane (l), x (span + 4 * l), last (0)
+  {
+    whole = x + 3 < job.width;
+    halo_to = lane == 0 ? 3 : 4 + ROWS_SPAN;
+    halo_from = kconv_border_index (job.border,
+        lane == 0 ? span - 1 : span + ROWS_SPAN, job.width);
+  }
 
   /* starts the copies of row t into slot s (zeros past the border where
    * the rule says so, and from last on), as one group */
@@ -162,26 +167,22 @@ struct SourceRows
     const bool read = sy >= 0 && t < last;
     const uint32_t *row =
         (const uint32_t *) (job.src +
-                            (size_t) (read ? sy : 0) * job.src_stride) +
-        span;
-    uint32_t *to = ring + s * ROWS_PITCH;
-    if (INTERIOR) {
-      copy_async (to + 4 + 4 * lane, row + 4 * lane, read ? 16 : 0, 16);
-      if (lane == 0)
-        copy_async (to + 3, row - 1, read ? 4 : 0, 4);
-      if (lane == 31)
-        copy_async (to + 4 + ROWS_SPAN, row + ROWS_SPAN, read ? 4 : 0, 4);
+                            (size_t) (read ? sy : 0) * job.src_stride);
+    uint32_t *to = ring + s * ROWS_PITCH + 4 + 4 * lane;
+    if (whole) {
+      copy_async (to, row + x, read ? 16 : 0, 16);
     } else {
 #pragma unroll
-      for (int j = -1; j <= ROWS_X; j++) {
-        if ((j == -1 && lane != 0) || (j == ROWS_X && lane != 31))
-          continue;
-        const int x = span + 4 * lane + j;
-        const int sx = kconv_border_index (job.border, x, job.width);
-        copy_async (to + 4 + 4 * lane + j, row - span + (sx < 0 ? 0 : sx),
-            read && sx >= 0 ? 4 : 0, 4);
+      for (int p = 0; p < ROWS_X; p++) {
+        const int sx = kconv_border_index (job.border, x + p, job.width);
+        copy_async (to + p, row + (sx < 0 ? 0 : sx), read && sx >= 0 ? 4 : 0,
+            4);
       }
     }
+    if (lane == 0 || lane == 31)
+      copy_async (ring + s * ROWS_PITCH + halo_to,
+          row + (halo_from < 0 ? 0 : halo_from), read && halo_from >= 0 ? 4 : 0,
+          4);
     copies_commit ();
   }
 
@@ -225,10 +226,10 @@ struct SourceRows
  * unrolled whole, so that every register array is indexed at compile time
  * and a source row meets only the kernel rows of outputs inside the strip;
  * in a strip cut short, the rows past its end are zeros and nothing is
- * written from them.  FULL: all four pixels lie inside the frame. */
-template <int MODE, int BYTES, bool ABS, bool FULL, class Rows>
+ * written from them. */
+template <int MODE, int BYTES, bool ABS>
 __device__ __forceinline__ void
-rows_strip (const KConvCudaJob &job, const Rows3x3 &f, Rows &rows, int x,
+rows_strip (const KConvCudaJob &job, const Rows3x3 &f, SourceRows &rows,
     int y_begin, int y_end)
 {
   const int K = ROWS_K, R = K / 2, N = ROWS_N, X = ROWS_X, S = ROWS_STRIP;
@@ -300,13 +301,14 @@ rows_strip (const KConvCudaJob &job, const Rows3x3 &f, Rows &rows, int x,
       else if (BYTES == 0xe)
         out[p] = __byte_perm (out[p], kept[done], 0x3210 & ~0xf | (4 + p));
     }
-    uint32_t *dst = (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + x;
-    if (FULL) {
+    uint32_t *dst =
+        (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + rows.x;
+    if (rows.whole) {
       *(uint4 *) dst = make_uint4 (out[0], out[1], out[2], out[3]);
     } else {
 #pragma unroll
       for (int p = 0; p < X; p++)
-        if (x + p < job.width)
+        if (rows.x + p < job.width)
           dst[p] = out[p];
     }
   }
@@ -317,22 +319,14 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
     kernel_3x3 (const KConvCudaJob job, const Rows3x3 f)
 {
   __shared__ __align__ (16) uint32_t ring[ROWS_WARPS][ROWS_DEPTH][ROWS_PITCH];
-  const int lane = threadIdx.x;
-  const int span = blockIdx.x * ROWS_SPAN;
-  const int x = span + lane * ROWS_X;
   const int y_begin =
       job.row_begin + (blockIdx.y * ROWS_WARPS + threadIdx.y) * ROWS_STRIP;
   const int y_end = min (y_begin + ROWS_STRIP, job.row_end);
   if (y_begin >= job.row_end)
     return; /* the whole warp: no lane waits for it */
-  uint32_t *mine = &ring[threadIdx.y][0][0];
-  if (span >= 1 && span + ROWS_SPAN + 1 <= job.width) {
-    SourceRows<true> rows (job, mine, span, lane);
-    rows_strip<MODE, BYTES, ABS, true> (job, f, rows, x, y_begin, y_end);
-  } else {
-    SourceRows<false> rows (job, mine, span, lane);
-    rows_strip<MODE, BYTES, ABS, false> (job, f, rows, x, y_begin, y_end);
-  }
+  SourceRows rows (job, &ring[threadIdx.y][0][0], blockIdx.x * ROWS_SPAN,
+      threadIdx.x);
+  rows_strip<MODE, BYTES, ABS> (job, f, rows, y_begin, y_end);
 }
 
 /* The weights (negation folded in) as signed bytes, and the rounding
