@@ -54,15 +54,6 @@ struct Rows3x3
   int32_t add;          /* offset - k */
 };
 
-/* acc + the dot product of four unsigned bytes with four signed ones */
-__device__ __forceinline__ int
-dp4a_us (uint32_t a, uint32_t b, int acc)
-{
-  int r;
-  asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
-  return r;
-}
-
 /* The output sample for an exact sum s, before the clamp to a byte
  * (negation is folded into the weights). */
 template <int MODE, bool ABS>
@@ -280,8 +271,8 @@ rows_strip (const KConvCudaJob &job, const Rows3x3 &f, SourceRows &rows,
         for (int ky = 0; ky < K; ky++) {
           const int o = i - ky;
           if (o >= 0 && o < S)
-            sum[o][c][p] =
-                dp4a_us (win[p], f.row[ky], ky == 0 ? 0 : sum[o][c][p]);
+            sum[o][c][p] = kconv_cuda_dp4a_us (win[p], f.row[ky],
+                ky == 0 ? 0 : sum[o][c][p]);
         }
       }
     }

@@ -23,15 +23,6 @@
 #define DP4A_TILE_H (KCONV_CUDA_BLOCK_ROWS * DP4A_ROWS) /* 32 */
 #define DP4A_PITCH 36 /* words: (128 + 6) / 4 rounded up, + 2 */
 
-/* acc + the dot product of four unsigned bytes with four signed ones */
-__device__ __forceinline__ int
-dp4a_us (uint32_t a, uint32_t b, int acc)
-{
-  int r;
-  asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
-  return r;
-}
-
 template <int K, int MODE, int BYTES>
 __global__ void
 __launch_bounds__ (KCONV_CUDA_TILE_W *KCONV_CUDA_BLOCK_ROWS)
@@ -124,9 +115,11 @@ __launch_bounds__ (KCONV_CUDA_TILE_W *KCONV_CUDA_BLOCK_ROWS)
           continue;
 #pragma unroll
         for (int j = 0; j < DP4A_X; j++) {
-          acc[b][r][j] = dp4a_us (lo[j], iw.row_lo[ky], acc[b][r][j]);
+          acc[b][r][j] =
+              kconv_cuda_dp4a_us (lo[j], iw.row_lo[ky], acc[b][r][j]);
           if (K > 4)
-            acc[b][r][j] = dp4a_us (hi[j], iw.row_hi[ky], acc[b][r][j]);
+            acc[b][r][j] =
+                kconv_cuda_dp4a_us (hi[j], iw.row_hi[ky], acc[b][r][j]);
         }
       }
     }

@@ -29,6 +29,15 @@ struct KConvCudaIntWeights
                                   * 4-7 as signed bytes (0 past K) */
 };
 
+/* acc + the dot product of four unsigned bytes with four signed ones */
+__device__ __forceinline__ int
+kconv_cuda_dp4a_us (uint32_t a, uint32_t b, int acc)
+{
+  int r;
+  asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+  return r;
+}
+
 /* The integer path a square k x k exact kernel can take (k = 3, 5 or 7),
  * with its weights in *iw. */
 static inline KConvCudaIntPath
