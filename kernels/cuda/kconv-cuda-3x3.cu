@@ -38,27 +38,21 @@
  * word 4 (16-byte aligned), the pixel right of it at word 132 */
 #define ROWS_PITCH (ROWS_SPAN + 8)
 
-/* What the kernel takes besides the job: the weights as DP4A wants them
- * and the constants of the rounding rule.  With exact sums |s| <= S
- * (255 times the sum of |w|), n = 2s + d + 2dk >= 0 for k = ceil (S / d),
- * and M = ceil (2^32 / 2d): n M / 2^32 exceeds n / 2d by less than
- * n / 2^32, which is less than the 1 / 2d that the fraction of n / 2d
- * falls short of the next integer by while n 2d < 2^32 (the launcher
+/* What the kernel takes besides the job (KConvCuda3x3): the weights as
+ * DP4A wants them and the constants of the rounding rule.  With exact
+ * sums |s| <= S (255 times the sum of |w|), n = 2s + d + 2dk >= 0 for
+ * k = ceil (S / d), and M = ceil (2^32 / 2d): n M / 2^32 exceeds n / 2d
+ * by less than n / 2^32, which is less than the 1 / 2d that the fraction
+ * of n / 2d falls short of the next integer by while n 2d < 2^32 (prepare
  * checks it for the largest n), so the high word of n M is
- * floor ((2s + d) / 2d) + k, the rule's quotient plus k. */
-struct Rows3x3
-{
-  uint32_t row[ROWS_K]; /* kernel row ky's weights as signed bytes 0-2 */
-  uint32_t n_bias;      /* d + 2dk */
-  uint32_t magic;       /* M */
-  int32_t add;          /* offset - k */
-};
+ * floor ((2s + d) / 2d) + k, the rule's quotient plus k.  In
+ * KConvCuda3x3: n_bias = d + 2dk, magic = M, add = offset - k. */
 
 /* The output sample for an exact sum s, before the clamp to a byte
  * (negation is folded into the weights). */
 template <int MODE, bool ABS>
 __device__ __forceinline__ int
-rows_finish (const KConvCudaJob &job, const Rows3x3 &f, int s)
+rows_finish (const KConvCudaJob &job, const KConvCuda3x3 &f, int s)
 {
   s = ABS ? abs (s) : s;
   if (MODE == KCONV_FINISH_EXACT_UNIT)
@@ -224,7 +218,7 @@ struct SourceRows
  * written from them. */
 template <int MODE, int BYTES, bool ABS>
 __device__ __forceinline__ void
-rows_strip (const KConvCudaJob &job, const Rows3x3 &f, SourceRows &rows,
+rows_strip (const KConvCudaJob &job, const KConvCuda3x3 &f, SourceRows &rows,
     int y_begin, int y_end)
 {
   const int K = ROWS_K, R = K / 2, N = ROWS_N, X = ROWS_X, S = ROWS_STRIP;
@@ -311,7 +305,7 @@ rows_strip (const KConvCudaJob &job, const Rows3x3 &f, SourceRows &rows,
 
 template <int MODE, int BYTES, bool ABS>
 __global__ void __launch_bounds__ (32 * ROWS_WARPS)
-    kernel_3x3 (const KConvCudaJob job, const Rows3x3 f)
+    kernel_3x3 (const KConvCudaJob job, const KConvCuda3x3 f)
 {
   __shared__ __align__ (16) uint32_t ring[ROWS_WARPS][ROWS_DEPTH][ROWS_PITCH];
   const int y_begin =
@@ -326,9 +320,12 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
 
 /* The weights (negation folded in) as signed bytes, and the rounding
  * constants, where the kernel can take the job: 0 where it cannot. */
-static int
-setup_3x3 (const KConvCudaJob &job, const KConvCudaIntWeights &iw, Rows3x3 *f)
+int
+kconv_cuda_3x3_prepare (const KConvCudaJob *job_p,
+    const KConvCudaIntWeights *iw_p, KConvCuda3x3 *f)
 {
+  const KConvCudaJob &job = *job_p;
+  const KConvCudaIntWeights &iw = *iw_p;
   if (job.cols != 3 || job.rows != 3 || job.pixel_stride != 4 ||
       !kconv_cuda_int_layout_fits (job) || (uintptr_t) job.src % 16 != 0 ||
       (uintptr_t) job.dst % 16 != 0 || job.src_stride % 16 != 0 ||
@@ -356,16 +353,9 @@ setup_3x3 (const KConvCudaJob &job, const KConvCudaIntWeights &iw, Rows3x3 *f)
   return 1;
 }
 
-int
-kconv_cuda_3x3_fits (const KConvCudaJob *job, const KConvCudaIntWeights *iw)
-{
-  Rows3x3 f;
-  return setup_3x3 (*job, *iw, &f);
-}
-
 template <int MODE, bool ABS>
 static cudaError_t
-launch_3x3 (const KConvCudaJob &job, const Rows3x3 &f, cudaStream_t stream)
+launch_3x3 (const KConvCudaJob &job, const KConvCuda3x3 &f, cudaStream_t stream)
 {
   return kconv_cuda_by_bytes (job, [&] (auto bytes) {
     dim3 block (32, ROWS_WARPS);
@@ -378,12 +368,10 @@ launch_3x3 (const KConvCudaJob &job, const Rows3x3 &f, cudaStream_t stream)
 }
 
 cudaError_t
-kconv_cuda_launch_3x3 (const KConvCudaJob *job, const KConvCudaIntWeights *iw,
+kconv_cuda_launch_3x3 (const KConvCudaJob *job, const KConvCuda3x3 *p,
     cudaStream_t stream)
 {
-  Rows3x3 f;
-  if (!setup_3x3 (*job, *iw, &f))
-    return cudaErrorInvalidValue;
+  const KConvCuda3x3 &f = *p;
   const bool unit = kconv_cuda_finish_mode (*job) == KCONV_FINISH_EXACT_UNIT;
   if (unit)
     return job->absolute

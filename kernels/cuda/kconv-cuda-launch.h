@@ -31,11 +31,20 @@ cudaError_t kconv_cuda_launch_separable (const KConvCudaJob * job,
 cudaError_t kconv_cuda_launch_packed (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream);
 /* Exact 3x3 kernels whose weights fit a signed byte, on 4-byte pixels
- * whose rows are 16-byte aligned, streamed without a tile (DP4A). */
-int kconv_cuda_3x3_fits (const KConvCudaJob * job,
-    const KConvCudaIntWeights * iw);
+ * whose rows are 16-byte aligned, streamed without a tile (DP4A).
+ * prepare says whether the kernel takes the job and, where it does, puts
+ * the weights and rounding constants the launch takes in *p. */
+typedef struct
+{
+  uint32_t row[3];              /* kernel row ky's weights as signed bytes
+                                 * 0-2, negation folded in */
+  uint32_t n_bias, magic;       /* the rounding rule (kconv-cuda-3x3.cu) */
+  int32_t add;
+} KConvCuda3x3;
+int kconv_cuda_3x3_prepare (const KConvCudaJob * job,
+    const KConvCudaIntWeights * iw, KConvCuda3x3 * p);
 cudaError_t kconv_cuda_launch_3x3 (const KConvCudaJob * job,
-    const KConvCudaIntWeights * iw, cudaStream_t stream);
+    const KConvCuda3x3 * p, cudaStream_t stream);
 cudaError_t kconv_cuda_launch_dp4a (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream);
 
