@@ -560,7 +560,7 @@ gst_kconv_base_held_latency (GstKConvBase * self)
   guint n = klass->frames_held ? klass->frames_held (self) :
       gst_kconv_base_get_frames_in_flight (self);
 
-  if (self->on_cuda_memory || !GST_KCONV_BASE_GET_CLASS (self)->start_frame)
+  if (self->on_cuda_memory || !klass->start_frame)
     return 0;                   /* frames leave as they are done */
   if (GST_VIDEO_INFO_FPS_N (info) > 0)
     frame = gst_util_uint64_scale_int (GST_SECOND,
