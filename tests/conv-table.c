@@ -413,11 +413,11 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
         rnd_range (1, 80), 3 + 2 * (i / 4 % 3), i % 4, i % 2 ? 128 : 129);
 
   /* small exact kernels on 4-byte pixels, on frames wide enough for
-   * CUDA's 3x3 kernel to have warps (128 pixels) clear of both edges:
+   * CUDA's strips (warps of 128 pixels) to have warps clear of both edges:
    * random weights, sums at the 16-bit lanes' limit, every weight +-127 */
-  for (int i = 0; i < 24; i++) {
+  for (int i = 0; i < 36; i++) {
     const Layout *lay = &layouts[3 + i % 4];
-    const int n = 3 + 2 * (i / 16), w = rnd_range (260, 700);
+    const int n = 3 + 2 * (i / 12), w = rnd_range (260, 700);
     const int h = rnd_range (1, 70);
     if (i % 3 == 0)
       run_case (backend, lay, w, h, n, n, K_INT, i / 3 % 4, 2);

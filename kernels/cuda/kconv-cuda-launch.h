@@ -30,21 +30,24 @@ cudaError_t kconv_cuda_launch_separable (const KConvCudaJob * job,
  * instruction (DP4A). */
 cudaError_t kconv_cuda_launch_packed (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream);
-/* Exact 3x3 kernels whose weights fit a signed byte, on 4-byte pixels
- * whose rows are 16-byte aligned, streamed without a tile (DP4A).
- * prepare says whether the kernel takes the job and, where it does, puts
- * the weights and rounding constants the launch takes in *p. */
+/* Exact 3x3, 5x5 and 7x7 kernels whose weights fit a signed byte, on
+ * 4-byte pixels whose rows are 16-byte aligned, streamed down columns
+ * without a tile (DP4A).  prepare says whether the kernel takes the job
+ * and, where it does, puts the weights and rounding constants the launch
+ * takes in *p. */
 typedef struct
 {
-  uint32_t row[3];              /* kernel row ky's weights as signed bytes
-                                 * 0-2, negation folded in */
-  uint32_t n_bias, magic;       /* the rounding rule (kconv-cuda-3x3.cu) */
+  uint32_t row[7][2];           /* kernel row ky's taps 4j to 4j + 3 as
+                                 * signed bytes in row[ky][j], negation
+                                 * folded in, 0 past the kernel */
+  uint32_t n_bias, magic;       /* the rounding rule (kconv-cuda-strips.cu) */
   int32_t add;
-} KConvCuda3x3;
-int kconv_cuda_3x3_prepare (const KConvCudaJob * job,
-    const KConvCudaIntWeights * iw, KConvCuda3x3 * p);
-cudaError_t kconv_cuda_launch_3x3 (const KConvCudaJob * job,
-    const KConvCuda3x3 * p, cudaStream_t stream);
+  int size;                     /* 3, 5 or 7 */
+} KConvCudaStrips;
+int kconv_cuda_strips_prepare (const KConvCudaJob * job,
+    const KConvCudaIntWeights * iw, KConvCudaStrips * p);
+cudaError_t kconv_cuda_launch_strips (const KConvCudaJob * job,
+    const KConvCudaStrips * p, cudaStream_t stream);
 cudaError_t kconv_cuda_launch_dp4a (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream);
 

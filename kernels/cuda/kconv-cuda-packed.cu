@@ -11,7 +11,7 @@
  * products borrow across the lanes, which is harmless: the low lane is
  * read back sign-extended and the high lane as the rest, exact whenever
  * every channel's sum fits in 16 bits (255 * sum |w| < 2^15).  A 3x3
- * kernel on rows that are 16-byte aligned takes kconv-cuda-3x3.cu
+ * kernel on rows that are 16-byte aligned takes kconv-cuda-strips.cu
  * instead, which is faster.
  */
 #include "kconv-cuda-int.cuh"

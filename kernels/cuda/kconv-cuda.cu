@@ -391,11 +391,12 @@ small_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
   if (!kconv_cuda_small_fits (job->cols, job->rows, src->n_channels))
     return chunked_launch (cu, job, src, dst, stream);
   job_all_channels (job, src, dst);
-  KConvCuda3x3 p3;
+  KConvCudaStrips strips;
   if (cu->int_path != KCONV_CUDA_INT_NONE && kconv_cuda_int_layout_fits (*job))
     KCONV_CUDA_CHECK (
-        cu->packed_allowed == 1 && kconv_cuda_3x3_prepare (job, &cu->iw, &p3)
-            ? kconv_cuda_launch_3x3 (job, &p3, stream)
+        cu->packed_allowed == 1 &&
+                kconv_cuda_strips_prepare (job, &cu->iw, &strips)
+            ? kconv_cuda_launch_strips (job, &strips, stream)
         : cu->int_path == KCONV_CUDA_INT_DP4A
             ? kconv_cuda_launch_dp4a (job, &cu->iw, stream)
             : kconv_cuda_launch_packed (job, &cu->iw, stream));
@@ -419,8 +420,8 @@ small_describe (const KConvCuda *cu, const KConvPlan *plan, char *out,
                                               "an instruction (DP4A)"
                                             : "",
       cu->int_path != KCONV_CUDA_INT_NONE && cu->packed_allowed == 1 &&
-              plan->cols == 3 && plan->rows == 3
-          ? "; 3x3 with byte weights streamed down columns, DP4A, where "
+              plan->cols == plan->rows
+          ? "; with byte weights streamed down columns, DP4A, where "
             "rows are 16-byte aligned"
           : "");
 }

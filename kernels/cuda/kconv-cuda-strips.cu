@@ -1,22 +1,26 @@
-/* kconv: exact 3x3 kernels on 4-byte pixels, streamed down columns
+/* kconv: exact 3x3, 5x5 and 7x7 kernels on 4-byte pixels, streamed down
+ * columns
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The most common filter (edge, sharpen, sobel, a 3x3 blur) on RGBA-family
- * video is one read and one write of each byte, so everything besides the
- * arithmetic counts: a shared-memory tile's loads, its index arithmetic and
- * its bank traffic cost more than the multiply-adds.  Here a thread takes
- * four neighbouring pixels and slides down a short strip of rows; a warp
- * covers 128 pixels.
+ * The most common filters (edge, sharpen, sobel, small blurs) on RGBA-family
+ * video are close to one read and one write of each byte, so everything
+ * besides the arithmetic counts: a shared-memory tile's loads, its index
+ * arithmetic and its bank traffic cost more than the multiply-adds.  Here a
+ * thread takes four neighbouring pixels and slides down a short strip of
+ * rows; a warp covers 128 pixels.
  *
  * - Source rows are fetched several ahead with asynchronous copies into a
  *   ring in shared memory, which hold no registers while in flight (one
- *   16-byte piece a lane, and the pixel either side of the warp; pixels
- *   outside the frame follow the border rule).
- * - Each source row is cut once into windows of three horizontal
- *   neighbours of a channel (two byte permutes a window), and one DP4A
- *   multiplies a window by a kernel row (signed-byte weights) into an
- *   exact 32-bit sum: three instructions a channel of an output.
+ *   16-byte piece a lane, and the K / 2 pixels either side of the warp;
+ *   pixels outside the frame follow the border rule).
+ * - Each source row is cut once into byte planes, then into windows of
+ *   four horizontal neighbours of a channel (a permute or funnel shift a
+ *   window), and one DP4A multiplies a window by four taps of a kernel row
+ *   (signed-byte weights) into an exact 32-bit sum: one instruction a
+ *   channel of an output for 3x3 rows, two for 5x5 and 7x7 rows.
+ * - A source row meets every kernel row at once, so each output row holds
+ *   its sums in registers until its last source row has come.
  * - The rounding rule takes two instructions a sample (rows_finish) and
  *   the clamp to bytes comes with packing them (cvt.pack).
  */
@@ -24,21 +28,27 @@
 #include "kconv-cuda-int.cuh"
 #include "kconv-cuda-launch.h"
 
-#define ROWS_K 3                /* the kernel's size */
 #define ROWS_X 4                /* pixels a thread, side by side */
-#define ROWS_N (ROWS_X + 2)     /* source words a thread uses of a row */
 #define ROWS_SPAN (32 * ROWS_X) /* pixels a warp's row covers */
 #define ROWS_WARPS 4            /* warps a block, stacked down */
-/* output rows a warp slides down: 4, 6 and 8 measured within 2% of each
- * other, 12 slower (too few warps to hide the memory's latency) */
-#define ROWS_STRIP 6
 /* source rows a warp has in flight: 2 to 6 measured alike */
 #define ROWS_DEPTH 4
-/* a row of the ring: the pixel left of the span at word 3, the span from
- * word 4 (16-byte aligned), the pixel right of it at word 132 */
+/* a row of the ring: the K / 2 pixels left of the span at words
+ * 4 - K / 2 to 3, the span from word 4 (16-byte aligned), the pixels right
+ * of it from word 132 */
 #define ROWS_PITCH (ROWS_SPAN + 8)
 
-/* What the kernel takes besides the job (KConvCuda3x3): the weights as
+/* Output rows a warp slides down, for a K x K kernel convolving the bytes
+ * BYTES: for 3x3, 4, 6 and 8 measured within 2% of each other, 12 slower
+ * (too few warps to hide the memory's latency). */
+template <int K, int BYTES>
+__host__ __device__ constexpr int
+rows_strip_length ()
+{
+  return K == 3 ? 6 : 6;
+}
+
+/* What the kernel takes besides the job (KConvCudaStrips): the weights as
  * DP4A wants them and the constants of the rounding rule.  With exact
  * sums |s| <= S (255 times the sum of |w|), n = 2s + d + 2dk >= 0 for
  * k = ceil (S / d), and M = ceil (2^32 / 2d): n M / 2^32 exceeds n / 2d
@@ -46,13 +56,13 @@
  * of n / 2d falls short of the next integer by while n 2d < 2^32 (prepare
  * checks it for the largest n), so the high word of n M is
  * floor ((2s + d) / 2d) + k, the rule's quotient plus k.  In
- * KConvCuda3x3: n_bias = d + 2dk, magic = M, add = offset - k. */
+ * KConvCudaStrips: n_bias = d + 2dk, magic = M, add = offset - k. */
 
 /* The output sample for an exact sum s, before the clamp to a byte
  * (negation is folded into the weights). */
 template <int MODE, bool ABS>
 __device__ __forceinline__ int
-rows_finish (const KConvCudaJob &job, const KConvCuda3x3 &f, int s)
+rows_finish (const KConvCudaJob &job, const KConvCudaStrips &f, int s)
 {
   s = ABS ? abs (s) : s;
   if (MODE == KCONV_FINISH_EXACT_UNIT)
@@ -126,15 +136,19 @@ copies_wait (void)
  * memory by asynchronous copies, which hold no registers while in
  * flight.  A lane copies its four pixels in one piece where they lie
  * inside the frame (pixel by pixel through the border rule where not),
- * and lanes 0 and 31 the pixel left and right of the span, through the
- * rule: the warps at the frame's edges cost no more than the others. */
+ * and lanes 0 to H - 1 and 32 - H to 31 one of the H pixels left and right
+ * of the span, through the rule: the warps at the frame's edges cost no
+ * more than the others. */
+template <int H>
 struct SourceRows
 {
-  uint32_t *ring; /* ROWS_DEPTH rows of ROWS_PITCH words */
+  static const int N = ROWS_X + 2 * H; /* words a lane takes of a row */
+  uint32_t *ring;                      /* ROWS_DEPTH rows of ROWS_PITCH words */
   const KConvCudaJob &job;
   int lane, x;   /* the lane's first pixel */
   bool whole;    /* its four pixels lie inside the frame */
-  int halo_to;   /* lanes 0 and 31: where the pixel beside the span goes */
+  bool halo;     /* the lane copies a pixel beside the span */
+  int halo_to;   /* where in a ring row it goes */
   int halo_from; /* and where it comes from (-1: a zero) */
   int last;      /* rows from here on are not read (a strip cut short by the
                   * end of the frame or band: they may not be there yet) */
@@ -143,9 +157,11 @@ struct SourceRows
       : ring (r), job (j), lane (l), x (span + 4 * l), last (0)
   {
     whole = x + 3 < job.width;
-    halo_to = lane == 0 ? 3 : 4 + ROWS_SPAN;
-    halo_from = kconv_border_index (job.border,
-        lane == 0 ? span - 1 : span + ROWS_SPAN, job.width);
+    halo = lane < H || lane >= 32 - H;
+    /* lane l < H: pixel span - H + l; lane l >= 32 - H: span + 96 + H + l */
+    const int at = lane < H ? lane - H : ROWS_SPAN + lane - (32 - H);
+    halo_to = 4 + at;
+    halo_from = kconv_border_index (job.border, span + at, job.width);
   }
 
   /* starts the copies of row t into slot s (zeros past the border where
@@ -168,7 +184,7 @@ struct SourceRows
             4);
       }
     }
-    if (lane == 0 || lane == 31)
+    if (halo)
       copy_async (ring + s * ROWS_PITCH + halo_to,
           row + (halo_from < 0 ? 0 : halo_from), read && halo_from >= 0 ? 4 : 0,
           4);
@@ -183,45 +199,78 @@ struct SourceRows
       load (s, first + s);
   }
 
-  /* the strip's source row i (first + i) into w once its copies have
-   * landed (the rows after it may still be in flight), then row
-   * i + ROWS_DEPTH into its slot while the strip has one; every row
-   * commits a group, empty past the strip, so that ROWS_DEPTH - 1 groups
-   * are always the ones that may still be in flight.  i is known at
-   * compile time once the caller's loop is unrolled. */
-  __device__ __forceinline__ void take (int i, int first, uint32_t (&w)[ROWS_N])
+  /* the strip's source row i (first + i) into w (pixels x - H to
+   * x + 3 + H) once its copies have landed (the rows after it may still
+   * be in flight), then row i + ROWS_DEPTH into its slot while the strip
+   * has one (rows source rows in all); every row commits a group, empty
+   * past the strip, so that ROWS_DEPTH - 1 groups are always the ones that
+   * may still be in flight.  i is known at compile time once the caller's
+   * loop is unrolled. */
+  __device__ __forceinline__ void take (int i, int rows, int first,
+      uint32_t (&w)[N])
   {
     const int slot = i % ROWS_DEPTH;
     copies_wait ();
     __syncwarp (); /* the other lanes' copies, too */
-    const uint32_t *from = ring + slot * ROWS_PITCH + 3 + 4 * lane;
-    const uint4 v = *(const uint4 *) (from + 1);
-    w[0] = from[0];
-    w[1] = v.x;
-    w[2] = v.y;
-    w[3] = v.z;
-    w[4] = v.w;
-    w[5] = from[5];
+    const uint32_t *at = ring + slot * ROWS_PITCH + 4 * lane;
+    const uint4 v = *(const uint4 *) (at + 4);
+    w[H] = v.x;
+    w[H + 1] = v.y;
+    w[H + 2] = v.z;
+    w[H + 3] = v.w;
+    if constexpr (H == 1) {
+      w[0] = at[3];
+      w[H + 4] = at[8];
+    } else {
+      /* the aligned pieces either side hold the words beside the span */
+      const uint4 l = *(const uint4 *) at, r = *(const uint4 *) (at + 8);
+      const uint32_t left[4] = { l.x, l.y, l.z, l.w };
+      const uint32_t right[4] = { r.x, r.y, r.z, r.w };
+#pragma unroll
+      for (int k = 0; k < H; k++) {
+        w[k] = left[4 - H + k];
+        w[H + 4 + k] = right[k];
+      }
+    }
     __syncwarp (); /* every lane has read the slot before it is refilled */
-    if (i + ROWS_DEPTH < ROWS_STRIP + ROWS_K - 1)
+    if (i + ROWS_DEPTH < rows)
       load (slot, first + i + ROWS_DEPTH);
     else
       copies_commit ();
   }
 };
 
-/* A thread's ROWS_X outputs on each row of [y_begin, y_end), at x, where
- * y_end - y_begin <= ROWS_STRIP.  The loop over the strip's source rows is
- * unrolled whole, so that every register array is indexed at compile time
- * and a source row meets only the kernel rows of outputs inside the strip;
- * in a strip cut short, the rows past its end are zeros and nothing is
- * written from them. */
-template <int MODE, int BYTES, bool ABS>
-__device__ __forceinline__ void
-rows_strip (const KConvCudaJob &job, const KConvCuda3x3 &f, SourceRows &rows,
-    int y_begin, int y_end)
+/* Byte c of four neighbouring pixels a to d, pixel a in byte 0. */
+__device__ __forceinline__ uint32_t
+channel_of (uint32_t a, uint32_t b, uint32_t c4, uint32_t d, int c)
 {
-  const int K = ROWS_K, R = K / 2, N = ROWS_N, X = ROWS_X, S = ROWS_STRIP;
+  const uint32_t ab = __byte_perm (a, b, c | (4 + c) << 4);
+  const uint32_t cd = __byte_perm (c4, d, c | (4 + c) << 4);
+  return __byte_perm (ab, cd, 0x5410);
+}
+
+/* Bytes o to o + 3 of the byte string lo, hi (o in 0-3, known at compile
+ * time). */
+__device__ __forceinline__ uint32_t
+window_at (uint32_t lo, uint32_t hi, int o)
+{
+  return o == 0 ? lo : __funnelshift_r (lo, hi, 8 * o);
+}
+
+/* A thread's ROWS_X outputs on each row of [y_begin, y_end), at x, where
+ * y_end - y_begin <= the strip's length S.  The loop over the strip's
+ * source rows is unrolled whole, so that every register array is indexed
+ * at compile time and a source row meets only the kernel rows of outputs
+ * inside the strip; in a strip cut short, the rows past its end are zeros
+ * and nothing is written from them. */
+template <int K, int MODE, int BYTES, bool ABS>
+__device__ __forceinline__ void
+rows_strip (const KConvCudaJob &job, const KConvCudaStrips &f,
+    SourceRows<K / 2> &rows, int y_begin, int y_end)
+{
+  const int R = K / 2, N = ROWS_X + 2 * R, X = ROWS_X;
+  const int S = rows_strip_length<K, BYTES> ();
+  const int KW = (K + 3) / 4;    /* DP4A words a kernel row */
   const int first = y_begin - R; /* the first source row */
   int sum[S][4][X]; /* output row, byte, pixel (bytes not convolved unused) */
   uint32_t kept[S];
@@ -230,15 +279,15 @@ rows_strip (const KConvCudaJob &job, const KConvCuda3x3 &f, SourceRows &rows,
 #pragma unroll
   for (int i = 0; i < S + K - 1; i++) {
     uint32_t w[N];
-    rows.take (i, first, w);
+    rows.take (i, S + K - 1, first, w);
     /* byte c of the four pixels, pixel p in byte p: two permutes a pair
      * of planes */
     uint32_t plane[4];
     {
-      const uint32_t lo01 = __byte_perm (w[1], w[2], 0x5140);
-      const uint32_t lo23 = __byte_perm (w[3], w[4], 0x5140);
-      const uint32_t hi01 = __byte_perm (w[1], w[2], 0x7362);
-      const uint32_t hi23 = __byte_perm (w[3], w[4], 0x7362);
+      const uint32_t lo01 = __byte_perm (w[R], w[R + 1], 0x5140);
+      const uint32_t lo23 = __byte_perm (w[R + 2], w[R + 3], 0x5140);
+      const uint32_t hi01 = __byte_perm (w[R], w[R + 1], 0x7362);
+      const uint32_t hi23 = __byte_perm (w[R + 2], w[R + 3], 0x7362);
       plane[0] = __byte_perm (lo01, lo23, 0x5410);
       plane[1] = __byte_perm (lo01, lo23, 0x7632);
       plane[2] = __byte_perm (hi01, hi23, 0x5410);
@@ -251,13 +300,32 @@ rows_strip (const KConvCudaJob &job, const KConvCuda3x3 &f, SourceRows &rows,
     for (int c = 0; c < 4; c++) {
       if (!(BYTES >> c & 1))
         continue;
-      /* byte c of pixels p - 1, p, p + 1 for output p (a fourth byte,
-       * if any, meets a weight of 0) */
-      uint32_t win[X];
-      win[0] = __byte_perm (w[0], plane[c], c | 4 << 4 | 5 << 8);
-      win[1] = plane[c];
-      win[2] = plane[c] >> 8;
-      win[3] = __byte_perm (plane[c], w[5], 2 | 3 << 4 | (4 + c) << 8);
+      /* win[j][p]: byte c of the pixels under taps 4j to 4j + 3 of output
+       * p (bytes past the kernel's edge meet weights of 0) */
+      uint32_t win[KW][X];
+      if constexpr (K == 3) {
+        win[0][0] = __byte_perm (w[0], plane[c], c | 4 << 4 | 5 << 8);
+        win[0][1] = plane[c];
+        win[0][2] = plane[c] >> 8;
+        win[0][3] = __byte_perm (plane[c], w[5], 2 | 3 << 4 | (4 + c) << 8);
+      } else {
+        /* byte c of pixels x - 4 to x + 7 (those past x +- R unused) */
+        const uint32_t left =
+            R == 3 ? channel_of (w[0], w[0], w[1], w[2], c)
+                   : __byte_perm (w[0], w[1], c << 8 | (4 + c) << 12);
+        const uint32_t right =
+            channel_of (w[N - R], w[N - R + 1], w[N - 1], w[N - 1], c);
+        const uint32_t line[3] = { left, plane[c], right };
+#pragma unroll
+        for (int j = 0; j < KW; j++)
+#pragma unroll
+          for (int p = 0; p < X; p++) {
+            /* pixel p - R + 4j, from x - 4 */
+            const int o = p - R + 4 * j + 4;
+            win[j][p] = window_at (line[o / 4],
+                line[o / 4 + 1 < 3 ? o / 4 + 1 : 2], o % 4);
+          }
+      }
 #pragma unroll
       for (int p = 0; p < X; p++) {
         /* source row i is kernel row ky of output row i - ky */
@@ -265,8 +333,10 @@ rows_strip (const KConvCudaJob &job, const KConvCuda3x3 &f, SourceRows &rows,
         for (int ky = 0; ky < K; ky++) {
           const int o = i - ky;
           if (o >= 0 && o < S)
-            sum[o][c][p] = kconv_cuda_dp4a_us (win[p], f.row[ky],
-                ky == 0 ? 0 : sum[o][c][p]);
+#pragma unroll
+            for (int j = 0; j < KW; j++)
+              sum[o][c][p] = kconv_cuda_dp4a_us (win[j][p], f.row[ky][j],
+                  ky == 0 && j == 0 ? 0 : sum[o][c][p]);
         }
       }
     }
@@ -303,81 +373,99 @@ rows_strip (const KConvCudaJob &job, const KConvCuda3x3 &f, SourceRows &rows,
   }
 }
 
-template <int MODE, int BYTES, bool ABS>
+template <int K, int MODE, int BYTES, bool ABS>
 __global__ void __launch_bounds__ (32 * ROWS_WARPS)
-    kernel_3x3 (const KConvCudaJob job, const KConvCuda3x3 f)
+    kernel_strips (const KConvCudaJob job, const KConvCudaStrips f)
 {
+  const int S = rows_strip_length<K, BYTES> ();
   __shared__ __align__ (16) uint32_t ring[ROWS_WARPS][ROWS_DEPTH][ROWS_PITCH];
   const int y_begin =
-      job.row_begin + (blockIdx.y * ROWS_WARPS + threadIdx.y) * ROWS_STRIP;
-  const int y_end = min (y_begin + ROWS_STRIP, job.row_end);
+      job.row_begin + (blockIdx.y * ROWS_WARPS + threadIdx.y) * S;
+  const int y_end = min (y_begin + S, job.row_end);
   if (y_begin >= job.row_end)
     return; /* the whole warp: no lane waits for it */
-  SourceRows rows (job, &ring[threadIdx.y][0][0], blockIdx.x * ROWS_SPAN,
+  SourceRows<K / 2> rows (job, &ring[threadIdx.y][0][0], blockIdx.x * ROWS_SPAN,
       threadIdx.x);
-  rows_strip<MODE, BYTES, ABS> (job, f, rows, y_begin, y_end);
+  rows_strip<K, MODE, BYTES, ABS> (job, f, rows, y_begin, y_end);
 }
 
 /* The weights (negation folded in) as signed bytes, and the rounding
  * constants, where the kernel can take the job: 0 where it cannot. */
 int
-kconv_cuda_3x3_prepare (const KConvCudaJob *job_p,
-    const KConvCudaIntWeights *iw_p, KConvCuda3x3 *f)
+kconv_cuda_strips_prepare (const KConvCudaJob *job_p,
+    const KConvCudaIntWeights *iw_p, KConvCudaStrips *f)
 {
   const KConvCudaJob &job = *job_p;
   const KConvCudaIntWeights &iw = *iw_p;
-  if (job.cols != 3 || job.rows != 3 || job.pixel_stride != 4 ||
+  const int k = job.cols;
+  if ((k != 3 && k != 5 && k != 7) || job.rows != k || job.pixel_stride != 4 ||
       !kconv_cuda_int_layout_fits (job) || (uintptr_t) job.src % 16 != 0 ||
       (uintptr_t) job.dst % 16 != 0 || job.src_stride % 16 != 0 ||
       job.dst_stride % 16 != 0)
     return 0;
   uint64_t s_max = 0;
-  for (int i = 0; i < 9; i++) {
+  memset (f->row, 0, sizeof f->row);
+  for (int i = 0; i < k * k; i++) {
     const int32_t w = job.negate ? -iw.w[i] : iw.w[i];
     if (w < -128 || w > 127)
       return 0;
     s_max += 255u * (uint32_t) abs (w);
-    if (i % 3 == 0)
-      f->row[i / 3] = 0;
-    f->row[i / 3] |= (uint32_t) (uint8_t) (int8_t) w << (8 * (i % 3));
+    f->row[i / k][i % k / 4] |= (uint32_t) (uint8_t) (int8_t) w
+                                << (8 * (i % k % 4));
   }
   const uint64_t d = (uint64_t) job.divisor;
-  const uint64_t k = (s_max + d - 1) / d;
-  const uint64_t n_max = 2 * s_max + d + 2 * d * k;
+  const uint64_t kk = (s_max + d - 1) / d;
+  const uint64_t n_max = 2 * s_max + d + 2 * d * kk;
   if (kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT &&
       n_max * 2 * d >= ((uint64_t) 1 << 32))
     return 0;
-  f->n_bias = (uint32_t) (d + 2 * d * k);
+  f->n_bias = (uint32_t) (d + 2 * d * kk);
   f->magic = (uint32_t) ((((uint64_t) 1 << 32) + 2 * d - 1) / (2 * d));
-  f->add = job.ioffset - (int32_t) k;
+  f->add = job.ioffset - (int32_t) kk;
+  f->size = k;
   return 1;
 }
 
 template <int MODE, bool ABS>
 static cudaError_t
-launch_3x3 (const KConvCudaJob &job, const KConvCuda3x3 &f, cudaStream_t stream)
+launch_strips (const KConvCudaJob &job, const KConvCudaStrips &f,
+    cudaStream_t stream)
 {
   return kconv_cuda_by_bytes (job, [&] (auto bytes) {
-    dim3 block (32, ROWS_WARPS);
-    dim3 grid (kconv_div_up (job.width, ROWS_SPAN),
-        kconv_cuda_grid_rows (job, ROWS_WARPS * ROWS_STRIP));
-    kernel_3x3<MODE, decltype (bytes)::value, ABS>
-        <<<grid, block, 0, stream>>> (job, f);
-    return cudaGetLastError ();
+    const int B = decltype (bytes)::value;
+    auto go = [&] (auto size) {
+      const int K = decltype (size)::value;
+      dim3 block (32, ROWS_WARPS);
+      dim3 grid (kconv_div_up (job.width, ROWS_SPAN),
+          kconv_cuda_grid_rows (job, ROWS_WARPS * rows_strip_length<K, B> ()));
+      kernel_strips<K, MODE, B, ABS><<<grid, block, 0, stream>>> (job, f);
+      return cudaGetLastError ();
+    };
+    switch (f.size) {
+    case 3:
+      return go (std::integral_constant<int, 3>{});
+    case 5:
+      return go (std::integral_constant<int, 5>{});
+    case 7:
+      return go (std::integral_constant<int, 7>{});
+    default:
+      return cudaErrorInvalidValue;
+    }
   });
 }
 
 cudaError_t
-kconv_cuda_launch_3x3 (const KConvCudaJob *job, const KConvCuda3x3 *p,
+kconv_cuda_launch_strips (const KConvCudaJob *job, const KConvCudaStrips *p,
     cudaStream_t stream)
 {
-  const KConvCuda3x3 &f = *p;
+  const KConvCudaStrips &f = *p;
   const bool unit = kconv_cuda_finish_mode (*job) == KCONV_FINISH_EXACT_UNIT;
   if (unit)
     return job->absolute
-               ? launch_3x3<KCONV_FINISH_EXACT_UNIT, true> (*job, f, stream)
-               : launch_3x3<KCONV_FINISH_EXACT_UNIT, false> (*job, f, stream);
+               ? launch_strips<KCONV_FINISH_EXACT_UNIT, true> (*job, f, stream)
+               : launch_strips<KCONV_FINISH_EXACT_UNIT, false> (*job, f,
+                     stream);
   return job->absolute
-             ? launch_3x3<KCONV_FINISH_EXACT, true> (*job, f, stream)
-             : launch_3x3<KCONV_FINISH_EXACT, false> (*job, f, stream);
+             ? launch_strips<KCONV_FINISH_EXACT, true> (*job, f, stream)
+             : launch_strips<KCONV_FINISH_EXACT, false> (*job, f, stream);
 }
