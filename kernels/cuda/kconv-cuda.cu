@@ -392,16 +392,15 @@ small_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
     return chunked_launch (cu, job, src, dst, stream);
   job_all_channels (job, src, dst);
   KConvCudaStrips strips;
-  if (cu->int_path != KCONV_CUDA_INT_NONE && kconv_cuda_int_layout_fits (*job))
-    KCONV_CUDA_CHECK (
-        cu->packed_allowed == 1 &&
-                kconv_cuda_strips_prepare (job, &cu->iw, &strips)
-            ? kconv_cuda_launch_strips (job, &strips, stream)
-        : cu->int_path == KCONV_CUDA_INT_DP4A
-            ? kconv_cuda_launch_dp4a (job, &cu->iw, stream)
-            : kconv_cuda_launch_packed (job, &cu->iw, stream));
-  else
+  if (cu->int_path == KCONV_CUDA_INT_NONE || !kconv_cuda_int_layout_fits (*job))
     KCONV_CUDA_CHECK (kconv_cuda_launch_small (job, &cu->pw, stream));
+  else if (cu->packed_allowed == 1 &&
+           kconv_cuda_strips_prepare (job, &cu->iw, &strips))
+    KCONV_CUDA_CHECK (kconv_cuda_launch_strips (job, &strips, stream));
+  else if (cu->int_path == KCONV_CUDA_INT_DP4A)
+    KCONV_CUDA_CHECK (kconv_cuda_launch_dp4a (job, &cu->iw, stream));
+  else
+    KCONV_CUDA_CHECK (kconv_cuda_launch_packed (job, &cu->iw, stream));
   return KCONV_OK;
 }
 
