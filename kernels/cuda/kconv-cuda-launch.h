@@ -71,6 +71,6 @@ cudaError_t kconv_cuda_launch_mma (const KConvCudaJob * job,
 int kconv_cuda_separable_mma_fits (int cols, int rows);
 double kconv_cuda_separable_mma_prepare (const float *h, const float *v,
     int cols, int rows, float *h16, float *v16);
-size_t kconv_cuda_separable_mma_smem (int nch, int cols, int rows);
+size_t kconv_cuda_separable_mma_smem (int nch, const KConvCudaJob * job);
 cudaError_t kconv_cuda_launch_separable_mma (const KConvCudaJob * job,
     const KConvCudaWeights * hv, cudaStream_t stream);

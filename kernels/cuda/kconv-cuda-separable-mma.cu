@@ -27,15 +27,36 @@
 #define SEPMMA_TILE_W (16 * SEPMMA_WARPS_X) /* output columns: 64 */
 #define SEPMMA_TILE_H (32 * SEPMMA_WARPS_Y) /* output rows: 64 */
 #define SEPMMA_MAX_SIZE 33
-#define SEPMMA_PAD 16 /* zeros either side of the 1D weights */
+#define SEPMMA_PAD 20 /* zeros either side of the 1D weights */
+
+/* Whether a block can load and store its frame in 16-byte pieces: 4-byte
+ * pixels, rows 16-byte aligned, and every byte of an output pixel this
+ * launch's to write (the bytes no channel covers copied from the source). */
+static bool
+quads_align (const KConvCudaJob &job)
+{
+  return job.pixel_stride == 4 && job.aligned4 &&
+         (uintptr_t) job.src % 16 == 0 && job.src_stride % 16 == 0 &&
+         (uintptr_t) job.dst % 16 == 0 && job.dst_stride % 16 == 0 &&
+         (job.copy_other_bytes || job.n_channels == 4);
+}
+
+/* Columns the tile starts left of the first one the outputs read, so that
+ * its quads are 16-byte aligned (the tiles start at multiples of 64
+ * pixels); 0 where rows are not aligned so. */
+static int
+tile_shift (const KConvCudaJob &job)
+{
+  return quads_align (job) ? -job.ax & 3 : 0;
+}
 
 /* 16-tap chunks of the Toeplitz products for a kernel side n: pass 1's 16
- * outputs read 16 + n - 1 columns, pass 2's 8 outputs 8 + n - 1 rows (one
- * count for both keeps the instantiations few). */
+ * outputs read 16 + n - 1 columns after the shift, pass 2's 8 outputs
+ * 8 + n - 1 rows (one count for both keeps the instantiations few). */
 static int
-chunks_for (int cols, int rows)
+chunks_for (int cols, int rows, int shift)
 {
-  const int c1 = (15 + cols + 15) / 16, c2 = (7 + rows + 15) / 16;
+  const int c1 = (15 + cols + shift + 15) / 16, c2 = (7 + rows + 15) / 16;
   return c1 > c2 ? c1 : c2;
 }
 
@@ -61,11 +82,19 @@ tile_cols (int chunks)
   return 16 * (SEPMMA_WARPS_X - 1) + 16 * chunks;
 }
 
+/* Words a row of the output stage holds: 4 more than the tile's width, so
+ * that a warp's stores (rows 2 apart, 8 columns) fall in different banks
+ * and rows stay 16-byte aligned. */
+#define SEPMMA_STAGE_PITCH (SEPMMA_TILE_W + 4)
+
 size_t
-kconv_cuda_separable_mma_smem (int nch, int cols, int rows)
+kconv_cuda_separable_mma_smem (int nch, const KConvCudaJob *job)
 {
-  const int ch = chunks_for (cols, rows);
-  return (size_t) nch * tile_rows (ch) * (2 * tile_cols (ch) + 16);
+  const int ch = chunks_for (job->cols, job->rows, tile_shift (*job));
+  const size_t planes =
+      (size_t) nch * tile_rows (ch) * (2 * tile_cols (ch) + 16);
+  const size_t stage = 4 * SEPMMA_TILE_H * SEPMMA_STAGE_PITCH;
+  return quads_align (*job) && stage > planes ? stage : planes;
 }
 
 int
@@ -150,8 +179,9 @@ mma_f16 (float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
 
 /* Half planes, one per channel: rows x cols samples from (sx0, sy0), the
  * border rule applied, zeros past the used_rows x used_cols window (they
- * only ever meet zero weights). */
-template <int NCH, int QUADS, bool WORDS, bool INTERIOR>
+ * only ever meet zero weights).  VEC: 4-byte pixels whose quads are
+ * 16-byte aligned. */
+template <int NCH, int QUADS, bool WORDS, bool INTERIOR, bool VEC>
 __device__ __forceinline__ void
 load_half_planes (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
     int pitch, int sx0, int sy0, int rows, int used_rows, int used_cols)
@@ -173,8 +203,16 @@ load_half_planes (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
         lo[c] = hi[c] = 0x64006400u;
       if (ty < used_rows && 4 * q < used_cols) {
         uint32_t bytes[NCH];
-        kconv_cuda_load_quad<NCH, WORDS, INTERIOR> (job, row, sy, sx0 + 4 * q,
-            bytes);
+        if (VEC && INTERIOR) {
+          const uint4 v = __ldg ((const uint4 *) (row + 4 * (sx0 + 4 * q)));
+          const uint32_t px[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+          for (int c = 0; c < NCH; c++)
+            bytes[c] = kconv_cuda_gather_byte (px, job.channel_offset[c]);
+        } else {
+          kconv_cuda_load_quad<NCH, WORDS, INTERIOR> (job, row, sy, sx0 + 4 * q,
+              bytes);
+        }
 #pragma unroll
         for (int c = 0; c < NCH; c++) {
           lo[c] = __byte_perm (bytes[c], 0x6464u, 0x5140);
@@ -189,10 +227,66 @@ load_half_planes (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
   }
 }
 
-template <int NCH, int CH, bool WORDS>
+/* The block's outputs through shared memory (over the planes, once every
+ * warp is done with them), then out in 16-byte pieces with the bytes no
+ * channel covers from the source: a few wide accesses a thread instead of
+ * a load and a store for every pixel. */
+template <int NCH>
+__device__ __forceinline__ void
+store_staged (const KConvCudaJob &job, uint8_t *planes,
+    const float (&out)[NCH][4][4], int x0, int y0, int wx, int wy, int g,
+    int tig)
+{
+  uint32_t *stage = (uint32_t *) planes;
+  __syncthreads ();
+#pragma unroll
+  for (int n = 0; n < 4; n++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      uint32_t word = 0;
+#pragma unroll
+      for (int ch = 0; ch < NCH; ch++)
+        word |= (uint32_t) kconv_cuda_finish_as<KCONV_FINISH_FLOAT> (job,
+                    out[ch][n][e])
+                << (8 * job.channel_offset[ch]);
+      stage[(32 * wy + 8 * n + 2 * tig + e % 2) * SEPMMA_STAGE_PITCH + 16 * wx +
+            g + 8 * (e / 2)] = word;
+    }
+  uint32_t keep = 0xffffffffu;
+#pragma unroll
+  for (int ch = 0; ch < NCH; ch++)
+    keep &= ~(0xffu << (8 * job.channel_offset[ch]));
+  __syncthreads ();
+  constexpr int QUADS = SEPMMA_TILE_W / 4;
+#pragma unroll
+  for (int at = threadIdx.x; at < SEPMMA_TILE_H * QUADS; at += SEPMMA_THREADS) {
+    const int row = at / QUADS, x = x0 + 4 * (at % QUADS), y = y0 + row;
+    if (y >= job.row_end || x >= job.width)
+      continue;
+    const uint4 v =
+        *(const uint4 *) (stage + row * SEPMMA_STAGE_PITCH + 4 * (at % QUADS));
+    const uint32_t *src =
+        (const uint32_t *) (job.src + (size_t) y * job.src_stride) + x;
+    uint32_t *dst = (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + x;
+    if (x + 3 < job.width) {
+      uint4 s4 = make_uint4 (0, 0, 0, 0);
+      if (keep)
+        s4 = __ldg ((const uint4 *) src);
+      *(uint4 *) dst = make_uint4 (v.x | (s4.x & keep), v.y | (s4.y & keep),
+          v.z | (s4.z & keep), v.w | (s4.w & keep));
+    } else {
+      const uint32_t w[4] = { v.x, v.y, v.z, v.w };
+      for (int p = 0; x + p < job.width; p++)
+        dst[p] = w[p] | (keep ? src[p] & keep : 0);
+    }
+  }
+}
+
+template <int NCH, int CH, bool WORDS, bool VEC>
 __global__ void
 __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
-    separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
+    separable_mma_kernel (const KConvCudaJob job, const KConvCudaWeights hv,
+        int shift)
 {
   extern __shared__ __align__ (16) uint8_t planes[];
   constexpr int GROUPS = sepmma_groups (CH);
@@ -201,9 +295,9 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
   const int plane_bytes = rows * pitch;
   const int x0 = blockIdx.x * SEPMMA_TILE_W;
   const int y0 = job.row_begin + blockIdx.y * SEPMMA_TILE_H;
-  const int sx0 = x0 - job.ax, sy0 = y0 - job.ay;
+  const int sx0 = x0 - job.ax - shift, sy0 = y0 - job.ay;
   const int used_rows = SEPMMA_TILE_H + kh - 1;
-  const int used_cols = SEPMMA_TILE_W + kw - 1;
+  const int used_cols = SEPMMA_TILE_W + kw - 1 + shift;
 
   /* h and v in shared memory, where lanes reading different weights do
    * not take turns (as in constant memory), with zeros around them so that
@@ -219,11 +313,11 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
   constexpr int QUADS = tile_cols (CH) / 4;
   if (sx0 >= 0 && sy0 >= 0 && sx0 + used_cols <= job.width &&
       sy0 + used_rows <= job.height)
-    load_half_planes<NCH, QUADS, WORDS, true> (job, planes, plane_bytes, pitch,
-        sx0, sy0, rows, used_rows, used_cols);
+    load_half_planes<NCH, QUADS, WORDS, true, VEC> (job, planes, plane_bytes,
+        pitch, sx0, sy0, rows, used_rows, used_cols);
   else
-    load_half_planes<NCH, QUADS, WORDS, false> (job, planes, plane_bytes, pitch,
-        sx0, sy0, rows, used_rows, used_cols);
+    load_half_planes<NCH, QUADS, WORDS, false, false> (job, planes, plane_bytes,
+        pitch, sx0, sy0, rows, used_rows, used_cols);
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, tig = lane % 4;
@@ -232,7 +326,7 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
   __syncthreads ();
 
   /* Toeplitz fragments, the same for every row and channel.  Pass 1,
-   * chunk c: H[m][k] = h[16 c + k - m]; registers (row g | g + 8) x
+   * chunk c: H[m][k] = h[16 c + k - m - shift]; registers (row g | g + 8) x
    * (columns 2 tig, 2 tig + 1 | + 8).  Pass 2, chunk c: V[k][n] =
    * v[16 c + k - n]; registers (rows 2 tig, 2 tig + 1 | + 8) x column g. */
   uint32_t H[CH][4], V[CH][2];
@@ -241,8 +335,8 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
 #pragma unroll
     for (int r = 0; r < 4; r++) {
       const int m = g + 8 * (r & 1), k = 16 * c + 2 * tig + 8 * (r >> 1);
-      H[c][r] =
-          half2_bits (hpad[SEPMMA_PAD + k - m], hpad[SEPMMA_PAD + k + 1 - m]);
+      const int t = SEPMMA_PAD + k - m - shift;
+      H[c][r] = half2_bits (hpad[t], hpad[t + 1]);
     }
 #pragma unroll
     for (int r = 0; r < 2; r++) {
@@ -301,20 +395,24 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
   }
 
   /* out[.][n][e]: column g + 8 (e / 2), row 8 n + 2 tig + e % 2 */
+  if (VEC)
+    store_staged<NCH> (job, planes, out, x0, y0, wx, wy, g, tig);
+  else
 #pragma unroll
-  for (int n = 0; n < 4; n++)
+    for (int n = 0; n < 4; n++)
 #pragma unroll
-    for (int e = 0; e < 4; e++) {
-      const int y = y0 + 32 * wy + 8 * n + 2 * tig + e % 2;
-      const int x = x0 + 16 * wx + g + 8 * (e / 2);
-      if (y >= job.row_end || x >= job.width)
-        continue;
-      uint8_t px[NCH];
+      for (int e = 0; e < 4; e++) {
+        const int y = y0 + 32 * wy + 8 * n + 2 * tig + e % 2;
+        const int x = x0 + 16 * wx + g + 8 * (e / 2);
+        if (y >= job.row_end || x >= job.width)
+          continue;
+        uint8_t px[NCH];
 #pragma unroll
-      for (int ch = 0; ch < NCH; ch++)
-        px[ch] = kconv_cuda_finish_as<KCONV_FINISH_FLOAT> (job, out[ch][n][e]);
-      kconv_cuda_store_pixel<NCH, WORDS ? 1 : 0> (job, x, y, px);
-    }
+        for (int ch = 0; ch < NCH; ch++)
+          px[ch] =
+              kconv_cuda_finish_as<KCONV_FINISH_FLOAT> (job, out[ch][n][e]);
+        kconv_cuda_store_pixel<NCH, WORDS ? 1 : 0> (job, x, y, px);
+      }
 }
 
 template <int NCH, int CH, bool WORDS>
@@ -322,15 +420,18 @@ static cudaError_t
 launch_as (const KConvCudaJob &job, const KConvCudaWeights *hv,
     cudaStream_t stream)
 {
-  static KConvCudaSmemAllowed raised;
-  const size_t smem = kconv_cuda_separable_mma_smem (NCH, job.cols, job.rows);
-  auto kernel = separable_mma_kernel<NCH, CH, WORDS>;
-  cudaError_t err = kconv_cuda_allow_smem (kernel, smem, &raised);
+  static KConvCudaSmemAllowed raised[2];
+  const int shift = tile_shift (job);
+  const bool vec = WORDS && quads_align (job);
+  const size_t smem = kconv_cuda_separable_mma_smem (NCH, &job);
+  auto kernel = vec ? separable_mma_kernel<NCH, CH, WORDS, WORDS>
+                    : separable_mma_kernel<NCH, CH, WORDS, false>;
+  cudaError_t err = kconv_cuda_allow_smem (kernel, smem, &raised[vec]);
   if (err != cudaSuccess)
     return err;
   dim3 grid (kconv_div_up (job.width, SEPMMA_TILE_W),
       kconv_cuda_grid_rows (job, SEPMMA_TILE_H));
-  kernel<<<grid, SEPMMA_THREADS, smem, stream>>> (job, *hv);
+  kernel<<<grid, SEPMMA_THREADS, smem, stream>>> (job, *hv, shift);
   return cudaGetLastError ();
 }
 
@@ -340,7 +441,7 @@ launch_nch (const KConvCudaJob &job, const KConvCudaWeights *hv,
     cudaStream_t stream)
 {
   const bool words = job.pixel_stride == 4 && job.aligned4;
-  switch (chunks_for (job.cols, job.rows)) {
+  switch (chunks_for (job.cols, job.rows, tile_shift (job))) {
   case 1:
     return words ? launch_as<NCH, 1, true> (job, hv, stream)
                  : launch_as<NCH, 1, false> (job, hv, stream);

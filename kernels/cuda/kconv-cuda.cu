@@ -342,8 +342,7 @@ tensor_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
   const int mma = cu->strategy->id == STRATEGY_MMA;
   const size_t smem =
       mma ? kconv_cuda_mma_smem (src->n_channels, job->cols, job->rows)
-          : kconv_cuda_separable_mma_smem (src->n_channels, job->cols,
-                job->rows);
+          : kconv_cuda_separable_mma_smem (src->n_channels, job);
   if (smem > (size_t) cu->max_smem)
     return smem_refused (cu, smem);
   job_all_channels (job, src, dst);
