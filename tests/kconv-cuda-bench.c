@@ -246,6 +246,7 @@ main (int argc, char **argv)
     {"4K RGBA", 3840, 2160, 4, 31, 0},
     {"4K RGBA", 3840, 2160, 4, 61, 0},
     {"4K RGBA gaussian", 3840, 2160, 4, 31, 1},
+    {"4K RGB gaussian", 3840, 2160, 3, 31, 1},
     {"1000x1000 RGB", 1000, 1000, 3, 121, 0},
   };
   printf ("\n%-22s %5s %6s %9s %8s %8s %6s %9s %8s %9s %9s %9s %9s %9s   "
@@ -277,7 +278,7 @@ main (int argc, char **argv)
       }
     }
     long sum = 0;
-    for (int i = 0; i < n * n; i++)
+    for (int i = 0; i < n * n && !cases[c].gaussian; i++)
       sum += iw[i];
     KConvKernel k = { n, n, w, cases[c].gaussian ? 0.0 : (double) (sum ? sum :
           1), 0.0, 0 };
