@@ -52,20 +52,21 @@ tile_shift (const KConvCudaJob &job)
 
 /* 16-tap chunks of the Toeplitz products for a kernel side n: pass 1's 16
  * outputs read 16 + n - 1 columns after the shift, pass 2's 8 outputs
- * 8 + n - 1 rows (one count for both keeps the instantiations few). */
+ * 8 + n - 1 rows from up to 8 rows before them (one count for both keeps
+ * the instantiations few). */
 static int
 chunks_for (int cols, int rows, int shift)
 {
-  const int c1 = (15 + cols + shift + 15) / 16, c2 = (7 + rows + 15) / 16;
+  const int c1 = (15 + cols + shift + 15) / 16, c2 = (15 + rows + 15) / 16;
   return c1 > c2 ? c1 : c2;
 }
 
-/* Rows of 8 pass 1 makes for a warp: pass 2's four 8-row outputs read
- * groups n' .. n' + 2 CH - 1. */
+/* Rows of 8 pass 1 makes for a warp: pass 2's four 8-row outputs n read
+ * groups n' .. n' + 2 CH - 1, n' = n rounded down to even. */
 __host__ __device__ constexpr int
 sepmma_groups (int chunks)
 {
-  return 2 * chunks + 3;
+  return 2 * chunks + 2;
 }
 
 static constexpr __host__ __device__ int
@@ -134,6 +135,15 @@ kconv_cuda_separable_mma_prepare (const float *h, const float *v, int cols,
   /* 2^-11: half's relative rounding; 0.01 covers the float sums */
   return 255.0 * (eh * av + ah * ev) + 255.0 * ah * av * ldexp (1.0, -11) +
          0.01;
+}
+
+/* x, as a value the compiler cannot prove equal to another */
+__device__ __forceinline__ uint32_t
+opaque (uint32_t x)
+{
+  uint32_t r;
+  asm volatile("mov.b32 %0, %1;" : "=r"(r) : "r"(x));
+  return r;
 }
 
 /* two floats rounded to a half pair, lo in the low half */
@@ -328,21 +338,28 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
   /* Toeplitz fragments, the same for every row and channel.  Pass 1,
    * chunk c: H[m][k] = h[16 c + k - m - shift]; registers (row g | g + 8) x
    * (columns 2 tig, 2 tig + 1 | + 8).  Pass 2, chunk c: V[k][n] =
-   * v[16 c + k - n]; registers (rows 2 tig, 2 tig + 1 | + 8) x column g. */
-  uint32_t H[CH][4], V[CH][2];
+   * v[16 c + k - n], and V8 the same 8 rows later, for outputs that start
+   * at an odd group of 8 rows, so that every A operand of pass 2 is a pair
+   * of groups that starts even; registers (rows 2 tig, 2 tig + 1 | + 8) x
+   * column g.  Fragments hold equal words (Toeplitz), which the compiler
+   * would merge and then copy into place before every product: opaque
+   * keeps them apart. */
+  uint32_t H[CH][4], V[CH][2], V8[CH][2];
 #pragma unroll
   for (int c = 0; c < CH; c++) {
 #pragma unroll
     for (int r = 0; r < 4; r++) {
       const int m = g + 8 * (r & 1), k = 16 * c + 2 * tig + 8 * (r >> 1);
       const int t = SEPMMA_PAD + k - m - shift;
-      H[c][r] = half2_bits (hpad[t], hpad[t + 1]);
+      H[c][r] = opaque (half2_bits (hpad[t], hpad[t + 1]));
     }
 #pragma unroll
     for (int r = 0; r < 2; r++) {
       const int k = 16 * c + 2 * tig + 8 * r;
-      V[c][r] =
-          half2_bits (vpad[SEPMMA_PAD + k - g], vpad[SEPMMA_PAD + k + 1 - g]);
+      V[c][r] = opaque (
+          half2_bits (vpad[SEPMMA_PAD + k - g], vpad[SEPMMA_PAD + k + 1 - g]));
+      V8[c][r] = opaque (half2_bits (vpad[SEPMMA_PAD + k - g - 8],
+          vpad[SEPMMA_PAD + k + 1 - g - 8]));
     }
   }
 
@@ -387,9 +404,9 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
         out[ch][n][e] = 0.f;
 #pragma unroll
       for (int c = 0; c < CH; c++) {
-        const int r = n + 2 * c;
+        const int r = (n & ~1) + 2 * c;
         mma_f16 (out[ch][n], I[r][0], I[r][1], I[r + 1][0], I[r + 1][1],
-            V[c][0], V[c][1]);
+            n & 1 ? V8[c][0] : V[c][0], n & 1 ? V8[c][1] : V[c][1]);
       }
     }
   }
