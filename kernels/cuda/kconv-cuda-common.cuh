@@ -197,6 +197,20 @@ kconv_cuda_finish_as (const KConvCudaJob &job, float acc)
   return (uint8_t) __float_as_uint (__fadd_rz (v, 8388608.f));
 }
 
+/* Bytes b3 b2 b1 b0 of a word, each clamped to [0, 255]: two
+ * instructions (cvt.pack puts a and b, saturated, in bits 15-8 and 7-0
+ * and the low half of c above them). */
+__device__ __forceinline__ uint32_t
+kconv_cuda_pack_bytes (int b3, int b2, int b1, int b0)
+{
+  uint32_t high, word;
+  asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(high) : "r"(b3), "r"(b2));
+  asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;"
+      : "=r"(word)
+      : "r"(b1), "r"(b0), "r"(high));
+  return word;
+}
+
 /* The same rule for an exact integer sum, without conversions (they run
  * at a quarter of the rate): round_half_up (s / d) = floor ((2s + d) / 2d),
  * where 2s + d plus div_bias (div_k times 2d) is never negative, and an

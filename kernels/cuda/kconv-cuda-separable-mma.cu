@@ -29,27 +29,6 @@
 #define SEPMMA_MAX_SIZE 33
 #define SEPMMA_PAD 20 /* zeros either side of the 1D weights */
 
-/* Whether a block can load and store its frame in 16-byte pieces: 4-byte
- * pixels, rows 16-byte aligned, and every byte of an output pixel this
- * launch's to write (the bytes no channel covers copied from the source). */
-static bool
-quads_align (const KConvCudaJob &job)
-{
-  return job.pixel_stride == 4 && job.aligned4 &&
-         (uintptr_t) job.src % 16 == 0 && job.src_stride % 16 == 0 &&
-         (uintptr_t) job.dst % 16 == 0 && job.dst_stride % 16 == 0 &&
-         (job.copy_other_bytes || job.n_channels == 4);
-}
-
-/* Columns the tile starts left of the first one the outputs read, so that
- * its quads are 16-byte aligned (the tiles start at multiples of 64
- * pixels); 0 where rows are not aligned so. */
-static int
-tile_shift (const KConvCudaJob &job)
-{
-  return quads_align (job) ? -job.ax & 3 : 0;
-}
-
 /* 16-tap chunks of the Toeplitz products for a kernel side n: pass 1's 16
  * outputs read 16 + n - 1 columns after the shift, pass 2's 8 outputs
  * 8 + n - 1 rows from up to 8 rows before them (one count for both keeps
@@ -59,6 +38,31 @@ chunks_for (int cols, int rows, int shift)
 {
   const int c1 = (15 + cols + shift + 15) / 16, c2 = (15 + rows + 15) / 16;
   return c1 > c2 ? c1 : c2;
+}
+
+/* Whether a block can load and store its frame in 16-byte pieces: 4-byte
+ * pixels, rows 16-byte aligned, every byte of an output pixel this
+ * launch's to write (the bytes no channel covers copied from the source),
+ * and a tile moved left to a multiple of 4 pixels (tile_shift) reading no
+ * more chunks than one that is not. */
+static bool
+quads_align (const KConvCudaJob &job)
+{
+  return job.pixel_stride == 4 && job.aligned4 &&
+         (uintptr_t) job.src % 16 == 0 && job.src_stride % 16 == 0 &&
+         (uintptr_t) job.dst % 16 == 0 && job.dst_stride % 16 == 0 &&
+         (job.copy_other_bytes || job.n_channels == 4) &&
+         chunks_for (job.cols, job.rows, -job.ax & 3) ==
+             chunks_for (job.cols, job.rows, 0);
+}
+
+/* Columns the tile starts left of the first one the outputs read, so that
+ * its quads are 16-byte aligned (the tiles start at multiples of 64
+ * pixels); 0 where the block does not load in 16-byte pieces. */
+static int
+tile_shift (const KConvCudaJob &job)
+{
+  return quads_align (job) ? -job.ax & 3 : 0;
 }
 
 /* Rows of 8 pass 1 makes for a warp: pass 2's four 8-row outputs n read
@@ -189,9 +193,8 @@ mma_f16 (float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
 
 /* Half planes, one per channel: rows x cols samples from (sx0, sy0), the
  * border rule applied, zeros past the used_rows x used_cols window (they
- * only ever meet zero weights).  VEC: 4-byte pixels whose quads are
- * 16-byte aligned. */
-template <int NCH, int QUADS, bool WORDS, bool INTERIOR, bool VEC>
+ * only ever meet zero weights). */
+template <int NCH, int QUADS, bool WORDS, bool INTERIOR>
 __device__ __forceinline__ void
 load_half_planes (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
     int pitch, int sx0, int sy0, int rows, int used_rows, int used_cols)
@@ -213,16 +216,8 @@ load_half_planes (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
         lo[c] = hi[c] = 0x64006400u;
       if (ty < used_rows && 4 * q < used_cols) {
         uint32_t bytes[NCH];
-        if (VEC && INTERIOR) {
-          const uint4 v = __ldg ((const uint4 *) (row + 4 * (sx0 + 4 * q)));
-          const uint32_t px[4] = { v.x, v.y, v.z, v.w };
-#pragma unroll
-          for (int c = 0; c < NCH; c++)
-            bytes[c] = kconv_cuda_gather_byte (px, job.channel_offset[c]);
-        } else {
-          kconv_cuda_load_quad<NCH, WORDS, INTERIOR> (job, row, sy, sx0 + 4 * q,
-              bytes);
-        }
+        kconv_cuda_load_quad<NCH, WORDS, INTERIOR> (job, row, sy, sx0 + 4 * q,
+            bytes);
 #pragma unroll
         for (int c = 0; c < NCH; c++) {
           lo[c] = __byte_perm (bytes[c], 0x6464u, 0x5140);
@@ -237,6 +232,60 @@ load_half_planes (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
   }
 }
 
+/* The float rule (kconv_cuda_finish_as) before its clamp to [0, 255]:
+ * floor (acc + bias) by adding 1.5 * 2^23 rounded toward zero, where a
+ * float's last bit is 1, and taking the integer out of the bits (exact for
+ * |acc + bias| < 2^22; the clamp comes with packing the bytes). */
+__device__ __forceinline__ int
+finish_unclamped (const KConvCudaJob &job, float acc)
+{
+  const float v = (job.absolute ? fabsf (acc) : acc) + job.bias;
+  return (int) __float_as_uint (__fadd_rz (v, 12582912.f)) - 0x4b400000;
+}
+
+/* load_half_planes for an interior tile whose quads are 16-byte aligned:
+ * a thread keeps one column of quads and steps down the rows, so that its
+ * addresses advance by adding, and a channel of a quad takes a permute and
+ * a logic op a half pair (half (1024 + b) is 0x6400 | b) before the
+ * subtraction. */
+template <int NCH, int QUADS>
+__device__ __forceinline__ void
+load_half_planes_aligned (const KConvCudaJob &job, uint8_t *planes,
+    int plane_bytes, int pitch, int sx0, int sy0, int rows, int used_rows,
+    int used_cols)
+{
+  constexpr int STEP = SEPMMA_THREADS / QUADS; /* rows a pass */
+  if (threadIdx.x >= STEP * QUADS)
+    return;
+  const int q = threadIdx.x % QUADS, ty0 = threadIdx.x / QUADS;
+  uint32_t sel[NCH];
+#pragma unroll
+  for (int c = 0; c < NCH; c++)
+    sel[c] = job.channel_offset[c] | (4 + job.channel_offset[c]) << 8;
+  const bool used = 4 * q < used_cols;
+  const uint8_t *from =
+      job.src + (size_t) (sy0 + ty0) * job.src_stride + 4 * (sx0 + 4 * q);
+  const size_t from_step = (size_t) STEP * job.src_stride;
+  uint8_t *to = planes + ty0 * pitch + 8 * q;
+#pragma unroll 4
+  for (int ty = ty0; ty < rows; ty += STEP) {
+    uint4 v = make_uint4 (0, 0, 0, 0);
+    if (used && ty < used_rows)
+      v = __ldg ((const uint4 *) from);
+#pragma unroll
+    for (int c = 0; c < NCH; c++) {
+      const uint32_t lo =
+          (__byte_perm (v.x, v.y, sel[c]) & 0x00ff00ffu) | 0x64006400u;
+      const uint32_t hi =
+          (__byte_perm (v.z, v.w, sel[c]) & 0x00ff00ffu) | 0x64006400u;
+      *(uint2 *) (to + c * plane_bytes) =
+          make_uint2 (half2_minus_1024 (lo), half2_minus_1024 (hi));
+    }
+    from += from_step;
+    to += STEP * pitch;
+  }
+}
+
 /* The block's outputs through shared memory (over the planes, once every
  * warp is done with them), then out in 16-byte pieces with the bytes no
  * channel covers from the source: a few wide accesses a thread instead of
@@ -248,19 +297,25 @@ store_staged (const KConvCudaJob &job, uint8_t *planes,
     int tig)
 {
   uint32_t *stage = (uint32_t *) planes;
+  /* channel c from byte c of a packed word to its place in the pixel,
+   * zeros (byte 4) in the other bytes */
+  uint32_t place = 0x4444;
+#pragma unroll
+  for (int ch = 0; ch < NCH; ch++)
+    place ^= (uint32_t) (4 ^ ch) << (4 * job.channel_offset[ch]);
   __syncthreads ();
 #pragma unroll
   for (int n = 0; n < 4; n++)
 #pragma unroll
     for (int e = 0; e < 4; e++) {
-      uint32_t word = 0;
+      int v[4] = { 0, 0, 0, 0 };
 #pragma unroll
       for (int ch = 0; ch < NCH; ch++)
-        word |= (uint32_t) kconv_cuda_finish_as<KCONV_FINISH_FLOAT> (job,
-                    out[ch][n][e])
-                << (8 * job.channel_offset[ch]);
+        v[ch] = finish_unclamped (job, out[ch][n][e]);
       stage[(32 * wy + 8 * n + 2 * tig + e % 2) * SEPMMA_STAGE_PITCH + 16 * wx +
-            g + 8 * (e / 2)] = word;
+            g + 8 * (e / 2)] =
+          __byte_perm (kconv_cuda_pack_bytes (v[3], v[2], v[1], v[0]), 0,
+              place);
     }
   uint32_t keep = 0xffffffffu;
 #pragma unroll
@@ -323,11 +378,15 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
   constexpr int QUADS = tile_cols (CH) / 4;
   if (sx0 >= 0 && sy0 >= 0 && sx0 + used_cols <= job.width &&
       sy0 + used_rows <= job.height)
-    load_half_planes<NCH, QUADS, WORDS, true, VEC> (job, planes, plane_bytes,
-        pitch, sx0, sy0, rows, used_rows, used_cols);
+    if (VEC)
+      load_half_planes_aligned<NCH, QUADS> (job, planes, plane_bytes, pitch,
+          sx0, sy0, rows, used_rows, used_cols);
+    else
+      load_half_planes<NCH, QUADS, WORDS, true> (job, planes, plane_bytes,
+          pitch, sx0, sy0, rows, used_rows, used_cols);
   else
-    load_half_planes<NCH, QUADS, WORDS, false, false> (job, planes, plane_bytes,
-        pitch, sx0, sy0, rows, used_rows, used_cols);
+    load_half_planes<NCH, QUADS, WORDS, false> (job, planes, plane_bytes, pitch,
+        sx0, sy0, rows, used_rows, used_cols);
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, tig = lane % 4;

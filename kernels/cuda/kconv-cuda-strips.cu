@@ -71,20 +71,6 @@ rows_finish (const KConvCudaJob &job, const KConvCudaStrips &f, int s)
   return (int) __umulhi (n, f.magic) + f.add;
 }
 
-/* Bytes b3 b2 b1 b0 of a word, each clamped to [0, 255]: two
- * instructions (cvt.pack puts a and b, saturated, in bits 15-8 and 7-0
- * and the low half of c above them). */
-__device__ __forceinline__ uint32_t
-pack_bytes (int b3, int b2, int b1, int b0)
-{
-  uint32_t high, word;
-  asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(high) : "r"(b3), "r"(b2));
-  asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;"
-      : "=r"(word)
-      : "r"(b1), "r"(b0), "r"(high));
-  return word;
-}
-
 /* size bytes (4 or 16) from global to shared memory without passing
  * through registers (cp.async, 8.0 and up; a plain copy before), zeros
  * where bytes is 0 */
@@ -353,7 +339,7 @@ rows_strip (const KConvCudaJob &job, const KConvCudaStrips &f,
       for (int c = 0; c < 4; c++)
         v[c] = BYTES >> c & 1 ? rows_finish<MODE, ABS> (job, f, sum[done][c][p])
                               : 0;
-      out[p] = pack_bytes (v[3], v[2], v[1], v[0]);
+      out[p] = kconv_cuda_pack_bytes (v[3], v[2], v[1], v[0]);
       /* the byte no channel covers is the source's (alpha, padding) */
       if (BYTES == 0x7)
         out[p] = __byte_perm (out[p], kept[done], 0x0210 | (4 + p) << 12);
