@@ -141,15 +141,6 @@ kconv_cuda_separable_mma_prepare (const float *h, const float *v, int cols,
          0.01;
 }
 
-/* x, as a value the compiler cannot prove equal to another */
-__device__ __forceinline__ uint32_t
-opaque (uint32_t x)
-{
-  uint32_t r;
-  asm volatile("mov.b32 %0, %1;" : "=r"(r) : "r"(x));
-  return r;
-}
-
 /* two floats rounded to a half pair, lo in the low half */
 __device__ __forceinline__ uint32_t
 half2_bits (float lo, float hi)
@@ -400,9 +391,10 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
    * v[16 c + k - n], and V8 the same 8 rows later, for outputs that start
    * at an odd group of 8 rows, so that every A operand of pass 2 is a pair
    * of groups that starts even; registers (rows 2 tig, 2 tig + 1 | + 8) x
-   * column g.  Fragments hold equal words (Toeplitz), which the compiler
-   * would merge and then copy into place before every product: opaque
-   * keeps them apart. */
+   * column g.  A's fragments hold equal words (Toeplitz), which the
+   * compiler would merge and then copy into place before every product:
+   * loading them through a volatile pointer keeps them apart. */
+  const volatile float *hfrag = hpad;
   uint32_t H[CH][4], V[CH][2], V8[CH][2];
 #pragma unroll
   for (int c = 0; c < CH; c++) {
@@ -410,15 +402,15 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
     for (int r = 0; r < 4; r++) {
       const int m = g + 8 * (r & 1), k = 16 * c + 2 * tig + 8 * (r >> 1);
       const int t = SEPMMA_PAD + k - m - shift;
-      H[c][r] = opaque (half2_bits (hpad[t], hpad[t + 1]));
+      H[c][r] = half2_bits (hfrag[t], hfrag[t + 1]);
     }
 #pragma unroll
     for (int r = 0; r < 2; r++) {
       const int k = 16 * c + 2 * tig + 8 * r;
-      V[c][r] = opaque (
-          half2_bits (vpad[SEPMMA_PAD + k - g], vpad[SEPMMA_PAD + k + 1 - g]));
-      V8[c][r] = opaque (half2_bits (vpad[SEPMMA_PAD + k - g - 8],
-          vpad[SEPMMA_PAD + k + 1 - g - 8]));
+      V[c][r] =
+          half2_bits (vpad[SEPMMA_PAD + k - g], vpad[SEPMMA_PAD + k + 1 - g]);
+      V8[c][r] = half2_bits (vpad[SEPMMA_PAD + k - g - 8],
+          vpad[SEPMMA_PAD + k + 1 - g - 8]);
     }
   }
 
