@@ -227,10 +227,11 @@ load_half_planes (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
  * floor (acc + bias) by adding 1.5 * 2^23 rounded toward zero, where a
  * float's last bit is 1, and taking the integer out of the bits (exact for
  * |acc + bias| < 2^22; the clamp comes with packing the bytes). */
+template <bool ABS>
 __device__ __forceinline__ int
 finish_unclamped (const KConvCudaJob &job, float acc)
 {
-  const float v = (job.absolute ? fabsf (acc) : acc) + job.bias;
+  const float v = (ABS ? fabsf (acc) : acc) + job.bias;
   return (int) __float_as_uint (__fadd_rz (v, 12582912.f)) - 0x4b400000;
 }
 
@@ -281,7 +282,7 @@ load_half_planes_aligned (const KConvCudaJob &job, uint8_t *planes,
  * warp is done with them), then out in 16-byte pieces with the bytes no
  * channel covers from the source: a few wide accesses a thread instead of
  * a load and a store for every pixel. */
-template <int NCH>
+template <int NCH, bool ABS>
 __device__ __forceinline__ void
 store_staged (const KConvCudaJob &job, uint8_t *planes,
     const float (&out)[NCH][4][4], int x0, int y0, int wx, int wy, int g,
@@ -302,7 +303,7 @@ store_staged (const KConvCudaJob &job, uint8_t *planes,
       int v[4] = { 0, 0, 0, 0 };
 #pragma unroll
       for (int ch = 0; ch < NCH; ch++)
-        v[ch] = finish_unclamped (job, out[ch][n][e]);
+        v[ch] = finish_unclamped<ABS> (job, out[ch][n][e]);
       stage[(32 * wy + 8 * n + 2 * tig + e % 2) * SEPMMA_STAGE_PITCH + 16 * wx +
             g + 8 * (e / 2)] =
           __byte_perm (kconv_cuda_pack_bytes (v[3], v[2], v[1], v[0]), 0,
@@ -367,14 +368,14 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
   }
 
   constexpr int QUADS = tile_cols (CH) / 4;
-  if (sx0 >= 0 && sy0 >= 0 && sx0 + used_cols <= job.width &&
-      sy0 + used_rows <= job.height)
-    if (VEC)
-      load_half_planes_aligned<NCH, QUADS> (job, planes, plane_bytes, pitch,
-          sx0, sy0, rows, used_rows, used_cols);
-    else
-      load_half_planes<NCH, QUADS, WORDS, true> (job, planes, plane_bytes,
-          pitch, sx0, sy0, rows, used_rows, used_cols);
+  const bool interior = sx0 >= 0 && sy0 >= 0 && sx0 + used_cols <= job.width &&
+                        sy0 + used_rows <= job.height;
+  if (interior && VEC)
+    load_half_planes_aligned<NCH, QUADS> (job, planes, plane_bytes, pitch, sx0,
+        sy0, rows, used_rows, used_cols);
+  else if (interior)
+    load_half_planes<NCH, QUADS, WORDS, true> (job, planes, plane_bytes, pitch,
+        sx0, sy0, rows, used_rows, used_cols);
   else
     load_half_planes<NCH, QUADS, WORDS, false> (job, planes, plane_bytes, pitch,
         sx0, sy0, rows, used_rows, used_cols);
@@ -463,8 +464,10 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
   }
 
   /* out[.][n][e]: column g + 8 (e / 2), row 8 n + 2 tig + e % 2 */
-  if (VEC)
-    store_staged<NCH> (job, planes, out, x0, y0, wx, wy, g, tig);
+  if (VEC && job.absolute) /* the whole block alike: no lane waits */
+    store_staged<NCH, true> (job, planes, out, x0, y0, wx, wy, g, tig);
+  else if (VEC)
+    store_staged<NCH, false> (job, planes, out, x0, y0, wx, wy, g, tig);
   else
 #pragma unroll
     for (int n = 0; n < 4; n++)
