@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * For exact kernels up to 7x7 whose weights fit in a signed byte but whose
- * sums are too large for the packed path's 16-bit lanes.  The tile is
+ * sums are too large for the packed path's 16-bit lanes, on rows that
+ * kconv-cuda-strips.cu cannot take (not 16-byte aligned).  The tile is
  * stored planar (a byte plane per convolved channel), so four horizontal
  * neighbours of a channel sit in one word; a funnel shift aligns the window
  * of each output and DP4A multiplies four bytes by four signed weights and

@@ -2,11 +2,13 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Two kernels take exact 3x3, 5x5 and 7x7 kernels on 4-byte pixels in
- * integers: kconv-cuda-packed.cu (two channels an instruction in 16-bit
- * lanes, for small sums) and kconv-cuda-dp4a.cu (four taps an instruction,
- * for weights that fit a signed byte).  Which one a kernel takes depends on
- * its weights only and is decided once; the pixel layout is checked per
+ * Three kernels take exact 3x3, 5x5 and 7x7 kernels on 4-byte pixels in
+ * integers: kconv-cuda-strips.cu (weights that fit a signed byte, rows
+ * 16-byte aligned, no tile), and on tiles kconv-cuda-packed.cu (two
+ * channels an instruction in 16-bit lanes, for small sums) and
+ * kconv-cuda-dp4a.cu (four taps an instruction, for weights that fit a
+ * signed byte).  Which tile kernel a kernel takes depends on its weights
+ * only and is decided once; the layout and alignment are checked per
  * frame.
  */
 #pragma once

@@ -10,9 +10,9 @@
  * integer multiply-add accumulates two channels at once.  Negative
  * products borrow across the lanes, which is harmless: the low lane is
  * read back sign-extended and the high lane as the rest, exact whenever
- * every channel's sum fits in 16 bits (255 * sum |w| < 2^15).  A 3x3
- * kernel on rows that are 16-byte aligned takes kconv-cuda-strips.cu
- * instead, which is faster.
+ * every channel's sum fits in 16 bits (255 * sum |w| < 2^15).  Kernels
+ * whose weights fit a signed byte, on rows that are 16-byte aligned, take
+ * kconv-cuda-strips.cu instead, which is faster.
  */
 #include "kconv-cuda-int.cuh"
 #include "kconv-cuda-launch.h"

@@ -25,8 +25,9 @@
 
 /* From this many weights on, an exact kernel whose weights fit a signed
  * byte goes to the tensor cores, except square 3x3 to 7x7, where the
- * integer paths of the small kernel are faster (7x7 on 4K RGBA: DP4A 0.081
- * ms, tensor cores 0.112; see kernels/PERFORMANCE.md). */
+ * integer paths of the small kernel are faster (7x7 on 4K RGBA: streamed
+ * 0.048 ms, DP4A tiles 0.067, tensor cores 0.112; see
+ * kernels/PERFORMANCE.md). */
 #define MMA_MIN_TAPS 25
 
 typedef enum {
