@@ -92,6 +92,11 @@ tile_cols (int chunks)
  * and rows stay 16-byte aligned. */
 #define SEPMMA_STAGE_PITCH (SEPMMA_TILE_W + 4)
 
+/* The byte no channel covers of each output pixel of 3-channel 4-byte
+ * pixels (alpha, padding), a word a quad, kept by the aligned loader so
+ * that the store needs no second read of the source. */
+#define SEPMMA_KEPT_BYTES (SEPMMA_TILE_H * SEPMMA_TILE_W)
+
 size_t
 kconv_cuda_separable_mma_smem (int nch, const KConvCudaJob *job)
 {
@@ -99,7 +104,9 @@ kconv_cuda_separable_mma_smem (int nch, const KConvCudaJob *job)
   const size_t planes =
       (size_t) nch * tile_rows (ch) * (2 * tile_cols (ch) + 16);
   const size_t stage = 4 * SEPMMA_TILE_H * SEPMMA_STAGE_PITCH;
-  return quads_align (*job) && stage > planes ? stage : planes;
+  if (!quads_align (*job))
+    return planes;
+  return (stage > planes ? stage : planes) + SEPMMA_KEPT_BYTES;
 }
 
 int
@@ -244,7 +251,7 @@ template <int NCH, int QUADS>
 __device__ __forceinline__ void
 load_half_planes_aligned (const KConvCudaJob &job, uint8_t *planes,
     int plane_bytes, int pitch, int sx0, int sy0, int rows, int used_rows,
-    int used_cols)
+    int used_cols, uint32_t *kept, int kept_byte, int out_q0)
 {
   constexpr int STEP = SEPMMA_THREADS / QUADS; /* rows a pass */
   if (threadIdx.x >= STEP * QUADS)
@@ -259,11 +266,20 @@ load_half_planes_aligned (const KConvCudaJob &job, uint8_t *planes,
       job.src + (size_t) (sy0 + ty0) * job.src_stride + 4 * (sx0 + 4 * q);
   const size_t from_step = (size_t) STEP * job.src_stride;
   uint8_t *to = planes + ty0 * pitch + 8 * q;
+  /* the quad's output pixels, where they are: their kept bytes */
+  const int out_q = q - out_q0;
+  const bool keeps = kept && out_q >= 0 && out_q < SEPMMA_TILE_W / 4;
+  const uint32_t kept_sel = kept_byte | (4 + kept_byte) << 4;
 #pragma unroll 4
   for (int ty = ty0; ty < rows; ty += STEP) {
     uint4 v = make_uint4 (0, 0, 0, 0);
     if (used && ty < used_rows)
       v = __ldg ((const uint4 *) from);
+    const int out_row = ty - job.ay;
+    if (keeps && out_row >= 0 && out_row < SEPMMA_TILE_H)
+      kept[out_row * (SEPMMA_TILE_W / 4) + out_q] =
+          __byte_perm (__byte_perm (v.x, v.y, kept_sel),
+              __byte_perm (v.z, v.w, kept_sel), 0x5410);
 #pragma unroll
     for (int c = 0; c < NCH; c++) {
       const uint32_t lo =
@@ -286,7 +302,7 @@ template <int NCH, bool ABS>
 __device__ __forceinline__ void
 store_staged (const KConvCudaJob &job, uint8_t *planes,
     const float (&out)[NCH][4][4], int x0, int y0, int wx, int wy, int g,
-    int tig)
+    int tig, const uint32_t *kept, int kept_byte)
 {
   uint32_t *stage = (uint32_t *) planes;
   /* channel c from byte c of a packed word to its place in the pixel,
@@ -325,7 +341,15 @@ store_staged (const KConvCudaJob &job, uint8_t *planes,
     const uint32_t *src =
         (const uint32_t *) (job.src + (size_t) y * job.src_stride) + x;
     uint32_t *dst = (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + x;
-    if (x + 3 < job.width) {
+    if (x + 3 < job.width && kept) {
+      /* pixel p's kept byte from byte p of the kept word */
+      const uint32_t k = kept[at], sel = 0x3210 & ~(0xf << (4 * kept_byte));
+      *(uint4 *) dst =
+          make_uint4 (__byte_perm (v.x, k, sel | 4 << (4 * kept_byte)),
+              __byte_perm (v.y, k, sel | 5 << (4 * kept_byte)),
+              __byte_perm (v.z, k, sel | 6 << (4 * kept_byte)),
+              __byte_perm (v.w, k, sel | 7 << (4 * kept_byte)));
+    } else if (x + 3 < job.width) {
       uint4 s4 = make_uint4 (0, 0, 0, 0);
       if (keep)
         s4 = __ldg ((const uint4 *) src);
@@ -370,9 +394,18 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
   constexpr int QUADS = tile_cols (CH) / 4;
   const bool interior = sx0 >= 0 && sy0 >= 0 && sx0 + used_cols <= job.width &&
                         sy0 + used_rows <= job.height;
+  /* 3 channels of 4-byte pixels: the fourth byte kept as the tile loads */
+  constexpr int stage_bytes = 4 * SEPMMA_TILE_H * SEPMMA_STAGE_PITCH;
+  uint32_t *kept = NCH == 3 && VEC && interior && job.copy_other_bytes
+                       ? (uint32_t *) (planes + (NCH * plane_bytes > stage_bytes
+                                                        ? NCH * plane_bytes
+                                                        : stage_bytes))
+                       : NULL;
+  const int kept_byte = 6 - job.channel_offset[0] - job.channel_offset[1] -
+                        job.channel_offset[NCH > 2 ? 2 : 0];
   if (interior && VEC)
     load_half_planes_aligned<NCH, QUADS> (job, planes, plane_bytes, pitch, sx0,
-        sy0, rows, used_rows, used_cols);
+        sy0, rows, used_rows, used_cols, kept, kept_byte, (job.ax + shift) / 4);
   else if (interior)
     load_half_planes<NCH, QUADS, WORDS, true> (job, planes, plane_bytes, pitch,
         sx0, sy0, rows, used_rows, used_cols);
@@ -465,9 +498,11 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
 
   /* out[.][n][e]: column g + 8 (e / 2), row 8 n + 2 tig + e % 2 */
   if (VEC && job.absolute) /* the whole block alike: no lane waits */
-    store_staged<NCH, true> (job, planes, out, x0, y0, wx, wy, g, tig);
+    store_staged<NCH, true> (job, planes, out, x0, y0, wx, wy, g, tig, kept,
+        kept_byte);
   else if (VEC)
-    store_staged<NCH, false> (job, planes, out, x0, y0, wx, wy, g, tig);
+    store_staged<NCH, false> (job, planes, out, x0, y0, wx, wy, g, tig, kept,
+        kept_byte);
   else
 #pragma unroll
     for (int n = 0; n < 4; n++)
