@@ -38,15 +38,10 @@
  * of it from word 132 */
 #define ROWS_PITCH (ROWS_SPAN + 8)
 
-/* Output rows a warp slides down, for a K x K kernel convolving the bytes
- * BYTES: for 3x3, 4, 6 and 8 measured within 2% of each other, 12 slower
- * (too few warps to hide the memory's latency). */
-template <int K, int BYTES>
-__host__ __device__ constexpr int
-rows_strip_length ()
-{
-  return K == 3 ? 6 : 6;
-}
+/* Output rows a warp slides down: for 3x3, 4, 6 and 8 measured within 2%
+ * of each other, 12 slower (too few warps to hide the memory's latency);
+ * for 5x5 and 7x7, 4, 8 and 10 no better than 6. */
+#define ROWS_STRIP 6
 
 /* What the kernel takes besides the job (KConvCudaStrips): the weights as
  * DP4A wants them and the constants of the rounding rule.  With exact
@@ -255,7 +250,7 @@ rows_strip (const KConvCudaJob &job, const KConvCudaStrips &f,
     SourceRows<K / 2> &rows, int y_begin, int y_end)
 {
   const int R = K / 2, N = ROWS_X + 2 * R, X = ROWS_X;
-  const int S = rows_strip_length<K, BYTES> ();
+  const int S = ROWS_STRIP;
   const int KW = (K + 3) / 4;    /* DP4A words a kernel row */
   const int first = y_begin - R; /* the first source row */
   int sum[S][4][X]; /* output row, byte, pixel (bytes not convolved unused) */
@@ -363,7 +358,7 @@ template <int K, int MODE, int BYTES, bool ABS>
 __global__ void __launch_bounds__ (32 * ROWS_WARPS)
     kernel_strips (const KConvCudaJob job, const KConvCudaStrips f)
 {
-  const int S = rows_strip_length<K, BYTES> ();
+  const int S = ROWS_STRIP;
   __shared__ __align__ (16) uint32_t ring[ROWS_WARPS][ROWS_DEPTH][ROWS_PITCH];
   const int y_begin =
       job.row_begin + (blockIdx.y * ROWS_WARPS + threadIdx.y) * S;
@@ -423,7 +418,7 @@ launch_strips (const KConvCudaJob &job, const KConvCudaStrips &f,
       const int K = decltype (size)::value;
       dim3 block (32, ROWS_WARPS);
       dim3 grid (kconv_div_up (job.width, ROWS_SPAN),
-          kconv_cuda_grid_rows (job, ROWS_WARPS * rows_strip_length<K, B> ()));
+          kconv_cuda_grid_rows (job, ROWS_WARPS * ROWS_STRIP));
       kernel_strips<K, MODE, B, ABS><<<grid, block, 0, stream>>> (job, f);
       return cudaGetLastError ();
     };
