@@ -394,16 +394,20 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
   constexpr int QUADS = tile_cols (CH) / 4;
   const bool interior = sx0 >= 0 && sy0 >= 0 && sx0 + used_cols <= job.width &&
                         sy0 + used_rows <= job.height;
+  /* the aligned loader reads whole quads: the last may reach 3 pixels past
+   * the columns with weight, which must still be in the frame */
+  const bool quads_inside =
+      VEC && interior && sx0 + ((used_cols + 3) & ~3) <= job.width;
   /* 3 channels of 4-byte pixels: the fourth byte kept as the tile loads */
   constexpr int stage_bytes = 4 * SEPMMA_TILE_H * SEPMMA_STAGE_PITCH;
-  uint32_t *kept = NCH == 3 && VEC && interior && job.copy_other_bytes
+  uint32_t *kept = NCH == 3 && quads_inside && job.copy_other_bytes
                        ? (uint32_t *) (planes + (NCH * plane_bytes > stage_bytes
                                                         ? NCH * plane_bytes
                                                         : stage_bytes))
                        : NULL;
   const int kept_byte = 6 - job.channel_offset[0] - job.channel_offset[1] -
                         job.channel_offset[NCH > 2 ? 2 : 0];
-  if (interior && VEC)
+  if (quads_inside)
     load_half_planes_aligned<NCH, QUADS> (job, planes, plane_bytes, pitch, sx0,
         sy0, rows, used_rows, used_cols, kept, kept_byte, (job.ax + shift) / 4);
   else if (interior)
