@@ -197,6 +197,15 @@ kconv_cuda_finish_as (const KConvCudaJob &job, float acc)
   return (uint8_t) __float_as_uint (__fadd_rz (v, 8388608.f));
 }
 
+/* Whether every source and output row starts 16-byte aligned, so that a
+ * thread may move four 4-byte pixels in one piece. */
+static inline bool
+kconv_cuda_rows_aligned16 (const KConvCudaJob &job)
+{
+  return (uintptr_t) job.src % 16 == 0 && (uintptr_t) job.dst % 16 == 0 &&
+         job.src_stride % 16 == 0 && job.dst_stride % 16 == 0;
+}
+
 /* Bytes b3 b2 b1 b0 of a word, each clamped to [0, 255]: two
  * instructions (cvt.pack puts a and b, saturated, in bits 15-8 and 7-0
  * and the low half of c above them). */

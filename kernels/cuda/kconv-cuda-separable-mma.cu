@@ -49,8 +49,7 @@ static bool
 quads_align (const KConvCudaJob &job)
 {
   return job.pixel_stride == 4 && job.aligned4 &&
-         (uintptr_t) job.src % 16 == 0 && job.src_stride % 16 == 0 &&
-         (uintptr_t) job.dst % 16 == 0 && job.dst_stride % 16 == 0 &&
+         kconv_cuda_rows_aligned16 (job) &&
          (job.copy_other_bytes || job.n_channels == 4) &&
          chunks_for (job.cols, job.rows, -job.ax & 3) ==
              chunks_for (job.cols, job.rows, 0);
@@ -91,6 +90,7 @@ tile_cols (int chunks)
  * that a warp's stores (rows 2 apart, 8 columns) fall in different banks
  * and rows stay 16-byte aligned. */
 #define SEPMMA_STAGE_PITCH (SEPMMA_TILE_W + 4)
+#define SEPMMA_STAGE_BYTES (4 * SEPMMA_TILE_H * SEPMMA_STAGE_PITCH)
 
 /* The byte no channel covers of each output pixel of 3-channel 4-byte
  * pixels (alpha, padding), a word a quad, kept by the aligned loader so
@@ -103,10 +103,11 @@ kconv_cuda_separable_mma_smem (int nch, const KConvCudaJob *job)
   const int ch = chunks_for (job->cols, job->rows, tile_shift (*job));
   const size_t planes =
       (size_t) nch * tile_rows (ch) * (2 * tile_cols (ch) + 16);
-  const size_t stage = 4 * SEPMMA_TILE_H * SEPMMA_STAGE_PITCH;
   if (!quads_align (*job))
     return planes;
-  return (stage > planes ? stage : planes) + SEPMMA_KEPT_BYTES;
+  /* the stage over the planes, the kept bytes after both */
+  return (planes > SEPMMA_STAGE_BYTES ? planes : SEPMMA_STAGE_BYTES) +
+         SEPMMA_KEPT_BYTES;
 }
 
 int
@@ -399,12 +400,12 @@ __launch_bounds__ (SEPMMA_THREADS, NCH >= 4 ? 2 : 3)
   const bool quads_inside =
       VEC && interior && sx0 + ((used_cols + 3) & ~3) <= job.width;
   /* 3 channels of 4-byte pixels: the fourth byte kept as the tile loads */
-  constexpr int stage_bytes = 4 * SEPMMA_TILE_H * SEPMMA_STAGE_PITCH;
-  uint32_t *kept = NCH == 3 && quads_inside && job.copy_other_bytes
-                       ? (uint32_t *) (planes + (NCH * plane_bytes > stage_bytes
-                                                        ? NCH * plane_bytes
-                                                        : stage_bytes))
-                       : NULL;
+  uint32_t *kept =
+      NCH == 3 && quads_inside && job.copy_other_bytes
+          ? (uint32_t *) (planes + (NCH * plane_bytes > SEPMMA_STAGE_BYTES
+                                           ? NCH * plane_bytes
+                                           : SEPMMA_STAGE_BYTES))
+          : NULL;
   const int kept_byte = 6 - job.channel_offset[0] - job.channel_offset[1] -
                         job.channel_offset[NCH > 2 ? 2 : 0];
   if (quads_inside)

@@ -379,10 +379,8 @@ kconv_cuda_strips_prepare (const KConvCudaJob *job_p,
   const KConvCudaJob &job = *job_p;
   const KConvCudaIntWeights &iw = *iw_p;
   const int k = job.cols;
-  if ((k != 3 && k != 5 && k != 7) || job.rows != k || job.pixel_stride != 4 ||
-      !kconv_cuda_int_layout_fits (job) || (uintptr_t) job.src % 16 != 0 ||
-      (uintptr_t) job.dst % 16 != 0 || job.src_stride % 16 != 0 ||
-      job.dst_stride % 16 != 0)
+  if ((k != 3 && k != 5 && k != 7) || job.rows != k ||
+      !kconv_cuda_int_layout_fits (job) || !kconv_cuda_rows_aligned16 (job))
     return 0;
   uint64_t s_max = 0;
   memset (f->row, 0, sizeof f->row);

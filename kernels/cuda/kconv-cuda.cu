@@ -418,10 +418,9 @@ small_describe (const KConvCuda *cu, const KConvPlan *plan, char *out,
       : cu->int_path == KCONV_CUDA_INT_DP4A ? "; on 4-byte pixels four taps "
                                               "an instruction (DP4A)"
                                             : "",
-      cu->int_path != KCONV_CUDA_INT_NONE && cu->packed_allowed == 1 &&
-              plan->cols == plan->rows
-          ? "; with byte weights streamed down columns, DP4A, where "
-            "rows are 16-byte aligned"
+      cu->int_path != KCONV_CUDA_INT_NONE && cu->packed_allowed == 1
+          ? "; streamed down columns (DP4A) where the weights fit a "
+            "signed byte and rows are 16-byte aligned"
           : "");
 }
 
