@@ -24,7 +24,7 @@
 #include "match-table.h"
 
 static const char *const forced[] = { "small", "direct", "separable", "fft",
-  "mma", "sepmma"
+  "mma", "wgmma", "sepmma"
 };
 
 /* PART named after the seed, or no parts named */
@@ -52,7 +52,7 @@ parts_known (int argc, char **argv)
       known |= !strcmp (argv[i], forced[k]);
     if (!known) {
       fprintf (stderr, "%s: unknown part \"%s\" (auto, small, direct, "
-          "separable, fft, mma, sepmma, match or max=N)\n", argv[0], argv[i]);
+          "separable, fft, mma, wgmma, sepmma, match or max=N)\n", argv[0], argv[i]);
       return 0;
     }
   }

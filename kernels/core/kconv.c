@@ -58,7 +58,7 @@ kconv_force_strategy (KConvBackend backend, const char *name)
 {
   static const char *const cpu[] = { "direct", "fft", NULL };
   static const char *const cuda[] = { "small", "direct", "separable", "fft",
-    "mma", "sepmma", NULL
+    "mma", "wgmma", "sepmma", NULL
   };
   const char *const *names = backend == KCONV_BACKEND_CPU ? cpu :
       backend == KCONV_BACKEND_CUDA ? cuda : NULL;

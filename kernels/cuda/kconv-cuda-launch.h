@@ -63,6 +63,17 @@ size_t kconv_cuda_mma_smem (int nch, int cols, int rows);
 cudaError_t kconv_cuda_launch_mma (const KConvCudaJob * job,
     const uint32_t * table, cudaStream_t stream);
 
+/* The same kernels on the warpgroup tensor cores of compute capability
+ * 9.0 (wgmma; built for sm_90a), one launch for every channel; the table
+ * (kconv_cuda_wgmma_weights) holds the kernel rows padded with zeros. */
+int kconv_cuda_wgmma_available (int device);
+size_t kconv_cuda_wgmma_weights_bytes (int rows, int cols);
+void kconv_cuda_wgmma_weights (const int8_t * w, int rows, int cols,
+    int8_t * out);
+size_t kconv_cuda_wgmma_smem (int cols, int rows);
+cudaError_t kconv_cuda_launch_wgmma (const KConvCudaJob * job,
+    const int8_t * weights, cudaStream_t stream);
+
 /* Inexact separable kernels up to 33x33 on tensor cores in half
  * precision (8.0 and up), 1 to 4 channels of any layout.  prepare rounds
  * h and v into h16 and v16 (hv's layout: h then v) and returns a bound on

@@ -31,6 +31,7 @@
 #define MMA_MIN_TAPS 25
 
 typedef enum {
+  STRATEGY_WGMMA,         /* the same on Hopper's warpgroup tensor cores */
   STRATEGY_MMA,           /* exact, signed-byte weights, tensor cores */
   STRATEGY_SMALL,         /* direct, sizes fixed at compile time */
   STRATEGY_SEPARABLE_MMA, /* inexact separable, tensor cores, half */
@@ -58,7 +59,7 @@ struct KConvCuda
                               * strategy at creation */
   KConvCudaIntWeights iw;
   float *d_weights;        /* direct kernels too large for pw */
-  uint32_t *d_mma_table;   /* the tensor-core path's weight table */
+  void *d_tensor_table;    /* the exact tensor-core paths' weight table */
   int max_smem;            /* opt-in limit per block */
   cudaStream_t stream;     /* every convolution runs here, in order */
   cudaStream_t up, down;   /* frames' uploads and downloads, in order */
@@ -219,6 +220,7 @@ typedef struct
   int use_separable; /* the core found two passes pay */
   int taps;
   int mma;             /* every weight a signed byte, tensor cores */
+  int wgmma;           /* and the device has wgmma */
   int small;           /* a size compiled in */
   double sepmma_bound; /* half-precision two passes' error bound */
 } Choice;
@@ -295,7 +297,8 @@ smem_refused (const KConvCuda *cu, size_t smem)
       cu->arith.cols, cu->arith.rows, smem, cu->max_smem);
 }
 
-/* mma: exact, on tensor cores */
+/* mma and wgmma: exact, on tensor cores (mma.sync, or the warpgroup's
+ * asynchronous products on compute capability 9.0) */
 
 static int
 mma_can (const Choice *c)
@@ -309,22 +312,42 @@ mma_chosen (const Choice *c)
   return c->mma && !c->small && c->taps >= MMA_MIN_TAPS;
 }
 
+static int
+wgmma_can (const Choice *c)
+{
+  return c->mma && c->wgmma;
+}
+
+static int
+wgmma_chosen (const Choice *c)
+{
+  return wgmma_can (c) && mma_chosen (c);
+}
+
+/* The weights as signed bytes, in the table the path takes, on the
+ * device. */
 static KConvStatus
-mma_setup (KConvCuda *cu, const KConvPlan *plan)
+tensor_setup (KConvCuda *cu, const KConvPlan *plan)
 {
   const int n = plan->rows * plan->cols;
-  const size_t bytes = kconv_cuda_mma_table_bytes (plan->rows, plan->cols);
+  const int wgmma = cu->strategy->id == STRATEGY_WGMMA;
+  const size_t bytes =
+      wgmma ? kconv_cuda_wgmma_weights_bytes (plan->rows, plan->cols)
+            : kconv_cuda_mma_table_bytes (plan->rows, plan->cols);
   int8_t *w = (int8_t *) malloc (n);
-  uint32_t *table = (uint32_t *) malloc (bytes);
+  void *table = malloc (bytes);
   cudaError_t err = w && table ? cudaSuccess : cudaErrorMemoryAllocation;
   if (err == cudaSuccess) {
     for (int i = 0; i < n; i++)
       w[i] = (int8_t) plan->weights[i];
-    kconv_cuda_mma_table (w, plan->rows, plan->cols, table);
-    err = cudaMalloc (&cu->d_mma_table, bytes);
+    if (wgmma)
+      kconv_cuda_wgmma_weights (w, plan->rows, plan->cols, (int8_t *) table);
+    else
+      kconv_cuda_mma_table (w, plan->rows, plan->cols, (uint32_t *) table);
+    err = cudaMalloc (&cu->d_tensor_table, bytes);
   }
   if (err == cudaSuccess)
-    err = cudaMemcpy (cu->d_mma_table, table, bytes, cudaMemcpyHostToDevice);
+    err = cudaMemcpy (cu->d_tensor_table, table, bytes, cudaMemcpyHostToDevice);
   /* a copy from pageable memory may return before its DMA ends, and the
    * filter's streams do not wait for the legacy one */
   if (err == cudaSuccess)
@@ -335,21 +358,28 @@ mma_setup (KConvCuda *cu, const KConvPlan *plan)
   return KCONV_OK;
 }
 
-/* both tensor-core paths take every channel in one launch */
+/* the tensor-core paths take every channel in one launch */
 static KConvStatus
 tensor_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
     const KConvImage *dst, cudaStream_t stream)
 {
-  const int mma = cu->strategy->id == STRATEGY_MMA;
+  const Strategy id = cu->strategy->id;
   const size_t smem =
-      mma ? kconv_cuda_mma_smem (src->n_channels, job->cols, job->rows)
+      id == STRATEGY_WGMMA ? kconv_cuda_wgmma_smem (job->cols, job->rows)
+      : id == STRATEGY_MMA
+          ? kconv_cuda_mma_smem (src->n_channels, job->cols, job->rows)
           : kconv_cuda_separable_mma_smem (src->n_channels, job);
   if (smem > (size_t) cu->max_smem)
     return smem_refused (cu, smem);
   job_all_channels (job, src, dst);
-  KCONV_CUDA_CHECK (
-      mma ? kconv_cuda_launch_mma (job, cu->d_mma_table, stream)
-          : kconv_cuda_launch_separable_mma (job, &cu->pw, stream));
+  if (id == STRATEGY_WGMMA)
+    KCONV_CUDA_CHECK (kconv_cuda_launch_wgmma (job,
+        (const int8_t *) cu->d_tensor_table, stream));
+  else if (id == STRATEGY_MMA)
+    KCONV_CUDA_CHECK (kconv_cuda_launch_mma (job,
+        (const uint32_t *) cu->d_tensor_table, stream));
+  else
+    KCONV_CUDA_CHECK (kconv_cuda_launch_separable_mma (job, &cu->pw, stream));
   return KCONV_OK;
 }
 
@@ -358,8 +388,9 @@ mma_describe (const KConvCuda *cu, const KConvPlan *plan, char *out,
     size_t size)
 {
   snprintf (out, size,
-      "tensor cores %dx%d (exact: byte pixels times byte "
+      "tensor cores%s %dx%d (exact: byte pixels times byte "
       "weights, 32-bit sums; weight table on the device)",
+      cu->strategy->id == STRATEGY_WGMMA ? " (warpgroup, wgmma)" : "",
       plan->cols, plan->rows);
 }
 
@@ -598,7 +629,9 @@ fft_describe (const KConvCuda *cu, const KConvPlan *plan, char *out,
 
 /* in the order of preference; indexed by Strategy */
 static const StrategyOps strategies[] = {
-  { STRATEGY_MMA, "mma", mma_can, mma_chosen, mma_setup, tensor_launch,
+  { STRATEGY_WGMMA, "wgmma", wgmma_can, wgmma_chosen, tensor_setup,
+      tensor_launch, mma_describe },
+  { STRATEGY_MMA, "mma", mma_can, mma_chosen, tensor_setup, tensor_launch,
       mma_describe },
   { STRATEGY_SMALL, "small", small_can, small_can, small_setup, small_launch,
       small_describe },
@@ -675,7 +708,7 @@ kconv_cuda_new (const KConvPlan *plan, int use_separable, int device_id,
   cu->device = device_id < 0 ? 0 : device_id;
 
   Choice c = { plan, use_separable, plan->rows * plan->cols,
-    mma_fits (plan, cu->device),
+    mma_fits (plan, cu->device), kconv_cuda_wgmma_available (cu->device),
     kconv_cuda_small_fits (plan->cols, plan->rows, 1), INFINITY };
   if (use_separable && plan->separable)
     cu->sepmma_bound = c.sepmma_bound =
@@ -775,7 +808,7 @@ kconv_cuda_free (KConvCuda *cu)
   (void) kconv_cuda_use_device (cu->device);
   kconv_cuda_fft_free (cu->fft);
   cudaFree (cu->d_weights);
-  cudaFree (cu->d_mma_table);
+  cudaFree (cu->d_tensor_table);
   if (cu->stream)
     cudaStreamDestroy (cu->stream);
   if (cu->up)

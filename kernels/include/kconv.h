@@ -199,7 +199,7 @@ const char *kconv_filter_strategy (const KConvFilter * filter);
 /* Forces the path that filters made from now on take on a backend, where
  * the path can take their kernel (else kconv chooses as usual): on
  * KCONV_BACKEND_CPU "direct" or "fft"; on KCONV_BACKEND_CUDA "small",
- * "direct", "separable", "fft", "mma" or "sepmma".  NULL gives the choice
+ * "direct", "separable", "fft", "mma", "wgmma" or "sepmma".  NULL gives the choice
  * back.  For tests and for measuring crossovers; the environment variables
  * KCONV_CPU_STRATEGY and KCONV_CUDA_STRATEGY set the same, read once.
  * KCONV_ERROR_INVALID_ARGUMENT for another backend or name. */

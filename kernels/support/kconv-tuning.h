@@ -22,7 +22,8 @@ typedef struct
   int cpu_avx512;               /* 0 keeps the CPU's paths to AVX2 where
                                  * AVX-512 is there (to test them) */
   char cuda_strategy[16];       /* "" or small, direct, separable, fft, mma,
-                                 * sepmma: forced where it takes the kernel */
+                                 * wgmma, sepmma: forced where it takes the
+                                 * kernel */
   int cuda_packed;              /* 0 keeps small integer kernels on the
                                  * float path (no packed lanes, no DP4A);
                                  * 2 ("tiles") keeps them on their
