@@ -3,16 +3,17 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * For exact kernels whose weights all fit a signed byte, on compute
- * capability 9.0 built as sm_90a.  A block (one warpgroup) makes a 64 x 128
- * tile of one channel.  Step i of 32-column chunk j is one product
+ * capability 9.0 built as sm_90a.  A block (one warpgroup) makes a tile of
+ * one channel, 64 columns by 8 NY rows (NY = 12 or 16).  Step i of 32-column
+ * chunk j is one product
  *
  *   D[(s, r)][(X, Y)] += sum_k  w[i - s][32 j + k - r] * in[8 Y + i][8 X + 32 j
- * + k] A (64 x 32, weights)     B (32 x 128, pixels)
+ * + k] A (64 x 32, weights)     B (32 x 8 NY, pixels)
  *
- * with s, r, X in 0..7 and Y in 0..15, so that D[(s, r)][(X, Y)] is the sum
- * of output pixel (8 X + r, 8 Y + s): step i gives it kernel row i - s, and
- * steps 0 .. rows + 6 give it every row once.  The tensor work is useful at
- * rows / (rows + 7) x cols / (32 J): 89% at 121x121, where the Toeplitz
+ * with s, r, X in 0..7 and Y in 0..NY - 1, so that D[(s, r)][(X, Y)] is the
+ * sum of output pixel (8 X + r, 8 Y + s): step i gives it kernel row i - s,
+ * and steps 0 .. rows + 6 give it every row once.  The tensor work is useful
+ * at rows / (rows + 7) x cols / (32 J): 89% at 121x121, where the Toeplitz
  * tiles of kconv-cuda-mma.cu reach 76%, and wgmma runs at about twice the
  * rate of mma.sync.
  *
@@ -34,8 +35,10 @@
 
 #define WG_THREADS 128 /* one warpgroup */
 #define WG_TILE_W 64   /* output columns a block: 8 X by 8 r */
-#define WG_TILE_H 128  /* output rows a block: 16 Y by 8 s */
-#define WG_SUMS (WG_TILE_W * WG_TILE_H / WG_THREADS) /* a thread's: 64 */
+/* Output rows a block: NY groups Y of 8 rows s, NY 12 or 16 (B is 32 x
+ * 8 NY); a thread holds 4 NY sums. */
+#define WG_TILE_H(NY) (8 * (NY))
+#define WG_MAX_NY 16
 #define WG_PAD_ROWS 8  /* zero kernel rows above the kernel, and below it */
 #define WG_LOAD_ROWS 4 /* rows whose loads a thread has in flight at once */
 
@@ -80,15 +83,21 @@ kconv_cuda_wgmma_weights (const int8_t *w, int rows, int cols, int8_t *out)
 /* The sums, staged for the stores: the tile's rows, 64 + 4 sums a row. */
 #define WG_SUM_PITCH (WG_TILE_W + 4)
 
-size_t
-kconv_cuda_wgmma_smem (int cols, int rows)
+static size_t
+smem_for (int cols, int rows, int ny)
 {
   const int chunks = kconv_cuda_wgmma_chunks (cols);
   const size_t operands =
-      (size_t) (WG_TILE_H + rows - 1) * 16 * wg_windows (chunks) +
+      (size_t) (WG_TILE_H (ny) + rows - 1) * 16 * wg_windows (chunks) +
       kconv_cuda_wgmma_weights_bytes (rows, cols);
-  const size_t sums = WG_TILE_H * WG_SUM_PITCH * sizeof (int);
+  const size_t sums = WG_TILE_H (ny) * WG_SUM_PITCH * sizeof (int);
   return operands > sums ? operands : sums;
+}
+
+size_t
+kconv_cuda_wgmma_smem (int cols, int rows)
+{
+  return smem_for (cols, rows, WG_MAX_NY);
 }
 
 int
@@ -185,20 +194,50 @@ wg_wait (void)
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
 
-/* d (64 x 128, 32-bit) += a (64 x 32 signed bytes, registers) *
- * b (32 x 128 unsigned bytes, shared memory, described by desc) */
+/* d (64 x N, 32-bit) += a (64 x 32 signed bytes, registers) *
+ * b (32 x N unsigned bytes, shared memory, described by desc) */
+template <int N>
+__device__ __forceinline__ void wg_mma (int (&d)[N / 2], uint32_t a0,
+    uint32_t a1, uint32_t a2, uint32_t a3, uint64_t desc);
+
+template <>
 __device__ __forceinline__ void
-wg_mma (int (&d)[WG_SUMS], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+wg_mma<96> (int (&d)[48], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+    uint64_t desc)
+{
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n96k32.s32.s8.u8 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, "
+      "%15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, "
+      "%28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, "
+      "%41, %42, %43, %44, %45, %46, %47"
+      "}, {%48, %49, %50, %51}, %52, 1;"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]),
+      "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]),
+      "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]),
+      "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]),
+      "+r"(d[22]), "+r"(d[23]), "+r"(d[24]), "+r"(d[25]), "+r"(d[26]),
+      "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]),
+      "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]),
+      "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), "+r"(d[40]), "+r"(d[41]),
+      "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]),
+      "+r"(d[47])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc));
+}
+
+template <>
+__device__ __forceinline__ void
+wg_mma<128> (int (&d)[64], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
     uint64_t desc)
 {
   asm volatile(
       "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.u8 "
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, "
-      "%15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
-      "%29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, "
-      "%43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, "
-      "%57, %58, %59, %60, %61, %62, %63}, "
-      "{%64, %65, %66, %67}, %68, 1;"
+      "%15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, "
+      "%28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, "
+      "%41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, "
+      "%54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, {%64, %65, %66, %67}, %68, 1;"
       : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]),
       "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]),
       "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]),
@@ -216,7 +255,7 @@ wg_mma (int (&d)[WG_SUMS], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
 }
 #endif
 
-template <int J, int MODE>
+template <int J, int MODE, int NY>
 __global__ void
 __launch_bounds__ (WG_THREADS, 2)
     wgmma_kernel (const KConvCudaJob job, const int4 *__restrict__ weights)
@@ -226,12 +265,13 @@ __launch_bounds__ (WG_THREADS, 2)
   constexpr int ROW_BYTES = 16 * wg_windows (J);
   constexpr int PITCH_WORDS = wg_weight_pitch (J) / 4;
   const int kh = job.rows;
-  const int plane_rows = WG_TILE_H + kh - 1;
+  constexpr int SUMS = 4 * NY;
+  const int plane_rows = WG_TILE_H (NY) + kh - 1;
   uint8_t *plane = smem;
   uint32_t *wrows = (uint32_t *) (smem + plane_rows * ROW_BYTES);
   const int channel = blockIdx.z, offset = job.channel_offset[channel];
   const int x0 = blockIdx.x * WG_TILE_W;
-  const int y0 = job.row_begin + blockIdx.y * WG_TILE_H;
+  const int y0 = job.row_begin + blockIdx.y * WG_TILE_H (NY);
   const int sx0 = x0 - job.ax, sy0 = y0 - job.ay;
 
   const int weight_quads = (kh + 2 * WG_PAD_ROWS) * PITCH_WORDS / 4;
@@ -261,9 +301,9 @@ __launch_bounds__ (WG_THREADS, 2)
   const uint64_t desc_strides =
       (uint64_t) ((8 * ROW_BYTES) >> 4) << 32 | (uint64_t) (32 >> 4) << 16;
 
-  int acc[WG_SUMS];
+  int acc[SUMS];
 #pragma unroll
-  for (int k = 0; k < WG_SUMS; k++)
+  for (int k = 0; k < SUMS; k++)
     acc[k] = 0;
 
   /* cur: kernel row i - 2w (A's rows s = 2w); prev: row i - 2w - 1; next is
@@ -274,7 +314,8 @@ __launch_bounds__ (WG_THREADS, 2)
     wg_fence ();
 #pragma unroll
     for (int j = 0; j < J; j++)
-      wg_mma (acc, cur[2 * j], prev[2 * j], cur[2 * j + 1], prev[2 * j + 1],
+      wg_mma<8 * NY> (acc, cur[2 * j], prev[2 * j], cur[2 * j + 1],
+          prev[2 * j + 1],
           desc_strides | ((plane_at + i * ROW_BYTES + 64 * j) >> 4));
     wg_commit ();
     wg_wait<1> ();
@@ -294,7 +335,7 @@ __launch_bounds__ (WG_THREADS, 2)
   wg_wait<0> ();
   /* the sums are read only after the products that write them */
 #pragma unroll
-  for (int k = 0; k < WG_SUMS; k++)
+  for (int k = 0; k < SUMS; k++)
     asm volatile("" : "+r"(acc[k])::"memory");
 
   /* The sums go through shared memory (the operands are no longer read),
@@ -305,7 +346,7 @@ __launch_bounds__ (WG_THREADS, 2)
   __syncthreads ();
   int *sums = (int *) smem;
 #pragma unroll
-  for (int b = 0; b < WG_SUMS / 4; b++)
+  for (int b = 0; b < SUMS / 4; b++)
 #pragma unroll
     for (int e = 0; e < 4; e++)
       sums[(8 * b + 2 * warp + e / 2) * WG_SUM_PITCH + 16 * tig + 8 * (e % 2) +
@@ -318,7 +359,8 @@ __launch_bounds__ (WG_THREADS, 2)
     for (int c = 0; c < job.n_channels; c++)
       others &= ~(1 << job.channel_offset[c]);
   }
-  for (int k = threadIdx.x; k < WG_TILE_W * WG_TILE_H / 4; k += WG_THREADS) {
+  for (int k = threadIdx.x; k < WG_TILE_W * WG_TILE_H (NY) / 4;
+       k += WG_THREADS) {
     const int ty = k / (WG_TILE_W / 4), tx = 4 * (k % (WG_TILE_W / 4));
     const int y = y0 + ty;
     if (y >= job.row_end)
@@ -345,20 +387,47 @@ __launch_bounds__ (WG_THREADS, 2)
 #endif
 }
 
-template <int J, int MODE>
+template <int J, int MODE, int NY>
 static cudaError_t
 launch_as (const KConvCudaJob &job, const int8_t *weights, cudaStream_t stream)
 {
   static KConvCudaSmemAllowed raised;
-  const size_t smem = kconv_cuda_wgmma_smem (job.cols, job.rows);
-  auto kernel = wgmma_kernel<J, MODE>;
+  const size_t smem = smem_for (job.cols, job.rows, NY);
+  auto kernel = wgmma_kernel<J, MODE, NY>;
   cudaError_t err = kconv_cuda_allow_smem (kernel, smem, &raised);
   if (err != cudaSuccess)
     return err;
   dim3 grid (kconv_div_up (job.width, WG_TILE_W),
-      kconv_cuda_grid_rows (job, WG_TILE_H), job.n_channels);
+      kconv_cuda_grid_rows (job, WG_TILE_H (NY)), job.n_channels);
   kernel<<<grid, WG_THREADS, smem, stream>>> (job, (const int4 *) weights);
   return cudaGetLastError ();
+}
+
+/* Tiles of 12 row groups where they leave fewer idle multiprocessors in the
+ * last wave than 16 do: a frame of a few hundred tiles otherwise ends with
+ * many multiprocessors running one block, or none.  Two blocks fit on a
+ * multiprocessor (shared memory). */
+static int
+rows_per_tile (const KConvCudaJob &job)
+{
+  int device = 0, sms = 0;
+  if (cudaGetDevice (&device) != cudaSuccess ||
+      cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device) !=
+          cudaSuccess) {
+    cudaGetLastError ();
+    return 16;
+  }
+  const long slots = 2L * sms;
+  long cost[2];
+  for (int i = 0; i < 2; i++) {
+    const int ny = i ? 16 : 12;
+    const long blocks = (long) kconv_div_up (job.width, WG_TILE_W) *
+                        kconv_cuda_grid_rows (job, WG_TILE_H (ny)) *
+                        job.n_channels;
+    /* a slot's rows of work: waves times the tile's rows with its halo */
+    cost[i] = (blocks + slots - 1) / slots * (WG_TILE_H (ny) + job.rows - 1);
+  }
+  return cost[0] < cost[1] ? 12 : 16;
 }
 
 template <int J>
@@ -366,9 +435,13 @@ static cudaError_t
 launch_chunks (const KConvCudaJob &job, const int8_t *weights,
     cudaStream_t stream)
 {
-  return kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT_UNIT
-             ? launch_as<J, KCONV_FINISH_EXACT_UNIT> (job, weights, stream)
-             : launch_as<J, KCONV_FINISH_EXACT> (job, weights, stream);
+  const bool unit = kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT_UNIT;
+  if (rows_per_tile (job) == 12)
+    return unit ? launch_as<J, KCONV_FINISH_EXACT_UNIT, 12> (job, weights,
+                      stream)
+                : launch_as<J, KCONV_FINISH_EXACT, 12> (job, weights, stream);
+  return unit ? launch_as<J, KCONV_FINISH_EXACT_UNIT, 16> (job, weights, stream)
+              : launch_as<J, KCONV_FINISH_EXACT, 16> (job, weights, stream);
 }
 
 cudaError_t

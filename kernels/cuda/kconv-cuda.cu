@@ -30,6 +30,13 @@
  * kernels/PERFORMANCE.md). */
 #define MMA_MIN_TAPS 25
 
+/* From this size on (both sides), such a kernel takes the warpgroup
+ * tensor cores where the device has them: 61x61 on 4K RGBA 0.436 ms
+ * against mma.sync's 0.567, 121x121 on 1000x1000 RGB 0.107 against 0.178;
+ * at 31x31 mma.sync stays faster (0.199 against 0.310; kernels/
+ * PERFORMANCE.md). */
+#define WGMMA_MIN_SIDE 58
+
 typedef enum {
   STRATEGY_WGMMA,         /* the same on Hopper's warpgroup tensor cores */
   STRATEGY_MMA,           /* exact, signed-byte weights, tensor cores */
@@ -321,7 +328,8 @@ wgmma_can (const Choice *c)
 static int
 wgmma_chosen (const Choice *c)
 {
-  return wgmma_can (c) && mma_chosen (c);
+  return wgmma_can (c) && mma_chosen (c) && c->plan->cols >= WGMMA_MIN_SIDE &&
+         c->plan->rows >= WGMMA_MIN_SIDE;
 }
 
 /* The weights as signed bytes, in the table the path takes, on the
