@@ -39,7 +39,7 @@ compute-sanitizer --tool synccheck --error-exitcode 9 \
 # run with kernels up to 31x31 only
 step "core: racecheck (shared-memory hazards)"
 compute-sanitizer --tool racecheck --error-exitcode 9 \
-  $b/tests/test-cuda-vs-reference 7 small mma sepmma match 2>&1 \
+  $b/tests/test-cuda-vs-reference 7 small mma wgmma sepmma match 2>&1 \
   | tail -n 2 || status=1
 KCONV_CUDA_MATCH_PRUNE=1 compute-sanitizer --tool racecheck --error-exitcode 9 \
   $b/tests/test-cuda-vs-reference 8 match 2>&1 | tail -n 2 || status=1
