@@ -36,11 +36,13 @@ compute-sanitizer --tool synccheck --error-exitcode 9 \
   $b/tests/test-cuda-vs-reference 2>&1 | tail -n 4 || status=1
 # racecheck is slower by far: the whole table would take well over ten
 # minutes, so kconv's own choice and the direct, separable and FFT paths
-# run with kernels up to 31x31 only
+# run with kernels up to 31x31 only, the warpgroup path up to 61x61
 step "core: racecheck (shared-memory hazards)"
 compute-sanitizer --tool racecheck --error-exitcode 9 \
-  $b/tests/test-cuda-vs-reference 7 small mma wgmma sepmma match 2>&1 \
+  $b/tests/test-cuda-vs-reference 7 small mma sepmma match 2>&1 \
   | tail -n 2 || status=1
+compute-sanitizer --tool racecheck --error-exitcode 9 \
+  $b/tests/test-cuda-vs-reference 10 wgmma max=61 2>&1 | tail -n 2 || status=1
 KCONV_CUDA_MATCH_PRUNE=1 compute-sanitizer --tool racecheck --error-exitcode 9 \
   $b/tests/test-cuda-vs-reference 8 match 2>&1 | tail -n 2 || status=1
 compute-sanitizer --tool racecheck --error-exitcode 9 \
