@@ -440,13 +440,13 @@ kconv_cuda_gather_byte (const uint32_t (&px)[4], uint32_t b)
       __byte_perm (px[2], px[3], sel), 0x5410);
 }
 
-/* Channels offsets[0 .. NCH - 1] of source pixels sx .. sx + 3 of row sy
+/* The NCH convolved channels of source pixels sx .. sx + 3 of row sy
  * (row: its first byte), the border rule applied unless INTERIOR; bytes[c]
  * holds channel c, pixel i in byte i.  WORDS: 4-byte aligned pixels. */
 template <int NCH, bool WORDS, bool INTERIOR>
 __device__ __forceinline__ void
-kconv_cuda_load_channels (const KConvCudaJob &job, const uint8_t *row, int sy,
-    int sx, const int *offsets, uint32_t (&bytes)[NCH])
+kconv_cuda_load_quad (const KConvCudaJob &job, const uint8_t *row, int sy,
+    int sx, uint32_t (&bytes)[NCH])
 {
   uint32_t px[4];
 #pragma unroll
@@ -463,20 +463,11 @@ kconv_cuda_load_channels (const KConvCudaJob &job, const uint8_t *row, int sy,
     else
 #pragma unroll
       for (int c = 0; c < NCH; c++)
-        bytes[c] |= (uint32_t) (inside ? __ldg (p + offsets[c]) : 0) << (8 * i);
+        bytes[c] |= (uint32_t) (inside ? __ldg (p + job.channel_offset[c]) : 0)
+                    << (8 * i);
   }
   if (WORDS)
 #pragma unroll
     for (int c = 0; c < NCH; c++)
-      bytes[c] = kconv_cuda_gather_byte (px, offsets[c]);
-}
-
-/* The job's NCH convolved channels of source pixels sx .. sx + 3. */
-template <int NCH, bool WORDS, bool INTERIOR>
-__device__ __forceinline__ void
-kconv_cuda_load_quad (const KConvCudaJob &job, const uint8_t *row, int sy,
-    int sx, uint32_t (&bytes)[NCH])
-{
-  kconv_cuda_load_channels<NCH, WORDS, INTERIOR> (job, row, sy, sx,
-      job.channel_offset, bytes);
+      bytes[c] = kconv_cuda_gather_byte (px, job.channel_offset[c]);
 }
