@@ -8,9 +8,9 @@
  * and frees its core objects (free_core).
  *
  * Frames in flight: submit_input_buffer starts a frame (start_frame) and
- * queues it; generate_output lets the oldest out once frames-in-flight are
- * queued.  A frame that is already done (passthrough, CUDA memory) lets
- * every frame before it out.  Serialized events push the frames in flight
+ * queues it; generate_output lets the oldest out once its work is done, or
+ * (waiting for it) once frames-in-flight are queued.  A frame that is
+ * already done (passthrough, CUDA memory) lets every frame before it out.  Serialized events push the frames in flight
  * first; a flush drops them.
  */
 #ifdef HAVE_CONFIG_H
@@ -494,7 +494,8 @@ gst_kconv_base_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   *outbuf = NULL;
   GST_LOG_OBJECT (self, "%u queued, %u in flight allowed, drain %d", queued,
       allowed, self->drain_all);
-  if (queued == 0 || (queued < allowed && !self->drain_all))
+  if (queued == 0 || (!self->drain_all
+          && !kconv_inflight_due (&self->inflight, allowed)))
     return GST_FLOW_OK;
   return gst_kconv_base_finish_oldest (self, outbuf);
 }

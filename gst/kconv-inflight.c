@@ -13,6 +13,7 @@ kconv_inflight_init (KConvInflight * q)
 {
   g_queue_init (&q->frames);
   g_queue_init (&q->idle_slots);
+  q->hold = g_strcmp0 (g_getenv ("KCONV_HOLD_FRAMES"), "1") == 0;
 }
 
 /* An idle slot, or a new one. */
@@ -128,6 +129,17 @@ guint
 kconv_inflight_length (const KConvInflight * q)
 {
   return q->frames.length;
+}
+
+gboolean
+kconv_inflight_due (KConvInflight * q, guint allowed)
+{
+  KConvInflightFrame *f = g_queue_peek_head (&q->frames);
+  if (!f || q->frames.length >= allowed)
+    return f != NULL;
+  /* a failed frame is due too: the wait reports it */
+  return !q->hold && (!f->slot || f->status != KCONV_OK
+      || kconv_slot_done (f->slot));
 }
 
 KConvStatus

@@ -35,11 +35,19 @@ typedef KConvStatus (*KConvInflightFinish) (KConvInflightFrame * f,
     gpointer user_data);
 
 /* Frames oldest first, and slots ready for reuse.  Streaming thread only
- * (and state changes, once streaming has stopped). */
+ * (and state changes, once streaming has stopped).
+ *
+ * A frame leaves as soon as its work is done, and at the latest (waited
+ * for) once frames-in-flight are queued: its buffers go back upstream
+ * early, so that upstream cycles through fewer of them (fewer stay in the
+ * CPU's caches).  With KCONV_HOLD_FRAMES=1 in the environment frames leave
+ * only once frames-in-flight are queued: a fixed depth, for tests and
+ * measurements. */
 typedef struct
 {
   GQueue frames;
   GQueue idle_slots;
+  gboolean hold;                /* KCONV_HOLD_FRAMES */
 } KConvInflight;
 
 void kconv_inflight_init (KConvInflight * q);
@@ -66,6 +74,11 @@ void kconv_inflight_frame_discard (KConvInflight * q, KConvInflightFrame * f);
 
 void kconv_inflight_push (KConvInflight * q, KConvInflightFrame * f);
 guint kconv_inflight_length (const KConvInflight * q);
+
+/* Whether the oldest frame is to leave now (kconv_inflight_pop, which
+ * waits for it where its work is not done), with at most `allowed` frames
+ * in flight. */
+gboolean kconv_inflight_due (KConvInflight * q, guint allowed);
 
 /* Finishes the oldest frame: waits for it, unmaps and releases the input,
  * and gives its output.  A frame that failed is given to redo (when not

@@ -149,8 +149,60 @@ watch_order (GstHarness * h)
   return order;
 }
 
-/* Frames come out N-1 frames late, in order, each with its own
- * timestamps, flags, metas and pixels; EOS lets the rest out before it. */
+/* Most tests here count frames in flight, so they hold frames at a fixed
+ * depth (KCONV_HOLD_FRAMES=1, set for the suite); test_done_frames_leave
+ * runs without it, the way the element runs. */
+static void
+pace_frames (gboolean paced)
+{
+  if (paced)
+    g_unsetenv ("KCONV_HOLD_FRAMES");
+  else
+    g_setenv ("KCONV_HOLD_FRAMES", "1", TRUE);
+}
+
+/* A frame whose work is done leaves with the next push or before: at
+ * once on the CPU, on CUDA once the next frame comes well after it. */
+GST_START_TEST (test_done_frames_leave)
+{
+  const gint w = 64, hgt = 48, n = 4;
+  pace_frames (TRUE);
+  FOR_EACH_BACKEND (backend) {
+    GstHarness *h = harness_new (backend, 4, w, hgt);
+    gboolean cpu = strcmp (backend, "cpu") == 0;
+    GstBuffer *in[4];
+    for (gint i = 0; i < n; i++) {
+      in[i] = stream_frame (w, hgt, i);
+      fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+          GST_FLOW_OK);
+      if (cpu) {
+        fail_unless_equals_int (gst_harness_buffers_received (h), i + 1);
+      } else {
+        fail_unless (gst_harness_buffers_received (h) >= (guint) i,
+            "%u out after %d frames 50 ms apart",
+            gst_harness_buffers_received (h), i + 1);
+      }
+      g_usleep (50 * 1000);
+    }
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    fail_unless_equals_int (gst_harness_buffers_received (h), n);
+    for (gint i = 0; i < n; i++) {
+      GstBuffer *out = gst_harness_pull (h);
+      assert_same_metadata (in[i], out);
+      assert_convolved (in[i], out, w, hgt);
+      gst_buffer_unref (out);
+      gst_buffer_unref (in[i]);
+    }
+    gst_harness_teardown (h);
+  }
+  pace_frames (FALSE);
+}
+
+GST_END_TEST;
+
+/* At a fixed depth, frames come out N-1 frames late, in order, each with
+ * its own timestamps, flags, metas and pixels; EOS lets the rest out
+ * before it. */
 GST_START_TEST (test_order_timestamps_and_eos)
 {
   /* large enough for the GPU to cut frames in bands, odd height */
@@ -486,6 +538,8 @@ kconvfilter_streaming_suite (void)
   tcase_add_test (tc, test_property_changes_keep_order);
   tcase_add_test (tc, test_stop_releases_frames_in_flight);
   tcase_add_test (tc, test_flushing_seek_in_pipeline);
+  tcase_add_test (tc, test_done_frames_leave);
+  pace_frames (FALSE);
   return s;
 }
 

@@ -510,6 +510,18 @@ kconv_slot_wait (KConvSlot * slot)
 #endif
 }
 
+int
+kconv_slot_done (KConvSlot * slot)
+{
+  if (!slot)
+    return 1;
+#ifdef KCONV_HAVE_CUDA
+  return kconv_cuda_slot_done (slot->cuda) && kmatch_cuda_slot_done (slot->match);
+#else
+  return 1;
+#endif
+}
+
 void
 kconv_slot_free (KConvSlot * slot)
 {

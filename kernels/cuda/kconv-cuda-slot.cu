@@ -380,6 +380,15 @@ kconv_cuda_slot_wait (KConvCudaSlot *slot)
   return slot_finish (slot);
 }
 
+extern "C" int
+kconv_cuda_slot_done (const KConvCudaSlot *slot)
+{
+  if (!slot || !slot->ready || slot->broken)
+    return 1;
+  (void) kconv_cuda_use_device (slot->device);
+  return cudaEventQuery (slot->done) != cudaErrorNotReady;
+}
+
 extern "C" void
 kconv_cuda_slot_free (KConvCudaSlot *slot)
 {

@@ -65,6 +65,8 @@ typedef struct KConvCudaSlot KConvCudaSlot;
 KConvStatus kconv_cuda_submit (KConvCuda * cu, KConvCudaSlot ** slot,
     const KConvImage * src, const KConvImage * dst, int n_threads);
 KConvStatus kconv_cuda_slot_wait (KConvCudaSlot * slot);
+/* Whether a wait would return at once (also when the device failed). */
+int kconv_cuda_slot_done (const KConvCudaSlot * slot);
 void kconv_cuda_slot_free (KConvCudaSlot * slot);
 
 /* Page-locked host memory (NULL when it cannot be had). */

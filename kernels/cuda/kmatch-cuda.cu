@@ -681,6 +681,15 @@ kmatch_cuda_slot_wait (KMatchCudaSlot *s)
   return KCONV_OK;
 }
 
+extern "C" int
+kmatch_cuda_slot_done (const KMatchCudaSlot *s)
+{
+  if (!s || !s->pending || s->broken)
+    return 1;
+  (void) kconv_cuda_use_device (s->device);
+  return cudaEventQuery (s->done) != cudaErrorNotReady;
+}
+
 extern "C" void
 kmatch_cuda_slot_best (const KMatchCudaSlot *s, int *best_x, int *best_y,
     uint64_t *best_sad)

@@ -58,6 +58,8 @@ KConvStatus kmatch_cuda_submit (KMatchCuda * g, KMatchCudaSlot ** slot,
     const KMatchCudaLayout * layout, int mw, int mh, uint64_t * sad_map,
     int n_threads);
 KConvStatus kmatch_cuda_slot_wait (KMatchCudaSlot * slot);
+/* Whether a wait would return at once (also when the device failed). */
+int kmatch_cuda_slot_done (const KMatchCudaSlot * slot);
 void kmatch_cuda_slot_best (const KMatchCudaSlot * slot, int *best_x,
     int *best_y, uint64_t * best_sad);
 void kmatch_cuda_slot_free (KMatchCudaSlot * slot);

@@ -179,6 +179,10 @@ KConvSlot *kconv_slot_new (void);
 KConvStatus kconv_filter_submit (KConvFilter * filter, KConvSlot * slot,
     const KConvImage * src, const KConvImage * dst);
 KConvStatus kconv_slot_wait (KConvSlot * slot);
+/* Whether the slot's frame is finished on the device, so that a wait would
+ * not block: 1 on the CPU, and where the device failed (the wait says
+ * how). */
+int kconv_slot_done (KConvSlot * slot);
 /* Waits for the slot's frame, then frees it. */
 void kconv_slot_free (KConvSlot * slot);
 
