@@ -75,6 +75,8 @@ fi
 if [ -f .devgst/gst-env.sh ]; then
   step "pipelines as users run them: gst-launch-1.0, queue, identity beside"
   tests/gpu/bench-pipelines.sh "$out" || status=1
+  step "where those pipelines' time goes: the source's time per frame, steady state"
+  tests/gpu/bench-source-time.sh "$out" || status=1
   step "frames in GStreamer's CUDA memory: same bytes as system memory, nothing over the bus"
   tests/gpu/cuda-memory.sh "$out"; [ $? -eq 1 ] && status=1
   step "frames resident in CUDA memory, beside the system-memory path"
