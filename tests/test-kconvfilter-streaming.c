@@ -126,6 +126,21 @@ assert_same_metadata (GstBuffer * in, GstBuffer * out)
   fail_unless_equals_uint64 (mo->timestamp, mi->timestamp);
 }
 
+/* Pulls n frames and checks each against its input (metadata and
+ * pixels), releasing both. */
+static void
+expect_outputs (GstHarness * h, GstBuffer ** in, gint n, gint width,
+    gint height)
+{
+  for (gint i = 0; i < n; i++) {
+    GstBuffer *out = gst_harness_pull (h);
+    assert_same_metadata (in[i], out);
+    assert_convolved (in[i], out, width, height);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+}
+
 /* What reaches the harness's sink pad, in order: "B" per buffer, and the
  * event's name otherwise. */
 static GstPadProbeReturn
@@ -153,12 +168,12 @@ watch_order (GstHarness * h)
  * depth (KCONV_HOLD_FRAMES=1, set for the suite); test_done_frames_leave
  * runs without it, the way the element runs. */
 static void
-pace_frames (gboolean paced)
+hold_frames (gboolean hold)
 {
-  if (paced)
-    g_unsetenv ("KCONV_HOLD_FRAMES");
-  else
+  if (hold)
     g_setenv ("KCONV_HOLD_FRAMES", "1", TRUE);
+  else
+    g_unsetenv ("KCONV_HOLD_FRAMES");
 }
 
 /* A frame whose work is done leaves with the next push or before: at
@@ -166,7 +181,7 @@ pace_frames (gboolean paced)
 GST_START_TEST (test_done_frames_leave)
 {
   const gint w = 64, hgt = 48, n = 4;
-  pace_frames (TRUE);
+  hold_frames (FALSE);
   FOR_EACH_BACKEND (backend) {
     GstHarness *h = harness_new (backend, 4, w, hgt);
     gboolean cpu = strcmp (backend, "cpu") == 0;
@@ -186,16 +201,10 @@ GST_START_TEST (test_done_frames_leave)
     }
     fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
     fail_unless_equals_int (gst_harness_buffers_received (h), n);
-    for (gint i = 0; i < n; i++) {
-      GstBuffer *out = gst_harness_pull (h);
-      assert_same_metadata (in[i], out);
-      assert_convolved (in[i], out, w, hgt);
-      gst_buffer_unref (out);
-      gst_buffer_unref (in[i]);
-    }
+    expect_outputs (h, in, n, w, hgt);
     gst_harness_teardown (h);
   }
-  pace_frames (FALSE);
+  hold_frames (TRUE);
 }
 
 GST_END_TEST;
@@ -222,17 +231,10 @@ GST_START_TEST (test_order_timestamps_and_eos)
       }
       fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
       fail_unless_equals_int (gst_harness_buffers_received (h), n);
-      for (gint i = 0; i < n; i++) {
-        GstBuffer *out = gst_harness_pull (h);
-        assert_same_metadata (in[i], out);
-        assert_convolved (in[i], out, w, hgt);
-        gst_buffer_unref (out);
-        gst_buffer_unref (in[i]);
-      }
+      expect_outputs (h, in, n, w, hgt);
       /* the harness's own stream-start, caps and segment come first */
       fail_unless (g_str_has_suffix (order->str,
-              "B B B B B B B B B B eos "), "%s: order %s", backend,
-          order->str);
+              "B B B B B B B B B B eos "), "%s: order %s", backend, order->str);
       g_string_free (order, TRUE);
       gst_harness_teardown (h);
     }
@@ -464,7 +466,8 @@ GST_START_TEST (test_flushing_seek_in_pipeline)
     gchar *desc = g_strdup_printf ("videotestsrc pattern=ball num-buffers=60 "
         "! video/x-raw,format=RGBA,width=%d,height=%d,framerate=%d/1 ! "
         "kconvfilter name=f matrix=\"" MATRIX "\" backend=%s "
-        "frames-in-flight=3 ! appsink name=sink sync=false max-buffers=2", w, hgt, FPS,
+        "frames-in-flight=3 ! appsink name=sink sync=false max-buffers=2", w,
+        hgt, FPS,
         backend);
     GstElement *pipe = gst_parse_launch (desc, NULL);
     g_free (desc);
@@ -539,7 +542,7 @@ kconvfilter_streaming_suite (void)
   tcase_add_test (tc, test_stop_releases_frames_in_flight);
   tcase_add_test (tc, test_flushing_seek_in_pipeline);
   tcase_add_test (tc, test_done_frames_leave);
-  pace_frames (FALSE);
+  hold_frames (TRUE);
   return s;
 }
 
