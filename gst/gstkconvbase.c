@@ -10,8 +10,8 @@
  * Frames in flight: submit_input_buffer starts a frame (start_frame) and
  * queues it; generate_output lets the oldest out once its work is done, or
  * (waiting for it) once frames-in-flight are queued.  A frame that is
- * already done (passthrough, CUDA memory) lets every frame before it out.  Serialized events push the frames in flight
- * first; a flush drops them.
+ * already done (passthrough, CUDA memory) lets every frame before it out.
+ * Serialized events push the frames in flight first; a flush drops them.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

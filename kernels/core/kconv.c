@@ -516,7 +516,8 @@ kconv_slot_done (KConvSlot * slot)
   if (!slot)
     return 1;
 #ifdef KCONV_HAVE_CUDA
-  return kconv_cuda_slot_done (slot->cuda) && kmatch_cuda_slot_done (slot->match);
+  return kconv_cuda_slot_done (slot->cuda)
+      && kmatch_cuda_slot_done (slot->match);
 #else
   return 1;
 #endif
