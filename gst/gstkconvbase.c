@@ -711,8 +711,9 @@ gst_kconv_base_class_init (GstKConvBaseClass * klass)
   g_object_class_install_property (gobject_class, PROP_FRAMES_IN_FLIGHT,
       g_param_spec_uint ("frames-in-flight", "Frames in flight",
           "Frames processed at once: on CUDA the upload and the work of "
-          "different frames overlap.  Adds (frames-in-flight - 1) frames of "
-          "latency; 1 = one frame at a time", 1, MAX_FRAMES_IN_FLIGHT,
+          "different frames overlap.  A frame leaves once its work is done, "
+          "at the latest (frames-in-flight - 1) frames later, the latency "
+          "reported; 1 = one frame at a time", 1, MAX_FRAMES_IN_FLIGHT,
           DEFAULT_FRAMES_IN_FLIGHT, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
