@@ -28,6 +28,7 @@ enum
   BENCH_ONLY = 1 << 3,
   BENCH_FRAMES = 1 << 4,
   BENCH_PHOTOS = 1 << 5,
+  BENCH_PIPELINES = 1 << 6,
 };
 
 typedef struct
@@ -38,6 +39,7 @@ typedef struct
   const char *only;
   int frames;
   const char *photos;           /* tests/photos.sh's folder, or NULL */
+  int pipelines;                /* copies of a pipeline run at once */
   FILE *csv;                    /* open while the program runs, or NULL */
 } BenchArgs;
 
@@ -115,6 +117,7 @@ bench_args_parse (int argc, char **argv, unsigned accepted,
     {BENCH_THREADS, "--threads", "N"}, {BENCH_QUICK, "--quick", NULL},
     {BENCH_CSV, "--csv", "FILE"}, {BENCH_ONLY, "--only", "TEXT"},
     {BENCH_FRAMES, "--frames", "N"}, {BENCH_PHOTOS, "--photos", "DIR"},
+    {BENCH_PIPELINES, "--pipelines", "N"},
   };
   const int n_opts = sizeof opts / sizeof opts[0];
   memset (a, 0, sizeof *a);
@@ -151,6 +154,9 @@ bench_args_parse (int argc, char **argv, unsigned accepted,
         break;
       case BENCH_PHOTOS:
         a->photos = v;
+        break;
+      case BENCH_PIPELINES:
+        a->pipelines = atoi (v) > 0 ? atoi (v) : 0;
         break;
     }
   }

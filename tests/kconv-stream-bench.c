@@ -16,8 +16,12 @@
  * pageable download, one after another), measured in the same run.
  *
  *   kconv-stream-bench [--frames N] [--csv FILE] [--only TEXT]
- * (--only: the cases whose name contains TEXT)
+ *                      [--pipelines N]
+ * (--only: the cases whose name contains TEXT; --pipelines: N copies of
+ * each kconvfilter pipeline at once, one process, frames/s all together
+ * and the process's CPU time a frame, beside the bus limit)
  */
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +39,8 @@
 #define WARMUP 32
 #define SOURCE_BUFFERS 12
 #define MAX_FRAMES 4096
+/* the element's default, for pipelines run at once */
+#define DEFAULT_IN_FLIGHT 3
 
 typedef struct
 {
@@ -127,7 +133,43 @@ typedef struct
   double fps;
   double latency_ms;            /* median, filter input to sink */
   int pinned_input;
+  double first_ms, last_ms;     /* the timed frames' arrivals at the sink */
+  int timed;                    /* frames between them */
 } RunResult;
+
+/* Where pipelines run at once wait for each other before their timed
+ * frames, so that the timed parts overlap. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  int waiting, total;
+  double cpu_s;                 /* the process's CPU time when all had come */
+} StartGate;
+
+static double
+process_cpu_s (void)
+{
+  struct rusage u;
+  getrusage (RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec +
+      (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+static void
+gate_pass (StartGate * g)
+{
+  if (!g)
+    return;
+  g_mutex_lock (&g->lock);
+  if (++g->waiting == g->total) {
+    g->cpu_s = process_cpu_s ();
+    g_cond_broadcast (&g->cond);
+  }
+  while (g->waiting < g->total)
+    g_cond_wait (&g->cond, &g->lock);
+  g_mutex_unlock (&g->lock);
+}
 
 static GstBusSyncReply
 drop_element_messages (GstBus * bus, GstMessage * msg, gpointer data)
@@ -146,10 +188,11 @@ push_frame (GstElement * src, GstBuffer * buf, guint64 index)
 }
 
 /* frames: how many to time.  one_at_a_time: wait for each frame before
- * pushing the next (latency of a lone frame). */
+ * pushing the next (latency of a lone frame).  gate: NULL, or where
+ * pipelines run at once meet before their timed frames. */
 static int
 run_pipeline (const Case * c, int in_flight, int pinned, int frames,
-    int one_at_a_time, RunResult * res)
+    int one_at_a_time, StartGate * gate, RunResult * res)
 {
   gchar *fif = g_strdup_printf ("frames-in-flight=%d", in_flight);
   gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
@@ -162,6 +205,7 @@ run_pipeline (const Case * c, int in_flight, int pinned, int frames,
   g_free (desc);
   if (!pipe) {
     fprintf (stderr, "pipeline: %s\n", err->message);
+    gate_pass (gate);           /* the others are not kept waiting */
     return -1;
   }
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
@@ -211,6 +255,7 @@ run_pipeline (const Case * c, int in_flight, int pinned, int frames,
   gst_caps_unref (caps);
   if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
     fprintf (stderr, "no usable pool\n");
+    gate_pass (gate);
     return -1;
   }
   /* fill a few; the pool keeps them when they come back */
@@ -225,6 +270,7 @@ run_pipeline (const Case * c, int in_flight, int pinned, int frames,
   for (int i = 0; i < SOURCE_BUFFERS; i++)
     gst_buffer_unref (bufs[i]);
 
+  gate_pass (gate);
   for (int i = 0; i < frames; i++) {
     guint64 index = WARMUP + i;
     GstBuffer *buf = NULL;
@@ -256,6 +302,9 @@ run_pipeline (const Case * c, int in_flight, int pinned, int frames,
   /* a few frames in, the pipeline is full: time the rest */
   const int first = WARMUP + (frames > 40 ? 8 : 0), last = WARMUP + frames - 1;
   res->fps = (last - first) / (t->out_ms[last] - t->out_ms[first]) * 1e3;
+  res->first_ms = t->out_ms[first];
+  res->last_ms = t->out_ms[last];
+  res->timed = last - first;
   g_free (lat);
 
   if (msg)
@@ -276,6 +325,66 @@ run_pipeline (const Case * c, int in_flight, int pinned, int frames,
   g_mutex_clear (&t->lock);
   g_cond_clear (&t->cond);
   g_free (t);
+  return ok ? 0 : -1;
+}
+
+/* One of the pipelines run at once. */
+typedef struct
+{
+  const Case *c;
+  int frames;
+  StartGate *gate;
+  RunResult res;
+  int status;
+} Copy;
+
+static gpointer
+run_copy (gpointer data)
+{
+  Copy *p = data;
+  p->status = run_pipeline (p->c, DEFAULT_IN_FLIGHT, 1, p->frames, 0,
+      p->gate, &p->res);
+  return NULL;
+}
+
+/* n copies of c's pipeline at once: frames/s all together, over the span
+ * from the first timed frame of any to the last of any, and the process's
+ * CPU time a frame from when all began their timed frames to the end. */
+static int
+run_copies (const Case * c, int n, int frames, double *fps,
+    double *cpu_us_per_frame)
+{
+  StartGate gate = { 0 };
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  gate.total = n;
+  Copy *copies = g_new0 (Copy, n);
+  GThread **threads = g_new (GThread *, n);
+  for (int i = 0; i < n; i++) {
+    copies[i].c = c;
+    copies[i].frames = frames;
+    copies[i].gate = &gate;
+    threads[i] = g_thread_new ("pipeline", run_copy, &copies[i]);
+  }
+  for (int i = 0; i < n; i++)
+    g_thread_join (threads[i]);
+  const double cpu_s = process_cpu_s () - gate.cpu_s;
+  int ok = 1, timed = 0;
+  double first = 0, last = 0;
+  for (int i = 0; i < n; i++) {
+    const RunResult *r = &copies[i].res;
+    ok &= copies[i].status == 0;
+    timed += r->timed;
+    first = i == 0 || r->first_ms < first ? r->first_ms : first;
+    last = i == 0 || r->last_ms > last ? r->last_ms : last;
+  }
+  *fps = ok && last > first ? timed / (last - first) * 1e3 : 0;
+  /* every frame of the run, warm-up and tail included, shares the CPU */
+  *cpu_us_per_frame = cpu_s * 1e6 / ((double) n * frames);
+  g_free (threads);
+  g_free (copies);
+  g_mutex_clear (&gate.lock);
+  g_cond_clear (&gate.cond);
   return ok ? 0 : -1;
 }
 
@@ -312,7 +421,8 @@ main (int argc, char **argv)
 {
   BenchArgs args;
   gst_init (&argc, &argv);
-  if (bench_args_parse (argc, argv, BENCH_FRAMES | BENCH_CSV | BENCH_ONLY,
+  if (bench_args_parse (argc, argv, BENCH_FRAMES | BENCH_CSV | BENCH_ONLY |
+          BENCH_PIPELINES,
           "case,mode,frames_in_flight,fps,latency_ms,bus_fps,naive_ms", &args))
     return 2;
   if (!kconv_backend_available (KCONV_BACKEND_CUDA)) {
@@ -345,12 +455,24 @@ main (int argc, char **argv)
     if (kconvfilter)
       printf ("naive (pageable, one step at a time): %.3f ms/frame = %.0f "
           "fps\n", naive, 1e3 / naive);
+    if (kconvfilter && args.pipelines > 1) {
+      double fps, cpu_us;
+      if (run_copies (c, args.pipelines, n, &fps, &cpu_us) == 0) {
+        printf ("%d pipelines at once, pinned pools, frames-in-flight=%d: "
+            "%.0f fps together, %.0f%% of the bus limit; the process's "
+            "CPU %.0f us a frame\n", args.pipelines, DEFAULT_IN_FLIGHT, fps,
+            100 * fps / bus_fps, cpu_us);
+        bench_csv_row (&args, "%s,%d pipelines,%d,%.1f,,%.1f,", c->name,
+            args.pipelines, DEFAULT_IN_FLIGHT, fps, bus_fps);
+      }
+      continue;
+    }
     printf ("| input | frames-in-flight | fps | of bus limit | x naive | "
         "latency ms (median) |\n|---|---|---|---|---|---|\n");
     for (int pinned = 1; pinned >= 0; pinned--) {
       for (int fif = 1; fif <= 4; fif++) {
         RunResult r = { 0 };
-        if (run_pipeline (c, fif, pinned, n, 0, &r) != 0)
+        if (run_pipeline (c, fif, pinned, n, 0, NULL, &r) != 0)
           continue;
         gchar *times_naive = naive > 0 ? g_strdup_printf ("%.1f",
             r.fps * naive / 1e3) : g_strdup ("-");
@@ -365,7 +487,7 @@ main (int argc, char **argv)
       }
     }
     RunResult lone = { 0 };
-    if (kconvfilter && run_pipeline (c, 1, 1, 100, 1, &lone) == 0) {
+    if (kconvfilter && run_pipeline (c, 1, 1, 100, 1, NULL, &lone) == 0) {
       printf ("lone frame, frames-in-flight=1, pinned: latency %.3f ms "
           "(median of 100)\n", lone.latency_ms);
       bench_csv_row (&args, "%s,lone,1,,%.4f,%.1f,%.4f", c->name,

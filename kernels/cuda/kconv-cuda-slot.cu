@@ -128,7 +128,7 @@ slot_init (KConvCudaSlot *slot, int device)
                                                   : slot->max_bands;
   KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (device));
   KCONV_CUDA_CHECK (
-      cudaEventCreateWithFlags (&slot->done, cudaEventDisableTiming));
+      cudaEventCreateWithFlags (&slot->done, kconv_cuda_done_event_flags ()));
   for (int i = 0; i < MAX_BANDS; i++) {
     KCONV_CUDA_CHECK (
         cudaEventCreateWithFlags (&slot->uploaded[i], cudaEventDisableTiming));
@@ -150,7 +150,7 @@ slot_finish (KConvCudaSlot *slot)
     /* the downloads wait for the kernels, which wait for the uploads; a
      * submission that broke off may have left any of them queued */
     err = slot->broken ? cudaDeviceSynchronize ()
-                       : cudaEventSynchronize (slot->done);
+                       : (cudaError_t) kconv_cuda_event_wait (slot->done);
     /* the wait is a sync like any other for KCONV_FAULT */
     if (err == cudaSuccess && kconv_fault_due ("cudaEventSynchronize"))
       err = cudaErrorLaunchFailure;

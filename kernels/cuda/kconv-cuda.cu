@@ -7,6 +7,7 @@
 #include <string.h>
 #include <math.h>
 #include <pthread.h>
+#include <time.h>
 #include <cuda_runtime.h>
 
 #include "kconv-cuda.h"
@@ -93,6 +94,28 @@ kconv_cuda_use_device (int device)
   if (cudaGetDevice (&current) == cudaSuccess && current == device)
     return cudaSuccess;
   return cudaSetDevice (device);
+}
+
+extern "C" unsigned
+kconv_cuda_done_event_flags (void)
+{
+  return cudaEventDisableTiming |
+         (kconv_tuning ().cuda_wait == KCONV_WAIT_BLOCK ? cudaEventBlockingSync
+                                                        : 0);
+}
+
+extern "C" int
+kconv_cuda_event_wait (void *event)
+{
+  cudaEvent_t e = (cudaEvent_t) event;
+  if (kconv_tuning ().cuda_wait != KCONV_WAIT_SLEEP)
+    return cudaEventSynchronize (e); /* spins, or blocks on a blocking event */
+  /* naps leave the core to the threads that make the frames */
+  const struct timespec nap = { 0, 20000 };
+  cudaError_t err;
+  while ((err = cudaEventQuery (e)) == cudaErrorNotReady)
+    nanosleep (&nap, NULL);
+  return err;
 }
 
 /* cuCtxGetCurrent, from the driver the runtime loaded */

@@ -282,7 +282,7 @@ slot_init (KMatchCudaSlot *s, int device)
   KCONV_CUDA_CHECK (
       cudaEventCreateWithFlags (&s->uploaded, cudaEventDisableTiming));
   KCONV_CUDA_CHECK (
-      cudaEventCreateWithFlags (&s->done, cudaEventDisableTiming));
+      cudaEventCreateWithFlags (&s->done, kconv_cuda_done_event_flags ()));
   KCONV_CUDA_CHECK (cudaMalloc (&s->d_best, 3 * sizeof (uint64_t)));
   KCONV_CUDA_CHECK (
       cudaHostAlloc (&s->h_best, sizeof (uint64_t), cudaHostAllocPortable));
@@ -668,8 +668,8 @@ kmatch_cuda_slot_wait (KMatchCudaSlot *s)
     return KCONV_OK;
   (void) kconv_cuda_use_device (s->device);
   /* a submission that broke off may have left any of its steps queued */
-  cudaError_t err =
-      s->broken ? cudaDeviceSynchronize () : cudaEventSynchronize (s->done);
+  cudaError_t err = s->broken ? cudaDeviceSynchronize ()
+                              : (cudaError_t) kconv_cuda_event_wait (s->done);
   /* the wait is a sync like any other for KCONV_FAULT */
   if (err == cudaSuccess && kconv_fault_due ("cudaEventSynchronize"))
     err = cudaErrorLaunchFailure;

@@ -32,6 +32,10 @@ from_environment (KConvTuning * t)
     t->cuda_bands = atoi (v);
   v = getenv ("KCONV_CUDA_MATCH_PRUNE");
   t->cuda_match_prune = v ? atoi (v) != 0 : -1;
+  v = getenv ("KCONV_CUDA_WAIT");
+  t->cuda_wait = !v ? KCONV_WAIT_SPIN :
+      !strcmp (v, "sleep") ? KCONV_WAIT_SLEEP :
+      !strcmp (v, "block") ? KCONV_WAIT_BLOCK : KCONV_WAIT_SPIN;
 }
 
 KConvTuning

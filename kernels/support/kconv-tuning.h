@@ -4,7 +4,7 @@
  *
  * Read once from the environment (KCONV_CPU_STRATEGY, KCONV_CPU_FIXED,
  * KCONV_CPU_AVX512, KCONV_CUDA_STRATEGY, KCONV_CUDA_PACKED,
- * KCONV_CUDA_BANDS, KCONV_CUDA_MATCH_PRUNE); a test or benchmark may set them
+ * KCONV_CUDA_BANDS, KCONV_CUDA_MATCH_PRUNE, KCONV_CUDA_WAIT); a test or benchmark may set them
  * for the process instead.  A filter takes them when it is made.
  */
 #ifndef KCONV_TUNING_H
@@ -13,6 +13,15 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* KCONV_CUDA_WAIT: spin (the CUDA runtime's default), sleep (polls, with
+ * 20 us naps between) or block (the runtime's blocking wait). */
+enum
+{
+  KCONV_WAIT_SPIN,
+  KCONV_WAIT_SLEEP,
+  KCONV_WAIT_BLOCK,
+};
 
 typedef struct
 {
@@ -33,6 +42,8 @@ typedef struct
                                  * (0: the default) */
   int cuda_match_prune;         /* -1: the GPU's search bounds positions
                                  * first where that pays; 0 never, 1 always */
+  int cuda_wait;                /* how a thread waits for a frame in flight
+                                 * on the GPU: KCONV_WAIT_* */
 } KConvTuning;
 
 /* The knobs in force: the environment's, unless set. */

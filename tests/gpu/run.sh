@@ -88,6 +88,9 @@ if [ -f .devgst/gst-env.sh ]; then
   step "streaming benchmark: appsrc ! kconvfilter ! fakesink"
   $b/tests/kconv-stream-bench --csv "$out/stream.csv" | tee "$out/stream.txt" \
     || status=1
+  step "sixteen such pipelines at once, one process, beside the bus limit"
+  $b/tests/kconv-stream-bench --only "1920x1080 RGBA, 3x3" --pipelines 16 \
+    | tee "$out/stream-16.txt" || status=1
 fi
 [ "${KERNEL_BENCH:-1}" = 0 ] && exit $status
 
