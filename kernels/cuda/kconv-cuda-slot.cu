@@ -50,6 +50,7 @@ struct KConvCudaSlot
   int broken; /* a submission failed half way */
   cudaEvent_t uploaded[MAX_BANDS], convolved[MAX_BANDS];
   cudaEvent_t done; /* after the last download queued */
+  int wait;         /* how done is waited for: KCONV_WAIT_* */
   uint8_t *d_mem;   /* source and result planes, pitched */
   size_t d_size, d_used;
   uint8_t *h_stage; /* pinned staging for pageable frames */
@@ -121,14 +122,16 @@ static KConvStatus
 slot_init (KConvCudaSlot *slot, int device)
 {
   slot->device = device;
-  const int bands = kconv_tuning ().cuda_bands;
+  const KConvTuning tuning = kconv_tuning ();
+  const int bands = tuning.cuda_bands;
   slot->max_bands = bands ? bands : MAX_BANDS;
   slot->max_bands = slot->max_bands < 1           ? 1
                     : slot->max_bands > MAX_BANDS ? MAX_BANDS
                                                   : slot->max_bands;
   KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (device));
-  KCONV_CUDA_CHECK (
-      cudaEventCreateWithFlags (&slot->done, kconv_cuda_done_event_flags ()));
+  slot->wait = tuning.cuda_wait;
+  KCONV_CUDA_CHECK (cudaEventCreateWithFlags (&slot->done,
+      kconv_cuda_done_event_flags (slot->wait)));
   for (int i = 0; i < MAX_BANDS; i++) {
     KCONV_CUDA_CHECK (
         cudaEventCreateWithFlags (&slot->uploaded[i], cudaEventDisableTiming));
@@ -149,8 +152,9 @@ slot_finish (KConvCudaSlot *slot)
     (void) kconv_cuda_use_device (slot->device);
     /* the downloads wait for the kernels, which wait for the uploads; a
      * submission that broke off may have left any of them queued */
-    err = slot->broken ? cudaDeviceSynchronize ()
-                       : (cudaError_t) kconv_cuda_event_wait (slot->done);
+    err = slot->broken
+              ? cudaDeviceSynchronize ()
+              : (cudaError_t) kconv_cuda_event_wait (slot->done, slot->wait);
     /* the wait is a sync like any other for KCONV_FAULT */
     if (err == cudaSuccess && kconv_fault_due ("cudaEventSynchronize"))
       err = cudaErrorLaunchFailure;

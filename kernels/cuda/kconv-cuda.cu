@@ -97,18 +97,17 @@ kconv_cuda_use_device (int device)
 }
 
 extern "C" unsigned
-kconv_cuda_done_event_flags (void)
+kconv_cuda_done_event_flags (int wait)
 {
   return cudaEventDisableTiming |
-         (kconv_tuning ().cuda_wait == KCONV_WAIT_BLOCK ? cudaEventBlockingSync
-                                                        : 0);
+         (wait == KCONV_WAIT_BLOCK ? cudaEventBlockingSync : 0);
 }
 
 extern "C" int
-kconv_cuda_event_wait (void *event)
+kconv_cuda_event_wait (void *event, int wait)
 {
   cudaEvent_t e = (cudaEvent_t) event;
-  if (kconv_tuning ().cuda_wait != KCONV_WAIT_SLEEP)
+  if (wait != KCONV_WAIT_SLEEP)
     return cudaEventSynchronize (e); /* spins, or blocks on a blocking event */
   /* naps leave the core to the threads that make the frames */
   const struct timespec nap = { 0, 20000 };

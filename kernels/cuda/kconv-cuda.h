@@ -81,9 +81,9 @@ void kconv_cuda_host_free (void *data);
 int kconv_cuda_use_device (int device);
 
 /* Creation flags for an event a thread waits on, and the wait itself (a
- * cudaError_t), both as KCONV_CUDA_WAIT says. */
-unsigned kconv_cuda_done_event_flags (void);
-int kconv_cuda_event_wait (void *event);
+ * cudaError_t), both for wait, a KCONV_WAIT_* (KCONV_CUDA_WAIT). */
+unsigned kconv_cuda_done_event_flags (int wait);
+int kconv_cuda_event_wait (void *event, int wait);
 
 /* The calling thread's current CUDA context (a CUcontext), NULL if none. */
 void *kconv_cuda_current_context (void);

@@ -243,6 +243,7 @@ struct KMatchCudaSlot
   int pending; /* submitted, not yet waited for */
   int broken;  /* a submission failed half way */
   cudaEvent_t uploaded, done;
+  int wait;         /* how done is waited for: KCONV_WAIT_* */
   uint8_t *d_frame; /* the compared samples, packed */
   size_t frame_size;
   uint8_t *d_raw; /* the region as it lies in the frame */
@@ -281,8 +282,9 @@ slot_init (KMatchCudaSlot *s, int device)
   KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (device));
   KCONV_CUDA_CHECK (
       cudaEventCreateWithFlags (&s->uploaded, cudaEventDisableTiming));
-  KCONV_CUDA_CHECK (
-      cudaEventCreateWithFlags (&s->done, kconv_cuda_done_event_flags ()));
+  s->wait = kconv_tuning ().cuda_wait;
+  KCONV_CUDA_CHECK (cudaEventCreateWithFlags (&s->done,
+      kconv_cuda_done_event_flags (s->wait)));
   KCONV_CUDA_CHECK (cudaMalloc (&s->d_best, 3 * sizeof (uint64_t)));
   KCONV_CUDA_CHECK (
       cudaHostAlloc (&s->h_best, sizeof (uint64_t), cudaHostAllocPortable));
@@ -668,8 +670,9 @@ kmatch_cuda_slot_wait (KMatchCudaSlot *s)
     return KCONV_OK;
   (void) kconv_cuda_use_device (s->device);
   /* a submission that broke off may have left any of its steps queued */
-  cudaError_t err = s->broken ? cudaDeviceSynchronize ()
-                              : (cudaError_t) kconv_cuda_event_wait (s->done);
+  cudaError_t err =
+      s->broken ? cudaDeviceSynchronize ()
+                : (cudaError_t) kconv_cuda_event_wait (s->done, s->wait);
   /* the wait is a sync like any other for KCONV_FAULT */
   if (err == cudaSuccess && kconv_fault_due ("cudaEventSynchronize"))
     err = cudaErrorLaunchFailure;

@@ -4,8 +4,8 @@
  *
  * Read once from the environment (KCONV_CPU_STRATEGY, KCONV_CPU_FIXED,
  * KCONV_CPU_AVX512, KCONV_CUDA_STRATEGY, KCONV_CUDA_PACKED,
- * KCONV_CUDA_BANDS, KCONV_CUDA_MATCH_PRUNE, KCONV_CUDA_WAIT); a test or benchmark may set them
- * for the process instead.  A filter takes them when it is made.
+ * KCONV_CUDA_BANDS, KCONV_CUDA_MATCH_PRUNE, KCONV_CUDA_WAIT); a test or
+ * benchmark may set them for the process instead.  A filter takes them when it is made.
  */
 #ifndef KCONV_TUNING_H
 #define KCONV_TUNING_H
