@@ -527,6 +527,66 @@ GST_START_TEST (test_flushing_seek_in_pipeline)
 
 GST_END_TEST;
 
+/* One filter's stream, run on a thread of its own beside others. */
+typedef struct
+{
+  const gchar *backend;
+  gint n, width, height;
+  GstBuffer *in[8], *out[8];
+} SideBySide;
+
+static gpointer
+run_side_by_side (gpointer data)
+{
+  SideBySide *t = data;
+  GstHarness *h = harness_new (t->backend, 3, t->width, t->height);
+  for (gint i = 0; i < t->n; i++)
+    gst_harness_push (h, gst_buffer_ref (t->in[i]));
+  gst_harness_push_event (h, gst_event_new_eos ());
+  for (gint i = 0; i < t->n; i++)
+    t->out[i] = gst_harness_try_pull (h);
+  gst_harness_teardown (h);
+  return NULL;
+}
+
+/* Filters side by side, each on its own thread with frames in flight
+ * (on CUDA they may share copy streams: KCONV_CUDA_COPIES): each frame
+ * comes out of its own filter, in order, convolved. */
+GST_START_TEST (test_filters_side_by_side)
+{
+  enum
+  { FILTERS = 4 };
+  FOR_EACH_BACKEND (backend) {
+    SideBySide t[FILTERS];
+    GThread *thread[FILTERS];
+    for (gint f = 0; f < FILTERS; f++) {
+      /* large enough to be cut in bands, sizes of their own */
+      t[f].backend = backend;
+      t[f].n = G_N_ELEMENTS (t[f].in);
+      t[f].width = 1920 - 16 * f;
+      t[f].height = 1081 + f;
+      /* made here: stream_frame is not for threads */
+      for (gint i = 0; i < t[f].n; i++)
+        t[f].in[i] = stream_frame (t[f].width, t[f].height, 100 * f + i);
+      thread[f] = g_thread_new ("filter", run_side_by_side, &t[f]);
+    }
+    for (gint f = 0; f < FILTERS; f++)
+      g_thread_join (thread[f]);
+    for (gint f = 0; f < FILTERS; f++) {
+      for (gint i = 0; i < t[f].n; i++) {
+        fail_unless (t[f].out[i] != NULL, "%s: filter %d lost frame %d",
+            backend, f, i);
+        assert_same_metadata (t[f].in[i], t[f].out[i]);
+        assert_convolved (t[f].in[i], t[f].out[i], t[f].width, t[f].height);
+        gst_buffer_unref (t[f].out[i]);
+        gst_buffer_unref (t[f].in[i]);
+      }
+    }
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 kconvfilter_streaming_suite (void)
 {
@@ -542,6 +602,7 @@ kconvfilter_streaming_suite (void)
   tcase_add_test (tc, test_stop_releases_frames_in_flight);
   tcase_add_test (tc, test_flushing_seek_in_pipeline);
   tcase_add_test (tc, test_done_frames_leave);
+  tcase_add_test (tc, test_filters_side_by_side);
   hold_frames (TRUE);
   return s;
 }

@@ -70,7 +70,7 @@ struct KConvCuda
   void *d_tensor_table;    /* the exact tensor-core paths' weight table */
   int max_smem;            /* opt-in limit per block */
   cudaStream_t stream;     /* every convolution runs here, in order */
-  cudaStream_t up, down;   /* frames' uploads and downloads, in order */
+  KConvCudaCopies copies;  /* frames' uploads and downloads, in order */
   KConvCudaSlot *own_slot; /* for kconv_cuda_run */
   double sepmma_bound;     /* STRATEGY_SEPARABLE_MMA's error bound */
   char description[200];
@@ -705,9 +705,9 @@ cuda_setup (KConvCuda *cu, const KConvPlan *plan)
       cudaDevAttrMaxSharedMemoryPerBlockOptin, cu->device));
   KCONV_CUDA_CHECK (
       cudaStreamCreateWithFlags (&cu->stream, cudaStreamNonBlocking));
-  KCONV_CUDA_CHECK (cudaStreamCreateWithFlags (&cu->up, cudaStreamNonBlocking));
-  KCONV_CUDA_CHECK (
-      cudaStreamCreateWithFlags (&cu->down, cudaStreamNonBlocking));
+  KConvStatus st = kconv_cuda_copies_take (&cu->copies);
+  if (st != KCONV_OK)
+    return st;
 
   KConvCudaJob *a = &cu->arith;
   a->cols = plan->cols;
@@ -819,8 +819,8 @@ kconv_cuda_compute_stream (const KConvCuda *cu)
 extern "C" void
 kconv_cuda_copy_streams (const KConvCuda *cu, void **up, void **down)
 {
-  *up = (void *) cu->up;
-  *down = (void *) cu->down;
+  *up = cu->copies.up;
+  *down = cu->copies.down;
 }
 
 extern "C" const char *
@@ -841,9 +841,6 @@ kconv_cuda_free (KConvCuda *cu)
   cudaFree (cu->d_tensor_table);
   if (cu->stream)
     cudaStreamDestroy (cu->stream);
-  if (cu->up)
-    cudaStreamDestroy (cu->up);
-  if (cu->down)
-    cudaStreamDestroy (cu->down);
+  kconv_cuda_copies_release (&cu->copies);
   free (cu);
 }

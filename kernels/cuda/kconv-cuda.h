@@ -56,6 +56,16 @@ void *kconv_cuda_compute_stream (const KConvCuda * cu);
  * (frames go through a filter in order), as cudaStream_t. */
 void kconv_cuda_copy_streams (const KConvCuda * cu, void **up, void **down);
 
+/* A filter's copy streams (kconv-cuda-copies.cu): its own, or shared with
+ * the other filters of the current CUDA context (KCONV_CUDA_COPIES). */
+typedef struct
+{
+  void *up, *down;              /* cudaStream_t */
+  int up_shared, down_shared;
+} KConvCudaCopies;
+KConvStatus kconv_cuda_copies_take (KConvCudaCopies * copies);
+void kconv_cuda_copies_release (KConvCudaCopies * copies);
+
 /* Frames in flight (kconv-cuda-slot.cu): a slot owns a frame's device
  * buffers, pinned staging and the events that tie its steps together.
  * Submitting queues the upload, the convolution and the download on the

@@ -36,6 +36,10 @@ from_environment (KConvTuning * t)
   t->cuda_wait = !v ? KCONV_WAIT_SPIN :
       !strcmp (v, "sleep") ? KCONV_WAIT_SLEEP :
       !strcmp (v, "block") ? KCONV_WAIT_BLOCK : KCONV_WAIT_SPIN;
+  v = getenv ("KCONV_CUDA_COPIES");
+  t->cuda_copies = !v ? KCONV_COPIES_OWN :
+      !strcmp (v, "shared") ? KCONV_COPIES_SHARED :
+      !strcmp (v, "shared-up") ? KCONV_COPIES_SHARED_UP : KCONV_COPIES_OWN;
 }
 
 KConvTuning

@@ -4,8 +4,9 @@
  *
  * Read once from the environment (KCONV_CPU_STRATEGY, KCONV_CPU_FIXED,
  * KCONV_CPU_AVX512, KCONV_CUDA_STRATEGY, KCONV_CUDA_PACKED,
- * KCONV_CUDA_BANDS, KCONV_CUDA_MATCH_PRUNE, KCONV_CUDA_WAIT); a test or
- * benchmark may set them for the process instead.  A filter takes them when it is made.
+ * KCONV_CUDA_BANDS, KCONV_CUDA_MATCH_PRUNE, KCONV_CUDA_WAIT,
+ * KCONV_CUDA_COPIES); a test or benchmark may set them for the process
+ * instead.  A filter takes them when it is made.
  */
 #ifndef KCONV_TUNING_H
 #define KCONV_TUNING_H
@@ -21,6 +22,16 @@ enum
   KCONV_WAIT_SPIN,
   KCONV_WAIT_SLEEP,
   KCONV_WAIT_BLOCK,
+};
+
+/* KCONV_CUDA_COPIES: a filter's upload and download streams are its own,
+ * shared with the other filters of its CUDA context, or shared for
+ * uploads only (shared-up). */
+enum
+{
+  KCONV_COPIES_OWN,
+  KCONV_COPIES_SHARED,
+  KCONV_COPIES_SHARED_UP,
 };
 
 typedef struct
@@ -44,6 +55,7 @@ typedef struct
                                  * first where that pays; 0 never, 1 always */
   int cuda_wait;                /* how a thread waits for a frame in flight
                                  * on the GPU: KCONV_WAIT_* */
+  int cuda_copies;              /* whose copy streams: KCONV_COPIES_* */
 } KConvTuning;
 
 /* The knobs in force: the environment's, unless set. */

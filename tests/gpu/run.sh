@@ -91,6 +91,9 @@ if [ -f .devgst/gst-env.sh ]; then
   step "sixteen such pipelines at once, one process, beside the bus limit"
   $b/tests/kconv-stream-bench --only "1920x1080 RGBA, 3x3" --pipelines 16 \
     | tee "$out/stream-16.txt" || status=1
+  step "sixteen sources and a busy bus: what the host's memory allows both"
+  tests/gpu/bench-sources-beside-bus.sh "$out" | tee "$out/sources-beside-bus.txt" \
+    || status=1
 fi
 [ "${KERNEL_BENCH:-1}" = 0 ] && exit $status
 
