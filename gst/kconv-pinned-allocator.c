@@ -14,6 +14,7 @@
 #include <string.h>
 #include <gst/video/video.h>
 #include "kconv-pinned-allocator.h"
+#include "kconv-pinned-pool.h"
 #include "kconv.h"
 
 #define ALLOCATOR_NAME "KConvPinned"
@@ -152,7 +153,7 @@ static GstBufferPool *
 pinned_pool_new (GstCaps * caps, guint size, guint min_buffers,
     GstAllocator * allocator, GstAllocationParams * params)
 {
-  GstBufferPool *pool = gst_video_buffer_pool_new ();
+  GstBufferPool *pool = kconv_pinned_pool_new ();
   GstStructure *config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, size, min_buffers, 0);
   gst_buffer_pool_config_set_allocator (config, allocator, params);

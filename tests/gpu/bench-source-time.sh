@@ -11,8 +11,10 @@
 #                                              BACKEND: default cuda)
 # A control row holds five frames in the queue (identity behind
 # min-threshold-buffers=5): what more buffers cycling through the source's
-# pool cost with no element at all.  GST_PLUGIN_PATH must point at the kconv
-# build.
+# pool cost with no element at all; two rows run the element with its pools
+# in GstBufferPool's order, oldest buffer first (KCONV_POOL_ORDER=fifo),
+# beside its own order, newest first.  GST_PLUGIN_PATH must point at the
+# kconv build.
 set -uo pipefail
 out=${1:-gpu-results}
 mkdir -p "$out"
@@ -21,8 +23,8 @@ echo "round,row,frames,pipeline,source_cpu_us,source_wall_us,element_cpu_us" > "
 be=${BACKEND:-cuda}
 held="queue max-size-buffers=8 max-size-bytes=0 max-size-time=0 min-threshold-buffers=5"
 
-rows=()   # caps|frames|label|after the source
-add() { rows+=("$1|$2|$3|$4"); }
+rows=()   # caps|frames|label|after the source|environment (optional)
+add() { rows+=("$1|$2|$3|$4|${5:-}"); }
 hd="format=RGBA,width=1920,height=1080"
 uhd="format=RGBA,width=3840,height=2160"
 add $hd 2500 "1080p RGBA identity" "queue ! identity"
@@ -32,6 +34,9 @@ add $hd 2500 "1080p RGBA gaussian 5" "queue ! kconvfilter kernel=gaussian kernel
 add $hd 2500 "1080p RGBA gaussian 31" "queue ! kconvfilter kernel=gaussian kernel-size=31 backend=$be"
 add $hd 2500 "1080p RGBA box 31" "queue ! kconvfilter kernel=box kernel-size=31 backend=$be"
 add $hd 2500 "1080p RGBA edge frames-in-flight=1" "queue ! kconvfilter kernel=edge backend=$be frames-in-flight=1"
+# the element's pools in GstBufferPool's order (oldest buffer first)
+add $hd 2500 "1080p RGBA edge pools oldest first" "queue ! kconvfilter kernel=edge backend=$be" KCONV_POOL_ORDER=fifo
+add $hd 2500 "1080p RGBA gaussian 31 pools oldest first" "queue ! kconvfilter kernel=gaussian kernel-size=31 backend=$be" KCONV_POOL_ORDER=fifo
 add $uhd 600 "4K RGBA identity" "queue ! identity"
 add $uhd 600 "4K RGBA edge" "queue ! kconvfilter kernel=edge backend=$be"
 
@@ -66,8 +71,8 @@ n=${#rows[@]}
 for r in $(seq "${ROUNDS:-4}"); do
   for j in $(seq 0 $((n - 1))); do
     k=$(( (j + r) % n ))
-    IFS='|' read -r caps frames label tail <<< "${rows[$k]}"
-    GST_TRACERS=rusage GST_DEBUG=GST_TRACER:7 gst-launch-1.0 -q videotestsrc \
+    IFS='|' read -r caps frames label tail envs <<< "${rows[$k]}"
+    env $envs GST_TRACERS=rusage GST_DEBUG=GST_TRACER:7 gst-launch-1.0 -q videotestsrc \
       pattern=solid-color num-buffers="$frames" ! \
       "video/x-raw,$caps,framerate=1000/1" ! $tail ! fakesink sync=false \
       > /dev/null 2> "$out/source-time.trace" || echo "FAILED: $label" >&2
