@@ -8,7 +8,8 @@
  * Here released buffers go on a stack and the next acquire takes the top;
  * GstBufferPool still allocates, counts and frees every buffer: buffers it
  * would discard (memory changed, shared or resized) go to it, and at stop
- * the stack is handed back to it.
+ * the stack is handed back to it.  A pool with a maximum number of buffers
+ * keeps GstBufferPool's order: an acquire waits inside it for a release.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -21,7 +22,7 @@ typedef struct
   GMutex lock;
   GQueue free;                  /* newest first */
   gsize size;                   /* of a buffer, from the config */
-  gboolean newest_first;        /* KCONV_POOL_ORDER is not fifo */
+  gboolean newest_first;        /* no maximum, KCONV_POOL_ORDER not fifo */
 } KConvPinnedPool;
 
 typedef struct
@@ -37,13 +38,17 @@ static gboolean
 kconv_pinned_pool_set_config (GstBufferPool * pool, GstStructure * config)
 {
   KConvPinnedPool *self = (KConvPinnedPool *) pool;
-  guint size = 0;
+  guint size = 0, max = 0;
   if (!parent_pool_class->set_config (pool, config))
     return FALSE;
   /* as the video pool left it (it may raise the size to the video
    * info's): the pool takes this config once we return */
-  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, &max);
   self->size = size;
+  /* with a maximum, an acquire may wait inside GstBufferPool for a buffer
+   * released to it: the stack would leave it waiting */
+  self->newest_first = max == 0
+      && g_strcmp0 (g_getenv ("KCONV_POOL_ORDER"), "fifo") != 0;
   return TRUE;
 }
 
@@ -119,7 +124,6 @@ kconv_pinned_pool_init (KConvPinnedPool * self)
 {
   g_mutex_init (&self->lock);
   g_queue_init (&self->free);
-  self->newest_first = g_strcmp0 (g_getenv ("KCONV_POOL_ORDER"), "fifo") != 0;
 }
 
 GstBufferPool *

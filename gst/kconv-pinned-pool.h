@@ -11,8 +11,9 @@ G_BEGIN_DECLS
 /* A GstVideoBufferPool whose free buffers are reused newest first
  * (GstBufferPool's are oldest first): a source filling frames cycles
  * through as few buffers as it needs at once, which stay in the CPU's
- * caches, however many the pool was made with.  KCONV_POOL_ORDER=fifo in
- * the environment keeps GstBufferPool's order, for measurements. */
+ * caches, however many the pool was made with.  A pool configured with a
+ * maximum number of buffers, or KCONV_POOL_ORDER=fifo in the environment
+ * (for measurements), keeps GstBufferPool's order. */
     GstBufferPool * kconv_pinned_pool_new (void);
 
 G_END_DECLS

@@ -12,19 +12,26 @@ count_freed (gpointer data, GstMiniObject * obj)
   (*(gint *) data)++;
 }
 
-/* An active pool of RGBA 64x48 frames, min buffers made at start. */
+/* An active pool of RGBA 64x48 frames, min buffers made at start, at most
+ * max (0: no limit). */
 static GstBufferPool *
-pool_new (guint min)
+pool_new_max (guint min, guint max)
 {
   GstBufferPool *pool = kconv_pinned_pool_new ();
   GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA,width=64,"
       "height=48,framerate=30/1");
   GstStructure *config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, 64 * 48 * 4, min, 0);
+  gst_buffer_pool_config_set_params (config, caps, 64 * 48 * 4, min, max);
   fail_unless (gst_buffer_pool_set_config (pool, config));
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
   gst_caps_unref (caps);
   return pool;
+}
+
+static GstBufferPool *
+pool_new (guint min)
+{
+  return pool_new_max (min, 0);
 }
 
 static GstBuffer *
@@ -131,6 +138,35 @@ GST_START_TEST (test_stop_with_buffers_out)
 
 GST_END_TEST;
 
+static gpointer
+acquire_waiting (gpointer pool)
+{
+  GstBuffer *buf = NULL;
+  gst_buffer_pool_acquire_buffer (pool, &buf, NULL);
+  return buf;
+}
+
+/* With a maximum, an acquire that waits for a buffer gets the one
+ * released next. */
+GST_START_TEST (test_limited_pool_wakes_waiter)
+{
+  gint freed = 0;
+  GstBufferPool *pool = pool_new_max (2, 2);
+  GstBuffer *a = acquire (pool, &freed), *b = acquire (pool, &freed);
+  GThread *waiter = g_thread_new ("waiter", acquire_waiting, pool);
+  g_usleep (50 * 1000);
+  gst_buffer_unref (a);
+  GstBuffer *got = g_thread_join (waiter);
+  fail_unless (got == a);
+  gst_buffer_unref (got);
+  gst_buffer_unref (b);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  fail_unless_equals_int (freed, 2);
+  gst_object_unref (pool);
+}
+
+GST_END_TEST;
+
 static Suite *
 pinned_pool_suite (void)
 {
@@ -141,6 +177,7 @@ pinned_pool_suite (void)
   tcase_add_test (tc, test_fifo_keeps_gstreamers_order);
   tcase_add_test (tc, test_changed_buffer_discarded);
   tcase_add_test (tc, test_stop_with_buffers_out);
+  tcase_add_test (tc, test_limited_pool_wakes_waiter);
   return s;
 }
 
