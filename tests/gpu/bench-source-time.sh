@@ -6,9 +6,13 @@
 # (start-up left out) it prints the busiest thread's (the source's) CPU
 # time and wall time per frame, and the next one's (the element's
 # streaming thread) CPU time per frame.  The share of identity is the
-# median of the per-round ratios of identity's source time to the row's.
+# median of the per-round ratios of identity's source time to the row's,
+# identity on the same size and format (kpatternmatch runs on GRAY8 and
+# RGBA).
 #   tests/gpu/bench-source-time.sh [OUTDIR]   (ROUNDS: default 4;
-#                                              BACKEND: default cuda)
+#                                              BACKEND: default cuda;
+#                                              ONLY: the rows whose label
+#                                              holds one of these words)
 # A control row holds five frames in the queue (identity behind
 # min-threshold-buffers=5): what more buffers cycling through the source's
 # pool cost with no element at all; two rows run the element with its pools
@@ -37,8 +41,28 @@ add $hd 2500 "1080p RGBA edge frames-in-flight=1" "queue ! kconvfilter kernel=ed
 # the element's pools in GstBufferPool's order (oldest buffer first)
 add $hd 2500 "1080p RGBA edge pools oldest first" "queue ! kconvfilter kernel=edge backend=$be" KCONV_POOL_ORDER=fifo
 add $hd 2500 "1080p RGBA gaussian 31 pools oldest first" "queue ! kconvfilter kernel=gaussian kernel-size=31 backend=$be" KCONV_POOL_ORDER=fifo
+gray="format=GRAY8,width=1920,height=1080"
+kpm="kpatternmatch template-region=100,100,64,64 backend=$be"
+add $gray 5000 "1080p GRAY8 identity" "queue ! identity"
+add $gray 5000 "1080p GRAY8 kpatternmatch 64x64" "queue ! $kpm"
+add $hd 2500 "1080p RGBA kpatternmatch 64x64 on luma" "queue ! $kpm"
+add $hd 2500 "1080p RGBA kpatternmatch 64x64 on colour" "queue ! $kpm match-on=color"
 add $uhd 600 "4K RGBA identity" "queue ! identity"
 add $uhd 600 "4K RGBA edge" "queue ! kconvfilter kernel=edge backend=$be"
+# GStreamer's own round trip, the same bytes over the bus both ways
+add $hd 2500 "1080p RGBA cudaupload ! cudadownload" "queue ! cudaupload ! cudadownload"
+add $uhd 600 "4K RGBA cudaupload ! cudadownload" "queue ! cudaupload ! cudadownload"
+
+if [ -n "${ONLY:-}" ]; then
+  kept=()
+  for row in "${rows[@]}"; do
+    IFS='|' read -r _ _ label _ <<< "$row"
+    for word in $ONLY; do
+      case "$label" in *"$word"*) kept+=("$row"); break ;; esac
+    done
+  done
+  rows=("${kept[@]}")
+fi
 
 # busiest thread's CPU and wall us/frame, the next one's CPU us/frame
 parse() {  # trace frames
@@ -101,7 +125,7 @@ with open(sys.argv[2], "w") as out:
         wall = med(name, "source_wall_us")
         idle = wall - med(name, "source_cpu_us")
         elem = med(name, "element_cpu_us")
-        ident = rows.get(name.split(" ")[0] + " RGBA identity", {})
+        ident = rows.get(" ".join(name.split(" ")[:2]) + " identity", {})
         ratios = [float(ident[r]["source_wall_us"]) / float(v["source_wall_us"])
                   for r, v in rows[name].items() if r in ident]
         share = f"{100 * statistics.median(ratios):.0f}%" if ratios else ""
