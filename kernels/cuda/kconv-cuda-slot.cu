@@ -3,16 +3,16 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * A filter uploads on one stream, convolves on a second and downloads on a
- * third; a slot holds one frame's buffers and the events that tie its
- * steps across the three.  With several slots, the upload of frame i+1,
- * the kernel of frame i and the download of frame i-1 overlap.  (Three
- * streams however many frames are in flight: more streams than the
- * device's hardware queues would make unrelated copies wait on each
- * other.)  A large plane is also
- * cut into bands of rows, so that within one frame the kernel of a band
- * starts as soon as the rows it reads have arrived and its download
- * starts as soon as it is done: a single frame takes little more than
- * one trip across the bus.
+ * third (the two copy streams may be shared by the filters of a CUDA
+ * context: kconv-cuda-copies.cu); a slot holds one frame's buffers and the
+ * events that tie its steps across the three.  With several slots, the
+ * upload of frame i+1, the kernel of frame i and the download of frame
+ * i-1 overlap.  (Three streams however many frames are in flight: more
+ * streams than the device's hardware queues would make unrelated copies
+ * wait on each other.)  A large plane is also cut into bands of rows, so
+ * that within one frame the kernel of a band starts as soon as the rows it
+ * reads have arrived and its download starts as soon as it is done: a
+ * single frame takes little more than one trip across the bus.
  *
  * Pinned host memory is copied by DMA straight from and into the frame.
  * Pageable memory is staged through the slot's pinned buffers by CPU
