@@ -89,16 +89,9 @@ EOF
 # 16 pipelines of 1080p RGBA in one process, all frames together, three
 # rounds; beside them the bus's limit for a 1080p RGBA frame each way
 # (kconv-stream-bench's measure), so that the share of it is same-run
-many() {   # element frames
-  local desc="" i
-  for i in $(seq 16); do
-    desc="$desc videotestsrc pattern=solid-color num-buffers=$2 ! video/x-raw,format=RGBA,width=1920,height=1080,framerate=1000/1 ! queue ! $1 ! fakesink sync=false"
-  done
-  echo "$desc"
-}
 many_rate() {   # element; empty when the long run was not the longer
   local a b
-  a=$(run_time "$(many "$1" 100)"); b=$(run_time "$(many "$1" 500)")
+  a=$(run_time "$(sixteen "$1" 100)"); b=$(run_time "$(sixteen "$1" 500)")
   python3 -c "print(f'{16 * 400 / (($b - $a) / 1e6):.0f}' if $b > $a else '')"
 }
 bus_limit() {

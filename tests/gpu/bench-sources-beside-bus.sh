@@ -15,14 +15,8 @@ out=${1:-gpu-results}
 mkdir -p "$out"
 b=${BUILD:-build}
 RATE_ERR="$out/sources-beside-bus.err"
+. "$(dirname "$0")/pipeline-rate.sh"
 
-many() {   # frames per pipeline
-  local desc="" i
-  for i in $(seq 16); do
-    desc="$desc videotestsrc pattern=solid-color num-buffers=$1 ! video/x-raw,format=RGBA,width=1920,height=1080,framerate=1000/1 ! queue ! identity ! fakesink sync=false"
-  done
-  echo "$desc"
-}
 # the wall and CPU microseconds of one gst-launch-1.0 run
 wall_cpu() {
   python3 - "$1" <<'PY' 2>>"$RATE_ERR"
@@ -38,7 +32,7 @@ PY
 # frames/s of the sixteen and their CPU per frame: 400 frames each over
 # the difference between runs of 500 and 100, so start-up cancels
 sources_rate() {
-  python3 - "$(wall_cpu "$(many 100)")" "$(wall_cpu "$(many 500)")" <<'PY'
+  python3 - "$(wall_cpu "$(sixteen identity 100)")" "$(wall_cpu "$(sixteen identity 500)")" <<'PY'
 import sys
 (w0, c0, e0), (w1, c1, e1) = (map(int, a.split()) for a in sys.argv[1:])
 frames = 16 * 400
@@ -62,7 +56,7 @@ writers() {
   done | python3 -c "import sys; print(f'{sum(float(l.split()[0]) / (1 if l.split()[1] == \"GB/s\" else 1000) for l in sys.stdin):.0f} GB/s')"
 }
 
-wall_cpu "$(many 20)" > /dev/null   # loads the plugins and the GPU once
+wall_cpu "$(sixteen identity 20)" > /dev/null   # loads the plugins and the GPU once
 for r in $(seq "${ROUNDS:-3}"); do
   alone=$(sources_rate)
   mem_alone=$(writers)

@@ -22,3 +22,13 @@ pipeline_rate() {  # pipeline, N
   done
   python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.0f}')" $rates
 }
+
+# sixteen 1080p RGBA pipelines in one gst-launch-1.0 description, each
+# videotestsrc ! queue ! ELEMENT ! fakesink with FRAMES frames
+sixteen() {  # element, frames
+  local desc="" i
+  for i in $(seq 16); do
+    desc="$desc videotestsrc pattern=solid-color num-buffers=$2 ! video/x-raw,format=RGBA,width=1920,height=1080,framerate=1000/1 ! queue ! $1 ! fakesink sync=false"
+  done
+  echo "$desc"
+}
