@@ -2,9 +2,15 @@
 # Both elements the way users run them: gst-launch-1.0 pipelines with a queue
 # before the element, beside the same pipeline with identity in its place,
 # the source alone, and GStreamer's own CUDA round trip (cudaupload !
-# cudadownload), all in one run.  Prints one table of frames/s.
+# video/x-raw(memory:CUDAMemory) ! cudadownload: without the caps filter
+# cudaupload keeps system memory, since cudadownload takes both, and
+# nothing crosses the bus), all in one run.  Prints one table of frames/s.
 #   tests/gpu/bench-pipelines.sh [OUTDIR]      (ROUNDS: default 3; BUILD:
-#                                               the build, for the bus limit)
+#                                               the build, for the bus limit;
+#                                               ONLY: the rows whose size,
+#                                               format or label holds one of
+#                                               these words, and the sixteen
+#                                               pipelines only if one is 16)
 # Each rate is (N - N/5) frames over the difference between a run of N
 # frames and one of N/5, so start-up (plugin loading, CUDA context) cancels.
 # The host's speed drifts by up to 25% within minutes, so the rows are
@@ -22,6 +28,8 @@ echo "round,size,format,pipeline,fps" > "$raw"
 RATE_ERR="$out/pipelines.err"
 . "$(dirname "$0")/pipeline-rate.sh"
 
+# GStreamer's round trip; the caps filter makes cudaupload upload
+round_trip="cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload"
 rows=()   # size|format|label|element|frames
 add() { rows+=("$1|$2|$3|$4|$5"); }
 for size in 1920x1080 3840x2160; do
@@ -37,7 +45,7 @@ for size in 1920x1080 3840x2160; do
       add $size $fmt "kconvfilter box 31 backend=cuda" "kconvfilter kernel=box kernel-size=31 backend=cuda" $n
       add $size $fmt "kconvfilter kernel=edge backend=cpu" "kconvfilter kernel=edge backend=cpu frames-in-flight=1" 300
     fi
-    add $size $fmt "cudaupload ! cudadownload" "cudaupload ! cudadownload" $n
+    add $size $fmt "cudaupload ! cudadownload" "$round_trip" $n
   done
   add $size GRAY8 "identity" "identity" $n
   for fmt in GRAY8 RGBA; do
@@ -47,6 +55,17 @@ for size in 1920x1080 3840x2160; do
   add $size RGBA "kpatternmatch 64x64 template match-on=color backend=cuda" \
     "kpatternmatch template-region=100,100,64,64 match-on=color backend=cuda" $n
 done
+
+if [ -n "${ONLY:-}" ]; then
+  kept=()
+  for row in "${rows[@]}"; do
+    IFS='|' read -r size fmt label _ <<< "$row"
+    for word in $ONLY; do
+      case "$size $fmt $label" in *"$word"*) kept+=("$row"); break ;; esac
+    done
+  done
+  rows=("${kept[@]}")
+fi
 
 for r in $(seq "${ROUNDS:-3}"); do
   for row in "${rows[@]}"; do
@@ -85,6 +104,11 @@ with open(sys.argv[2], "w") as out:
         print(f"{key[0]:<10} {key[1]:<6} {key[2]:<58} {fps:8.0f} {share:>11}")
         out.write(f"{key[0]},{key[1]},{key[2]},{fps:.0f},{share}\n")
 EOF
+
+if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" 16 "* ]]; then
+  grep -c FAILED "$out/pipelines.err" 2>/dev/null | sed 's/^/failed pipelines: /'
+  exit 0
+fi
 
 # 16 pipelines of 1080p RGBA in one process, all frames together, three
 # rounds; beside them the bus's limit for a 1080p RGBA frame each way
