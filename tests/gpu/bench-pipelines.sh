@@ -56,16 +56,7 @@ for size in 1920x1080 3840x2160; do
     "kpatternmatch template-region=100,100,64,64 match-on=color backend=cuda" $n
 done
 
-if [ -n "${ONLY:-}" ]; then
-  kept=()
-  for row in "${rows[@]}"; do
-    IFS='|' read -r size fmt label _ <<< "$row"
-    for word in $ONLY; do
-      case "$size $fmt $label" in *"$word"*) kept+=("$row"); break ;; esac
-    done
-  done
-  rows=("${kept[@]}")
-fi
+only_rows 1 2 3   # by size, format and label
 
 for r in $(seq "${ROUNDS:-3}"); do
   for row in "${rows[@]}"; do

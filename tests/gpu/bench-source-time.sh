@@ -56,16 +56,8 @@ round_trip="cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload"
 add $hd 2500 "1080p RGBA cudaupload ! cudadownload" "queue ! $round_trip"
 add $uhd 600 "4K RGBA cudaupload ! cudadownload" "queue ! $round_trip"
 
-if [ -n "${ONLY:-}" ]; then
-  kept=()
-  for row in "${rows[@]}"; do
-    IFS='|' read -r _ _ label _ <<< "$row"
-    for word in $ONLY; do
-      case "$label" in *"$word"*) kept+=("$row"); break ;; esac
-    done
-  done
-  rows=("${kept[@]}")
-fi
+. "$(dirname "$0")/pipeline-rate.sh"
+only_rows 3   # by label
 
 # busiest thread's CPU and wall us/frame, the next one's CPU us/frame
 parse() {  # trace frames

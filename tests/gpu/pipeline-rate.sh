@@ -1,5 +1,24 @@
 # Sourced by the gst-launch-1.0 benchmarks in tests/gpu/: frames/s of a
-# pipeline.  RATE_ERR names the file failures are appended to.
+# pipeline, and the rows a run keeps.  RATE_ERR names the file failures
+# are appended to.
+
+# Keeps the rows of the array rows (fields split by |) where one of the
+# fields numbered (from 1) holds one of the words of ONLY; all when ONLY
+# is empty.
+only_rows() {  # field numbers
+  [ -n "${ONLY:-}" ] || return 0
+  local kept=() row word text f
+  local -a field
+  for row in "${rows[@]}"; do
+    IFS='|' read -r -a field <<< "$row"
+    text=""
+    for f in "$@"; do text="$text ${field[$((f - 1))]}"; done
+    for word in $ONLY; do
+      case "$text" in *"$word"*) kept+=("$row"); break ;; esac
+    done
+  done
+  rows=("${kept[@]}")
+}
 
 # microseconds that a pipeline takes
 run_time() {
