@@ -10,17 +10,21 @@
  * thread takes four neighbouring pixels and slides down a short strip of
  * rows; a warp covers 128 pixels.
  *
- * - Source rows are fetched several ahead with asynchronous copies into a
- *   ring in shared memory, which hold no registers while in flight (one
- *   16-byte piece a lane, and the K / 2 pixels either side of the warp;
- *   pixels outside the frame follow the border rule).
+ * - 5x5 and 7x7: source rows are fetched several ahead with asynchronous
+ *   copies into a ring in shared memory, which hold no registers while in
+ *   flight (one 16-byte piece a lane, and the K / 2 pixels either side of
+ *   the warp; pixels outside the frame follow the border rule).  3x3: rows
+ *   are loaded straight into registers (kernel_rows3), which its smaller
+ *   sums leave room for.
  * - Each source row is cut once into byte planes, then into windows of
  *   four horizontal neighbours of a channel (a permute or funnel shift a
  *   window), and one DP4A multiplies a window by four taps of a kernel row
  *   (signed-byte weights) into an exact 32-bit sum: one instruction a
  *   channel of an output for 3x3 rows, two for 5x5 and 7x7 rows.
- * - A source row meets every kernel row at once, so each output row holds
- *   its sums in registers until its last source row has come.
+ * - 5x5 and 7x7: a source row meets every kernel row at once, so each
+ *   output row holds its sums in registers until its last source row has
+ *   come.  3x3: each output row is made from the byte planes of its three
+ *   source rows at once.
  * - The rounding rule takes two instructions a sample (rows_finish) and
  *   the clamp to bytes comes with packing them (cvt.pack).
  */
@@ -38,9 +42,8 @@
  * of it from word 132 */
 #define ROWS_PITCH (ROWS_SPAN + 8)
 
-/* Output rows a warp slides down: for 3x3, 4, 6 and 8 measured within 2%
- * of each other, 12 slower (too few warps to hide the memory's latency);
- * for 5x5 and 7x7, 4, 8 and 10 no better than 6. */
+/* Output rows a warp slides down: for 5x5 and 7x7, 4, 8 and 10 no better
+ * than 6. */
 #define ROWS_STRIP 6
 
 /* What the kernel takes besides the job (KConvCudaStrips): the weights as
@@ -199,19 +202,14 @@ struct SourceRows
     w[H + 1] = v.y;
     w[H + 2] = v.z;
     w[H + 3] = v.w;
-    if constexpr (H == 1) {
-      w[0] = at[3];
-      w[H + 4] = at[8];
-    } else {
-      /* the aligned pieces either side hold the words beside the span */
-      const uint4 l = *(const uint4 *) at, r = *(const uint4 *) (at + 8);
-      const uint32_t left[4] = { l.x, l.y, l.z, l.w };
-      const uint32_t right[4] = { r.x, r.y, r.z, r.w };
+    /* the aligned pieces either side hold the words beside the span */
+    const uint4 l = *(const uint4 *) at, r = *(const uint4 *) (at + 8);
+    const uint32_t left[4] = { l.x, l.y, l.z, l.w };
+    const uint32_t right[4] = { r.x, r.y, r.z, r.w };
 #pragma unroll
-      for (int k = 0; k < H; k++) {
-        w[k] = left[4 - H + k];
-        w[H + 4 + k] = right[k];
-      }
+    for (int k = 0; k < H; k++) {
+      w[k] = left[4 - H + k];
+      w[H + 4 + k] = right[k];
     }
     __syncwarp (); /* every lane has read the slot before it is refilled */
     if (i + ROWS_DEPTH < rows)
@@ -284,29 +282,22 @@ rows_strip (const KConvCudaJob &job, const KConvCudaStrips &f,
       /* win[j][p]: byte c of the pixels under taps 4j to 4j + 3 of output
        * p (bytes past the kernel's edge meet weights of 0) */
       uint32_t win[KW][X];
-      if constexpr (K == 3) {
-        win[0][0] = __byte_perm (w[0], plane[c], c | 4 << 4 | 5 << 8);
-        win[0][1] = plane[c];
-        win[0][2] = plane[c] >> 8;
-        win[0][3] = __byte_perm (plane[c], w[5], 2 | 3 << 4 | (4 + c) << 8);
-      } else {
-        /* byte c of pixels x - 4 to x + 7 (those past x +- R unused) */
-        const uint32_t left =
-            R == 3 ? channel_of (w[0], w[0], w[1], w[2], c)
-                   : __byte_perm (w[0], w[1], c << 8 | (4 + c) << 12);
-        const uint32_t right =
-            channel_of (w[N - R], w[N - R + 1], w[N - 1], w[N - 1], c);
-        const uint32_t line[3] = { left, plane[c], right };
+      /* byte c of pixels x - 4 to x + 7 (those past x +- R unused) */
+      const uint32_t left =
+          R == 3 ? channel_of (w[0], w[0], w[1], w[2], c)
+                 : __byte_perm (w[0], w[1], c << 8 | (4 + c) << 12);
+      const uint32_t right =
+          channel_of (w[N - R], w[N - R + 1], w[N - 1], w[N - 1], c);
+      const uint32_t line[3] = { left, plane[c], right };
 #pragma unroll
-        for (int j = 0; j < KW; j++)
+      for (int j = 0; j < KW; j++)
 #pragma unroll
-          for (int p = 0; p < X; p++) {
-            /* pixel p - R + 4j, from x - 4 */
-            const int o = p - R + 4 * j + 4;
-            win[j][p] = window_at (line[o / 4],
-                line[o / 4 + 1 < 3 ? o / 4 + 1 : 2], o % 4);
-          }
-      }
+        for (int p = 0; p < X; p++) {
+          /* pixel p - R + 4j, from x - 4 */
+          const int o = p - R + 4 * j + 4;
+          win[j][p] = window_at (line[o / 4],
+              line[o / 4 + 1 < 3 ? o / 4 + 1 : 2], o % 4);
+        }
 #pragma unroll
       for (int p = 0; p < X; p++) {
         /* source row i is kernel row ky of output row i - ky */
@@ -370,6 +361,178 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
   rows_strip<K, MODE, BYTES, ABS> (job, f, rows, y_begin, y_end);
 }
 
+/* 3x3 without a ring: each lane loads its 16 bytes of a source row straight
+ * into registers ROWS3_DEPTH rows ahead (lanes 0 and 31 also the pixel
+ * beside the span, the other neighbours by shuffle), cuts it once into
+ * byte planes, and keeps the planes of the last three rows; each output
+ * row is then made whole from them, channel by channel, so that only one
+ * output row's sums are live.  (The 5x5 and 7x7 way, a source row meeting
+ * every kernel row at once, holds three rows of sums for a 3x3 kernel; with
+ * rows in registers as well it needed 70-80 registers, this takes 60.)
+ * 4K RGBA, H100: 0.0288-0.0291 ms against the ring's 0.0300-0.0301;
+ * strips of 4, 5, 7 or 8 rows and 2, 4 or 5 rows ahead measured
+ * 0.0291-0.0311. */
+#define ROWS3_STRIP 6
+#define ROWS3_DEPTH 3
+
+__device__ __forceinline__ uint4
+rows3_load16 (const uint32_t *p)
+{
+  uint4 v;
+  asm volatile("ld.global.nc.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+
+__device__ __forceinline__ uint32_t
+rows3_load4 (const uint32_t *p)
+{
+  uint32_t v;
+  asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+
+/* a source row as the arithmetic wants it: byte c of the lane's four
+ * pixels in plane[c], and the pixels left and right of them */
+struct Rows3Row
+{
+  uint32_t plane[4], left, right;
+};
+
+/* byte c of the pixels under the three taps of output pixel p (byte 3 meets
+ * a weight of 0) */
+__device__ __forceinline__ uint32_t
+rows3_window (const Rows3Row &r, int c, int p)
+{
+  const uint32_t plane = r.plane[c];
+  if (p == 0)
+    return __byte_perm (r.left, plane, c | 4 << 4 | 5 << 8);
+  if (p == 1)
+    return plane;
+  if (p == 2)
+    return plane >> 8;
+  return __byte_perm (plane, r.right, 2 | 3 << 4 | (4 + c) << 8);
+}
+
+template <int MODE, int BYTES, bool ABS>
+__global__ void __launch_bounds__ (32 * ROWS_WARPS)
+    kernel_rows3 (const KConvCudaJob job, const KConvCudaStrips f)
+{
+  const int S = ROWS3_STRIP, D = ROWS3_DEPTH;
+  const int T = S + 2; /* source rows of a strip */
+  const int y_begin =
+      job.row_begin + (blockIdx.y * ROWS_WARPS + threadIdx.y) * S;
+  const int y_end = min (y_begin + S, job.row_end);
+  if (y_begin >= job.row_end)
+    return; /* the whole warp */
+  const int lane = threadIdx.x, span = blockIdx.x * ROWS_SPAN;
+  const int x = span + 4 * lane;
+  const bool whole = x + 3 < job.width;
+  const bool halo = lane == 0 || lane == 31;
+  const int halo_from = kconv_border_index (job.border,
+      lane == 0 ? span - 1 : span + ROWS_SPAN, job.width);
+  const int first = y_begin - 1, last = y_end + 1;
+
+  uint4 raw[T];
+  uint32_t side[T];
+  auto load = [&] (int i) {
+    const int t = first + i;
+    const int sy = kconv_border_index (job.border, t, job.height);
+    const bool read = sy >= 0 && t < last;
+    const uint32_t *row =
+        (const uint32_t *) (job.src +
+                            (size_t) (read ? sy : 0) * job.src_stride);
+    raw[i] = make_uint4 (0, 0, 0, 0);
+    side[i] = 0;
+    if (read && whole) {
+      raw[i] = rows3_load16 (row + x);
+    } else if (read) {
+      uint32_t px[4];
+#pragma unroll
+      for (int p = 0; p < 4; p++) {
+        const int sx = kconv_border_index (job.border, x + p, job.width);
+        px[p] = sx >= 0 ? rows3_load4 (row + sx) : 0u;
+      }
+      raw[i] = make_uint4 (px[0], px[1], px[2], px[3]);
+    }
+    if (read && halo && halo_from >= 0)
+      side[i] = rows3_load4 (row + halo_from);
+  };
+  auto cut = [&] (int i) {
+    Rows3Row r;
+    const uint4 v = raw[i];
+    const uint32_t up = __shfl_up_sync (0xffffffffu, v.w, 1);
+    const uint32_t down = __shfl_down_sync (0xffffffffu, v.x, 1);
+    r.left = lane == 0 ? side[i] : up;
+    r.right = lane == 31 ? side[i] : down;
+    const uint32_t lo01 = __byte_perm (v.x, v.y, 0x5140);
+    const uint32_t lo23 = __byte_perm (v.z, v.w, 0x5140);
+    const uint32_t hi01 = __byte_perm (v.x, v.y, 0x7362);
+    const uint32_t hi23 = __byte_perm (v.z, v.w, 0x7362);
+    r.plane[0] = __byte_perm (lo01, lo23, 0x5410);
+    r.plane[1] = __byte_perm (lo01, lo23, 0x7632);
+    r.plane[2] = __byte_perm (hi01, hi23, 0x5410);
+    r.plane[3] = __byte_perm (hi01, hi23, 0x7632);
+    return r;
+  };
+
+  Rows3Row win[3]; /* source rows o - 1, o, o + 1 of output row o */
+#pragma unroll
+  for (int i = 0; i < D; i++)
+    load (i);
+#pragma unroll
+  for (int i = 0; i < T; i++) {
+    if (i + D < T)
+      load (i + D);
+    win[0] = win[1];
+    win[1] = win[2];
+    win[2] = cut (i);
+    const int y = y_begin + i - 2;
+    if (i < 2 || y >= y_end)
+      continue;
+    int v[4][4]; /* byte, pixel */
+#pragma unroll
+    for (int c = 0; c < 4; c++) {
+      if (!(BYTES >> c & 1))
+        continue;
+#pragma unroll
+      for (int p = 0; p < 4; p++) {
+        int s = 0;
+#pragma unroll
+        for (int ky = 0; ky < 3; ky++) {
+          s = kconv_cuda_dp4a_us (rows3_window (win[ky], c, p), f.row[ky][0],
+              s);
+        }
+        v[c][p] = rows_finish<MODE, ABS> (job, f, s);
+      }
+    }
+    uint32_t out[4];
+#pragma unroll
+    for (int p = 0; p < 4; p++) {
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        if (!(BYTES >> c & 1))
+          v[c][p] = 0;
+      out[p] = kconv_cuda_pack_bytes (v[3][p], v[2][p], v[1][p], v[0][p]);
+      /* the byte no channel covers is the source's (alpha, padding) */
+      if (BYTES == 0x7)
+        out[p] = __byte_perm (out[p], win[1].plane[3], 0x0210 | (4 + p) << 12);
+      else if (BYTES == 0xe)
+        out[p] = __byte_perm (out[p], win[1].plane[0], 0x3210 & ~0xf | (4 + p));
+    }
+    uint32_t *dst = (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + x;
+    if (whole) {
+      *(uint4 *) dst = make_uint4 (out[0], out[1], out[2], out[3]);
+    } else {
+#pragma unroll
+      for (int p = 0; p < 4; p++)
+        if (x + p < job.width)
+          dst[p] = out[p];
+    }
+  }
+}
+
 /* The weights (negation folded in) as signed bytes, and the rounding
  * constants, where the kernel can take the job: 0 where it cannot. */
 int
@@ -412,6 +575,13 @@ launch_strips (const KConvCudaJob &job, const KConvCudaStrips &f,
 {
   return kconv_cuda_by_bytes (job, [&] (auto bytes) {
     const int B = decltype (bytes)::value;
+    auto rows3 = [&] () {
+      dim3 block (32, ROWS_WARPS);
+      dim3 grid (kconv_div_up (job.width, ROWS_SPAN),
+          kconv_cuda_grid_rows (job, ROWS_WARPS * ROWS3_STRIP));
+      kernel_rows3<MODE, B, ABS><<<grid, block, 0, stream>>> (job, f);
+      return cudaGetLastError ();
+    };
     auto go = [&] (auto size) {
       const int K = decltype (size)::value;
       dim3 block (32, ROWS_WARPS);
@@ -422,7 +592,7 @@ launch_strips (const KConvCudaJob &job, const KConvCudaStrips &f,
     };
     switch (f.size) {
     case 3:
-      return go (std::integral_constant<int, 3>{});
+      return rows3 ();
     case 5:
       return go (std::integral_constant<int, 5>{});
     case 7:
