@@ -369,9 +369,9 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
  * output row's sums are live.  (The 5x5 and 7x7 way, a source row meeting
  * every kernel row at once, holds three rows of sums for a 3x3 kernel; with
  * rows in registers as well it needed 70-80 registers, this takes 60.)
- * 4K RGBA, H100: 0.0288-0.0291 ms against the ring's 0.0300-0.0301;
- * strips of 4, 5, 7 or 8 rows and 2, 4 or 5 rows ahead measured
- * 0.0291-0.0311. */
+ * 4K RGBA, H100: 0.0288-0.0291 ms against the ring's 0.0299-0.0301;
+ * other strips (4 to 12 rows) and rows ahead (2 to 5) measured
+ * 0.0291-0.0334. */
 #define ROWS3_STRIP 6
 #define ROWS3_DEPTH 3
 
