@@ -375,6 +375,9 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
 #define ROWS3_STRIP 6
 #define ROWS3_DEPTH 3
 
+/* Loads as volatile asm, so that the compiler keeps them where they are
+ * written, ROWS3_DEPTH rows ahead, instead of hoisting the whole strip's
+ * (which costs the registers this kernel saves). */
 __device__ __forceinline__ uint4
 rows3_load16 (const uint32_t *p)
 {
@@ -434,8 +437,12 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
       lane == 0 ? span - 1 : span + ROWS_SPAN, job.width);
   const int first = y_begin - 1, last = y_end + 1;
 
-  uint4 raw[T];
-  uint32_t side[T];
+  uint4 raw[T];    /* a lane's four pixels of source row i */
+  uint32_t side[T]; /* lanes 0 and 31: the pixel beside the span */
+  /* source row first + i, zeros past the border where the rule says so
+   * and from last on (a strip cut short by the end of the frame or band:
+   * those rows may not be there yet); pixel by pixel through the rule
+   * where the lane's four are not all inside the frame */
   auto load = [&] (int i) {
     const int t = first + i;
     const int sy = kconv_border_index (job.border, t, job.height);
