@@ -437,7 +437,7 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
       lane == 0 ? span - 1 : span + ROWS_SPAN, job.width);
   const int first = y_begin - 1, last = y_end + 1;
 
-  uint4 raw[T];    /* a lane's four pixels of source row i */
+  uint4 raw[T];     /* a lane's four pixels of source row i */
   uint32_t side[T]; /* lanes 0 and 31: the pixel beside the span */
   /* source row first + i, zeros past the border where the rule says so
    * and from last on (a strip cut short by the end of the frame or band:
