@@ -236,6 +236,37 @@ window_at (uint32_t lo, uint32_t hi, int o)
   return o == 0 ? lo : __funnelshift_r (lo, hi, 8 * o);
 }
 
+/* A lane's ROWS_X outputs of row y from pixel x: the samples v[byte][pixel]
+ * of the convolved bytes packed with the clamp to bytes, the byte no
+ * channel covers (alpha, padding) the source's, from kept (that byte's
+ * plane of the source row); in one piece where all lie inside the frame. */
+template <int BYTES>
+__device__ __forceinline__ void
+rows_store (const KConvCudaJob &job, int y, int x, bool whole,
+    const int (&v)[4][ROWS_X], uint32_t kept)
+{
+  uint32_t out[ROWS_X];
+#pragma unroll
+  for (int p = 0; p < ROWS_X; p++) {
+    out[p] = kconv_cuda_pack_bytes (BYTES >> 3 & 1 ? v[3][p] : 0,
+        BYTES >> 2 & 1 ? v[2][p] : 0, BYTES >> 1 & 1 ? v[1][p] : 0,
+        BYTES & 1 ? v[0][p] : 0);
+    if (BYTES == 0x7)
+      out[p] = __byte_perm (out[p], kept, 0x0210 | (4 + p) << 12);
+    else if (BYTES == 0xe)
+      out[p] = __byte_perm (out[p], kept, 0x3210 & ~0xf | (4 + p));
+  }
+  uint32_t *dst = (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + x;
+  if (whole) {
+    *(uint4 *) dst = make_uint4 (out[0], out[1], out[2], out[3]);
+  } else {
+#pragma unroll
+    for (int p = 0; p < ROWS_X; p++)
+      if (x + p < job.width)
+        dst[p] = out[p];
+  }
+}
+
 /* A thread's ROWS_X outputs on each row of [y_begin, y_end), at x, where
  * y_end - y_begin <= the strip's length S.  The loop over the strip's
  * source rows is unrolled whole, so that every register array is indexed
@@ -317,31 +348,15 @@ rows_strip (const KConvCudaJob &job, const KConvCudaStrips &f,
     const int done = i - (K - 1), y = y_begin + done;
     if (done < 0 || y >= y_end)
       continue;
-    uint32_t out[X];
+    int v[4][X];
 #pragma unroll
-    for (int p = 0; p < X; p++) {
-      int v[4];
-#pragma unroll
-      for (int c = 0; c < 4; c++)
-        v[c] = BYTES >> c & 1 ? rows_finish<MODE, ABS> (job, f, sum[done][c][p])
-                              : 0;
-      out[p] = kconv_cuda_pack_bytes (v[3], v[2], v[1], v[0]);
-      /* the byte no channel covers is the source's (alpha, padding) */
-      if (BYTES == 0x7)
-        out[p] = __byte_perm (out[p], kept[done], 0x0210 | (4 + p) << 12);
-      else if (BYTES == 0xe)
-        out[p] = __byte_perm (out[p], kept[done], 0x3210 & ~0xf | (4 + p));
-    }
-    uint32_t *dst =
-        (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + rows.x;
-    if (rows.whole) {
-      *(uint4 *) dst = make_uint4 (out[0], out[1], out[2], out[3]);
-    } else {
+    for (int c = 0; c < 4; c++)
 #pragma unroll
       for (int p = 0; p < X; p++)
-        if (rows.x + p < job.width)
-          dst[p] = out[p];
-    }
+        if (BYTES >> c & 1)
+          v[c][p] = rows_finish<MODE, ABS> (job, f, sum[done][c][p]);
+    rows_store<BYTES> (job, y, rows.x, rows.whole, v,
+        BYTES == 0xf ? 0u : kept[done]);
   }
 }
 
@@ -514,29 +529,7 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
         v[c][p] = rows_finish<MODE, ABS> (job, f, s);
       }
     }
-    uint32_t out[4];
-#pragma unroll
-    for (int p = 0; p < 4; p++) {
-#pragma unroll
-      for (int c = 0; c < 4; c++)
-        if (!(BYTES >> c & 1))
-          v[c][p] = 0;
-      out[p] = kconv_cuda_pack_bytes (v[3][p], v[2][p], v[1][p], v[0][p]);
-      /* the byte no channel covers is the source's (alpha, padding) */
-      if (BYTES == 0x7)
-        out[p] = __byte_perm (out[p], win[1].plane[3], 0x0210 | (4 + p) << 12);
-      else if (BYTES == 0xe)
-        out[p] = __byte_perm (out[p], win[1].plane[0], 0x3210 & ~0xf | (4 + p));
-    }
-    uint32_t *dst = (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + x;
-    if (whole) {
-      *(uint4 *) dst = make_uint4 (out[0], out[1], out[2], out[3]);
-    } else {
-#pragma unroll
-      for (int p = 0; p < 4; p++)
-        if (x + p < job.width)
-          dst[p] = out[p];
-    }
+    rows_store<BYTES> (job, y, x, whole, v, win[1].plane[BYTES == 0x7 ? 3 : 0]);
   }
 }
 

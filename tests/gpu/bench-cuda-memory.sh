@@ -42,7 +42,7 @@ for size in ${SIZES:-1920x1080 3840x2160}; do
   # uploaded and downloaded every frame
   m=300; [ "$size" = 3840x2160 ] && m=100
   src="videotestsrc pattern=solid-color num-buffers=@N@ ! $caps ! queue"
-  row $size upload "cudaupload ! cudadownload" "$src ! cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload ! fakesink sync=false" $m
+  row $size upload "cudaupload ! cudadownload" "$src ! $round_trip ! fakesink sync=false" $m
   row $size upload "cudaupload ! 2 kconvfilter ! kpatternmatch ! cudadownload" "$src ! cudaupload ! video/x-raw(memory:CUDAMemory) ! kconvfilter kernel=edge ! kconvfilter kernel=gaussian kernel-size=5 ! $match ! cudadownload ! fakesink sync=false" $m
   # system memory, frames in flight
   row $size system "identity" "$src ! identity ! fakesink sync=false" $m

@@ -28,8 +28,6 @@ echo "round,size,format,pipeline,fps" > "$raw"
 RATE_ERR="$out/pipelines.err"
 . "$(dirname "$0")/pipeline-rate.sh"
 
-# GStreamer's round trip; the caps filter makes cudaupload upload
-round_trip="cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload"
 rows=()   # size|format|label|element|frames
 add() { rows+=("$1|$2|$3|$4|$5"); }
 for size in 1920x1080 3840x2160; do

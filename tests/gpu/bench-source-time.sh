@@ -49,14 +49,11 @@ add $hd 2500 "1080p RGBA kpatternmatch 64x64 on luma" "queue ! $kpm"
 add $hd 2500 "1080p RGBA kpatternmatch 64x64 on colour" "queue ! $kpm match-on=color"
 add $uhd 600 "4K RGBA identity" "queue ! identity"
 add $uhd 600 "4K RGBA edge" "queue ! kconvfilter kernel=edge backend=$be"
-# GStreamer's own round trip, the same bytes over the bus both ways (the
-# caps filter makes cudaupload upload: cudadownload takes system memory
-# too, and without it both pass the frames through untouched)
-round_trip="cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload"
+. "$(dirname "$0")/pipeline-rate.sh"
+# GStreamer's own round trip ($round_trip)
 add $hd 2500 "1080p RGBA cudaupload ! cudadownload" "queue ! $round_trip"
 add $uhd 600 "4K RGBA cudaupload ! cudadownload" "queue ! $round_trip"
 
-. "$(dirname "$0")/pipeline-rate.sh"
 only_rows 3   # by label
 
 # busiest thread's CPU and wall us/frame, the next one's CPU us/frame

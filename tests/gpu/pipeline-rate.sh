@@ -20,6 +20,11 @@ only_rows() {  # field numbers
   rows=("${kept[@]}")
 }
 
+# GStreamer's own CUDA round trip, the same bytes over the bus both ways.
+# The caps filter makes cudaupload upload: cudadownload takes system
+# memory too, and without it both pass the frames through untouched.
+round_trip="cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload"
+
 # microseconds that a pipeline takes
 run_time() {
   local t0 t1
