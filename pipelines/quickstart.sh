@@ -3,6 +3,7 @@
 # on GStreamer's test pattern.  Writes before.png and after.png into
 # ./kconv-demo (or $1) and prints the element's frame rate on 1080p RGBA.
 set -euo pipefail
+trap 'echo "quickstart.sh: this step failed (exit $?): $BASH_COMMAND" >&2' ERR
 cd "$(dirname "$0")/.."
 pipelines/install-deps.sh
 pipelines/build.sh

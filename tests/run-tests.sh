@@ -3,8 +3,8 @@
 # "N passed, N failed, N skipped", counted over the test programs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-pipelines/install-deps.sh || exit 1
-pipelines/build.sh || exit 1
+pipelines/install-deps.sh || { echo "run-tests.sh: installing the packages failed" >&2; exit 1; }
+pipelines/build.sh || { echo "run-tests.sh: the build failed" >&2; exit 1; }
 # photographs for the matcher's table (fetched from Debian's python3-skimage)
 if tests/photos.sh build/photos; then
   export KCONV_PHOTOS=$PWD/build/photos

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The README's quick start on a fresh machine: a new Debian 12 root
+# (debootstrap --variant=minbase bookworm: no CUDA toolkit, nothing but
+# Debian's base), a copy of this tree in it, and each command given run
+# there as root, unchanged, in turn; prints how long each took and stops
+# at the first that fails.  Needs root (debootstrap, mount, chroot).
+#   tests/fresh-machine.sh ROOT 'pipelines/quickstart.sh' 'tests/run-tests.sh'
+# ROOT is made anew (an existing one is unmounted and removed first).
+set -uo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+root=${1:?usage: tests/fresh-machine.sh ROOT COMMAND...}
+shift
+[ "$(id -u)" -eq 0 ] || { echo "fresh-machine.sh: needs root" >&2; exit 1; }
+mkdir -p "$root"
+root=$(cd "$root" && pwd)
+[ "$root" != / ] || exit 1
+
+unmount_all() {   # everything mounted under the root, deepest first
+  findmnt -rn -o TARGET | grep "^$root/" | sort -r | while read -r m; do
+    umount -l "$m" || true
+  done
+}
+remove_root() {
+  unmount_all
+  if findmnt -rn -o TARGET | grep -q "^$root/"; then
+    echo "fresh-machine.sh: $root still has mounts; not removing it" >&2; exit 1
+  fi
+  rm -rf --one-file-system "$root"
+}
+remove_root
+trap unmount_all EXIT
+
+if ! command -v debootstrap >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+    debootstrap >/dev/null || { echo "fresh-machine.sh: cannot install debootstrap" >&2; exit 1; }
+fi
+t0=$(date +%s)
+debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian \
+  >"$root.debootstrap.log" 2>&1 || {
+  echo "fresh-machine.sh: debootstrap failed:" >&2; tail -n 30 "$root.debootstrap.log" >&2; exit 1; }
+echo "fresh-machine.sh: Debian 12 root made in $(( $(date +%s) - t0 )) s ($root)"
+# what a Debian 12 installation's apt reads (updates and security too), and
+# this machine's name servers
+if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+  cp /etc/apt/sources.list.d/debian.sources "$root/etc/apt/sources.list.d/"
+  rm -f "$root/etc/apt/sources.list"
+fi
+cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+mount -t proc proc "$root/proc"
+mount --bind /dev "$root/dev"
+mount --bind /dev/pts "$root/dev/pts"
+
+# the tree as git sees it (tracked and new files), without build folders
+mkdir -p "$root/kconv"
+if git -C "$src" rev-parse >/dev/null 2>&1; then
+  git -C "$src" ls-files -z --cached --others --exclude-standard \
+    | (cd "$src" && tar --null -T - -cf -) | tar -xf - -C "$root/kconv"
+else
+  (cd "$src" && tar --exclude='./build*' -cf - .) | tar -xf - -C "$root/kconv"
+fi
+
+for cmd in "$@"; do
+  echo "fresh-machine.sh: running $cmd"
+  t0=$(date +%s)
+  chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    /bin/bash -c "cd /kconv && $cmd"
+  rc=$?
+  took=$(( $(date +%s) - t0 ))
+  if [ $rc -ne 0 ]; then
+    echo "fresh-machine.sh: $cmd FAILED (exit $rc) after $took s"; exit 1
+  fi
+  echo "fresh-machine.sh: $cmd passed in $took s"
+done
