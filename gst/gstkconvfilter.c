@@ -17,7 +17,10 @@
  * in single precision, within 1 of the exact value.
  *
  * Alpha and padding bytes pass through untouched.  For YUV the chroma
- * planes are filtered too, at their own resolution, unless planes=luma.
+ * planes are filtered too, at their own resolution, unless planes=luma;
+ * at the default planes=auto a kernel whose weights sum to 0 (edge,
+ * laplacian, sobel) filters the luma and sets the chroma to neutral, so
+ * that a camera's YUY2 gives a grey edge picture, not a green one.
  *
  * ## Frames in flight
  *
@@ -92,6 +95,7 @@ typedef enum
 {
   GST_KCONV_PLANES_ALL,
   GST_KCONV_PLANES_LUMA,
+  GST_KCONV_PLANES_AUTO,
 } GstKConvPlanes;
 
 enum
@@ -116,7 +120,7 @@ enum
 #define DEFAULT_OFFSET 0.0
 #define DEFAULT_ABSOLUTE GST_KCONV_ABSOLUTE_AUTO
 #define DEFAULT_BORDER KCONV_BORDER_REFLECT
-#define DEFAULT_PLANES GST_KCONV_PLANES_ALL
+#define DEFAULT_PLANES GST_KCONV_PLANES_AUTO
 
 #define MAX_SIGMA 1000.0
 
@@ -147,7 +151,10 @@ struct _GstKConvFilter
   /* streaming thread only */
   KConvFilter *core;
   guint core_cookie, core_options_cookie;
-  gboolean luma_only;
+  KConvFrameComponents components;
+  /* planes=auto with a kernel whose weights sum to 0: sets the chroma of
+   * YUV video to neutral (a 1x1 kernel of 0, offset 128) */
+  KConvFilter *neutral_chroma;
 };
 
 #define gst_kconv_filter_parent_class parent_class
@@ -226,6 +233,9 @@ gst_kconv_planes_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
+    {GST_KCONV_PLANES_AUTO, "Auto: a kernel whose weights sum to 0 (edge, "
+          "laplacian, sobel) filters luma and makes chroma neutral (grey); "
+          "any other filters every plane", "auto"},
     {GST_KCONV_PLANES_ALL, "Filter every plane", "all"},
     {GST_KCONV_PLANES_LUMA, "Filter luma only, copy chroma (YUV formats)",
         "luma"},
@@ -440,6 +450,27 @@ gst_kconv_filter_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* Whether the weights sum to 0 (edge, laplacian, sobel): such a kernel
+ * gives 0 on flat chroma, a green picture on YUV video. */
+static gboolean
+weights_sum_to_zero (const gfloat * w, gint n)
+{
+  gdouble sum = 0, scale = 0;
+  for (gint i = 0; i < n; i++) {
+    sum += w[i];
+    scale += fabs (w[i]);
+  }
+  return fabs (sum) <= 1e-6 * scale;
+}
+
+/* The filter that runs image i of a plane: the kernel, or on chroma with
+ * planes=auto and a zero-sum kernel the neutral grey. */
+static KConvFilter *
+image_filter (GstKConvFilter * self, const gboolean chroma[], guint i)
+{
+  return chroma[i] && self->neutral_chroma ? self->neutral_chroma : self->core;
+}
+
 /* Rebuilds the core filter when a property changed since the last frame.
  * The settings are copied under the lock and the work is done outside it. */
 static gboolean
@@ -461,9 +492,11 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   GST_OBJECT_UNLOCK (self);
 
   KConvKernel kernel = { 0 };
-  KConvFilter *core = NULL;
+  KConvFilter *core = NULL, *neutral = NULL;
   KConvStatus st = KCONV_ERROR_INVALID_KERNEL;
   gfloat *w = settings_weights (&snap, &kernel.rows, &kernel.cols);
+  KConvFrameComponents components = snap.planes == GST_KCONV_PLANES_LUMA ?
+      KCONV_FRAME_LUMA : KCONV_FRAME_ALL;
 
   if (w) {
     kernel.weights = w;
@@ -471,6 +504,22 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
     kernel.offset = snap.offset;
     kernel.absolute = settings_absolute (&snap);
     st = kconv_filter_new (&kernel, snap.border, &options, &core);
+    if (st == KCONV_OK && snap.planes == GST_KCONV_PLANES_AUTO
+        && weights_sum_to_zero (w, kernel.rows * kernel.cols)) {
+      /* on the backend the kernel runs on, so that both share its slots */
+      static const float zero = 0.f;
+      KConvKernel grey = {.cols = 1,.rows = 1,.weights = &zero,.divisor = 1,
+        .offset = 128
+      };
+      KConvOptions same = options;
+      same.backend = kconv_filter_backend (core);
+      st = kconv_filter_new (&grey, KCONV_BORDER_REPLICATE, &same, &neutral);
+      if (st != KCONV_OK) {
+        kconv_filter_free (core);
+        core = NULL;
+      }
+      components = KCONV_FRAME_SPLIT;
+    }
   }
   g_free (w);
   g_free (snap.custom);
@@ -502,10 +551,12 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   /* frames in flight were submitted to the old filter */
   gst_kconv_base_wait_all (base);
   kconv_filter_free (self->core);
+  kconv_filter_free (self->neutral_chroma);
   self->core = core;
+  self->neutral_chroma = neutral;
   self->core_cookie = cookie;
   self->core_options_cookie = options_cookie;
-  self->luma_only = snap.planes == GST_KCONV_PLANES_LUMA;
+  self->components = components;
   return TRUE;
 }
 
@@ -515,7 +566,9 @@ gst_kconv_filter_free_core (GstKConvBase * base)
   GstKConvFilter *self = GST_KCONV_FILTER (base);
 
   kconv_filter_free (self->core);
+  kconv_filter_free (self->neutral_chroma);
   self->core = NULL;
+  self->neutral_chroma = NULL;
 }
 
 /* GstVideoFilter makes a filter without transform_frame work in place;
@@ -544,11 +597,12 @@ convolve_on_device (GstKConvFilter * self, GstVideoFrame * in,
 
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && st == KCONV_OK; p++) {
     KConvImage src[GST_VIDEO_MAX_COMPONENTS], dst[GST_VIDEO_MAX_COMPONENTS];
-    guint n = kconv_frame_plane_images (in, p, self->luma_only, src);
+    gboolean chroma[GST_VIDEO_MAX_COMPONENTS];
+    guint n = kconv_frame_plane_images (in, p, self->components, src, chroma);
     gsize row = kconv_frame_plane_row_bytes (in, p);
     gsize covered = 0;
     if (n > 0) {
-      kconv_frame_plane_images (out, p, self->luma_only, dst);
+      kconv_frame_plane_images (out, p, self->components, dst, NULL);
       covered = (gsize) src[0].width * src[0].pixel_stride;
     }
     /* what no image covers: a whole plane, or the tails of its rows */
@@ -559,7 +613,8 @@ convolve_on_device (GstKConvFilter * self, GstVideoFrame * in,
           GST_VIDEO_FRAME_PLANE_STRIDE (in, p), row - covered,
           kconv_frame_plane_height (in, p), stream);
     for (guint i = 0; i < n && st == KCONV_OK; i++)
-      st = kconv_filter_run_device (self->core, &src[i], &dst[i], stream);
+      st = kconv_filter_run_device (image_filter (self, chroma, i), &src[i],
+          &dst[i], stream);
   }
   KConvStatus synced = kconv_device_sync (stream);
   return st != KCONV_OK ? st : synced;
@@ -608,20 +663,22 @@ submit_planes (GstKConvFilter * self, KConvInflightFrame * f)
 {
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f->in); p++) {
     KConvImage src[GST_VIDEO_MAX_COMPONENTS], dst[GST_VIDEO_MAX_COMPONENTS];
-    guint n = kconv_frame_plane_images (&f->in, p, self->luma_only, src);
+    gboolean chroma[GST_VIDEO_MAX_COMPONENTS];
+    guint n = kconv_frame_plane_images (&f->in, p, self->components, src,
+        chroma);
     if (n == 0) {
       gst_video_frame_copy_plane (&f->out, &f->in, p);
       continue;
     }
-    kconv_frame_plane_images (&f->out, p, self->luma_only, dst);
+    kconv_frame_plane_images (&f->out, p, self->components, dst, NULL);
     gsize covered = (gsize) src[0].width * src[0].pixel_stride;
     gsize row = kconv_frame_plane_row_bytes (&f->in, p);
     if (covered < row)
       kconv_frame_copy_row_tails (&f->out, &f->in, p, covered, row,
           src[0].height);
     for (guint i = 0; i < n; i++) {
-      KConvStatus st = kconv_filter_submit (self->core, f->slot, &src[i],
-          &dst[i]);
+      KConvStatus st = kconv_filter_submit (image_filter (self, chroma, i),
+          f->slot, &src[i], &dst[i]);
       if (st != KCONV_OK)
         return st;
     }
@@ -752,8 +809,9 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
       "How pixels beyond the frame edge are made up", GST_TYPE_KCONV_BORDER,
       DEFAULT_BORDER, flags);
   properties[PROP_PLANES] = g_param_spec_enum ("planes", "Planes",
-      "Which planes of YUV video to filter", GST_TYPE_KCONV_PLANES,
-      DEFAULT_PLANES, flags);
+      "Which planes of YUV video to filter (auto: a kernel whose weights sum "
+      "to 0 filters luma and makes chroma neutral grey, any other every "
+      "plane)", GST_TYPE_KCONV_PLANES, DEFAULT_PLANES, flags);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   gst_element_class_set_static_metadata (element_class,

@@ -12,20 +12,24 @@
  * keep what it wrote.  Returns how many (0: nothing to convolve). */
 guint
 kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
-    gboolean luma_only, KConvImage im[GST_VIDEO_MAX_COMPONENTS])
+    KConvFrameComponents which, KConvImage im[GST_VIDEO_MAX_COMPONENTS],
+    gboolean chroma[GST_VIDEO_MAX_COMPONENTS])
 {
   const GstVideoFormatInfo *finfo = frame->info.finfo;
   gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
+  gboolean is_chroma[GST_VIDEO_MAX_COMPONENTS];
   guint n = 0;
 
   for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
+    gboolean cc = yuv && c != GST_VIDEO_COMP_Y;
     if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != plane
-        || c == GST_VIDEO_COMP_A || (yuv && luma_only && c != GST_VIDEO_COMP_Y))
+        || c == GST_VIDEO_COMP_A || (cc && which == KCONV_FRAME_LUMA))
       continue;
     gint width = GST_VIDEO_FRAME_COMP_WIDTH (frame, c);
     gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
     guint i = 0;
-    while (i < n && !(im[i].width == width && im[i].pixel_stride == pstride))
+    while (i < n && !(im[i].width == width && im[i].pixel_stride == pstride
+            && (which != KCONV_FRAME_SPLIT || is_chroma[i] == cc)))
       i++;
     if (i == n) {
       memset (&im[n], 0, sizeof im[n]);
@@ -34,6 +38,7 @@ kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
       im[n].width = width;
       im[n].height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c);
       im[n].pixel_stride = pstride;
+      is_chroma[n] = cc;
       n++;
     }
     im[i].channel_offset[im[i].n_channels++] =
@@ -45,11 +50,17 @@ kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
     if ((gsize) im[i].width * im[i].pixel_stride >
         (gsize) im[0].width * im[0].pixel_stride) {
       KConvImage t = im[0];
+      gboolean tc = is_chroma[0];
       im[0] = im[i];
       im[i] = t;
+      is_chroma[0] = is_chroma[i];
+      is_chroma[i] = tc;
     }
   for (guint i = 1; i < n; i++)
     im[i].keep_other_bytes = TRUE;
+  if (chroma)
+    for (guint i = 0; i < n; i++)
+      chroma[i] = is_chroma[i];
   return n;
 }
 

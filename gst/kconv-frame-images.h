@@ -14,13 +14,23 @@
 
 G_BEGIN_DECLS
 
+/* Which components of YUV video become images (RGB: every colour). */
+typedef enum
+{
+  KCONV_FRAME_ALL,              /* luma and chroma, together where they share a sampling */
+  KCONV_FRAME_LUMA,             /* luma alone: chroma is left out */
+  KCONV_FRAME_SPLIT,            /* luma and chroma in images of their own */
+} KConvFrameComponents;
+
 /* The images plane `plane` holds: one for each sampling of its
  * components (packed 4:2:2 has luma at every pixel and chroma at every
- * other), alpha left out, chroma too with luma_only.  The one covering the
- * most bytes comes first and copies what it does not filter; the others
- * keep what it wrote.  Returns how many (0: nothing to convolve). */
+ * other), alpha left out; `which` says what becomes of chroma.  The one
+ * covering the most bytes comes first and copies what it does not filter;
+ * the others keep what it wrote.  chroma[i] (when not NULL) says whether
+ * image i holds chroma alone.  Returns how many (0: nothing to convolve). */
 guint kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
-    gboolean luma_only, KConvImage im[GST_VIDEO_MAX_COMPONENTS]);
+    KConvFrameComponents which, KConvImage im[GST_VIDEO_MAX_COMPONENTS],
+    gboolean chroma[GST_VIDEO_MAX_COMPONENTS]);
 
 /* Bytes a row of `plane` spans, padding between samples included. */
 gsize kconv_frame_plane_row_bytes (const GstVideoFrame * frame, guint plane);

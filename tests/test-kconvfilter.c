@@ -12,6 +12,7 @@
 #include "check-backends.h"
 #include "check-short-buffer.h"
 #include "check-properties.h"
+#include "photo.h"
 
 static const gchar *formats[] = {
   "GRAY8", "RGB", "BGR", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx",
@@ -298,6 +299,143 @@ GST_START_TEST (test_edge_sizes)
       check_against_reference (f, formats[i], sizes[s][0], sizes[s][1],
           s % 2, 500 + i * 8 + s);
   kconv_filter_free (f);
+}
+
+GST_END_TEST;
+
+/* A colour photograph (tests/photos.sh; KCONV_PHOTOS names the folder)
+ * as RGB at w x h, or where there is none, random colour samples. */
+static GstBuffer *
+photo_rgb_buffer (gint w, gint h)
+{
+  const gchar *dir = g_getenv ("KCONV_PHOTOS");
+  guint8 *px = dir ? photo_load (dir, "astronaut", w, h, 3) : NULL;
+  if (!px) {
+    g_print ("no photographs in KCONV_PHOTOS: random colour samples\n");
+    return random_buffer ((gsize) w * h * 3, 77);
+  }
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, (gsize) w * h * 3, NULL);
+  gst_buffer_fill (buf, 0, px, (gsize) w * h * 3);
+  free (px);
+  return buf;
+}
+
+/* The frame rgb (RGB, w x h) converted by GStreamer to format. */
+static GstBuffer *
+convert_rgb (GstBuffer * rgb, gint w, gint h, const gchar * format)
+{
+  GstVideoInfo ii, oi;
+  GstVideoFrame fi, fo;
+  gst_video_info_set_format (&ii, GST_VIDEO_FORMAT_RGB, w, h);
+  gst_video_info_set_format (&oi, gst_video_format_from_string (format), w, h);
+  GstBuffer *out = gst_buffer_new_allocate (NULL, oi.size, NULL);
+  GstVideoConverter *conv = gst_video_converter_new (&ii, &oi, NULL);
+  gst_video_frame_map (&fi, &ii, rgb, GST_MAP_READ);
+  gst_video_frame_map (&fo, &oi, out, GST_MAP_WRITE);
+  gst_video_converter_frame (conv, &fi, &fo);
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+  gst_video_converter_free (conv);
+  return out;
+}
+
+/* Component c of frame buf (format at w x h) through a GRAY8 kconvfilter
+ * with the given kernel settings: what that component must become when
+ * the element filters it. */
+static guint8 *
+component_filtered_as_gray (GstBuffer * buf, const GstVideoInfo * info,
+    guint c, const gchar * backend, const gchar * kernel, gint * cw, gint * ch)
+{
+  GstVideoFrame f;
+  gst_video_frame_map (&f, info, buf, GST_MAP_READ);
+  guint8 *gray = component_gray (&f, c, cw, ch);
+  gst_video_frame_unmap (&f);
+  GstHarness *h = harness_new ("GRAY8", *cw, *ch, "backend", backend,
+      "kernel", kernel, NULL);
+  GstVideoInfo gi;
+  gst_video_info_set_format (&gi, GST_VIDEO_FORMAT_GRAY8, *cw, *ch);
+  GstBuffer *in = gst_buffer_new_allocate (NULL, gi.size, NULL);
+  GstVideoFrame gf;
+  gst_video_frame_map (&gf, &gi, in, GST_MAP_WRITE);
+  for (gint y = 0; y < *ch; y++)
+    memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&gf, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&gf, 0), gray + y * *cw, *cw);
+  gst_video_frame_unmap (&gf);
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  gst_video_frame_map (&gf, &gi, out, GST_MAP_READ);
+  for (gint y = 0; y < *ch; y++)
+    memcpy (gray + y * *cw, (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&gf, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&gf, 0), *cw);
+  gst_video_frame_unmap (&gf);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  return gray;
+}
+
+/* The README's first line on YUV video, planes at its default (auto): a
+ * colour photograph as YUY2, NV12 and I420 through kernel=edge keeps its
+ * luma exactly as a GRAY8 frame of that luma would become and gets neutral
+ * chroma (a grey edge picture, not a green one); a smoothing kernel still
+ * filters the chroma, each component as a GRAY8 frame of its own. */
+GST_START_TEST (test_auto_planes_on_yuv_photo)
+{
+  static const gchar *yuv[] = { "YUY2", "NV12", "I420", "UYVY", "AYUV" };
+  static const gchar *backends[] = { "cpu", "cuda" };
+  const gint w = 1920, h = 1080;
+  GstBuffer *rgb = photo_rgb_buffer (w, h);
+  for (guint b = 0; b < G_N_ELEMENTS (backends); b++) {
+    if (!check_backend_wanted (backends[b]))
+      continue;
+    for (guint i = 0; i < G_N_ELEMENTS (yuv); i++) {
+      GstVideoInfo info;
+      gst_video_info_set_format (&info, gst_video_format_from_string (yuv[i]),
+          w, h);
+      GstBuffer *in = convert_rgb (rgb, w, h, yuv[i]);
+      for (int smooth = 0; smooth <= 1; smooth++) {
+        const gchar *kernel = smooth ? "box" : "edge";
+        GstHarness *hy = harness_new (yuv[i], w, h, "backend", backends[b],
+            "kernel", kernel, NULL);
+        GstBuffer *out = gst_harness_push_and_pull (hy, gst_buffer_ref (in));
+        fail_unless (out != NULL);
+        GstVideoFrame fo, fi;
+        gst_video_frame_map (&fo, &info, out, GST_MAP_READ);
+        gst_video_frame_map (&fi, &info, in, GST_MAP_READ);
+        for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+          gint cw, ch;
+          guint8 *got = component_gray (&fo, c, &cw, &ch);
+          guint8 *was = component_gray (&fi, c, &cw, &ch);
+          guint8 *want;
+          if (c == GST_VIDEO_COMP_A)
+            want = g_memdup2 (was, (gsize) cw * ch);
+          else if (c != GST_VIDEO_COMP_Y && !smooth)
+            want = memset (g_malloc ((gsize) cw * ch), 128, (gsize) cw * ch);
+          else
+            want = component_filtered_as_gray (in, &info, c, backends[b],
+                kernel, &cw, &ch);
+          gint differ = 0, first = -1;
+          for (gint p = 0; p < cw * ch; p++)
+            if (got[p] != want[p] && differ++ == 0)
+              first = p;
+          fail_unless (differ == 0, "%s %s kernel=%s: component %u differs "
+              "at %d samples, first at %d,%d (%u, want %u)", backends[b],
+              yuv[i], kernel, c, differ, first % cw, first / cw,
+              got[first], want[first]);
+          /* the photograph's chroma is not flat: smoothing changed it */
+          if (smooth && c != GST_VIDEO_COMP_Y && c != GST_VIDEO_COMP_A)
+            fail_unless (memcmp (got, was, (gsize) cw * ch) != 0);
+          g_free (got);
+          g_free (was);
+          g_free (want);
+        }
+        gst_video_frame_unmap (&fi);
+        gst_video_frame_unmap (&fo);
+        gst_buffer_unref (out);
+        gst_harness_teardown (hy);
+      }
+      gst_buffer_unref (in);
+    }
+  }
+  gst_buffer_unref (rgb);
 }
 
 GST_END_TEST;
@@ -630,7 +768,7 @@ GST_START_TEST (test_presets)
     gint border, planes;
     g_object_get (e, "border", &border, "planes", &planes, NULL);
     fail_unless_equals_int (border, 2);        /* reflect */
-    fail_unless_equals_int (planes, 0);        /* all */
+    fail_unless_equals_int (planes, 2);        /* auto */
   }
   g_strfreev (names);
 
@@ -863,6 +1001,7 @@ kconvfilter_suite (void)
   tcase_add_test (tc, test_formats_alpha_and_planes);
   tcase_add_test (tc, test_formats_match_gray_reference);
   tcase_add_test (tc, test_webcam_yuy2_line);
+  tcase_add_test (tc, test_auto_planes_on_yuv_photo);
   tcase_add_test (tc, test_video_meta_stride);
   tcase_add_test (tc, test_identity_passthrough);
   tcase_add_test (tc, test_property_round_trip);
