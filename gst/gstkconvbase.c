@@ -50,7 +50,10 @@ enum
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_N_THREADS 0
 #define MAX_N_THREADS 1024
-#define DEFAULT_FRAMES_IN_FLIGHT 3
+#define DEFAULT_FRAMES_IN_FLIGHT 0      /* auto */
+/* auto, upstream not live: upload, work and download of three frames
+ * overlap on CUDA */
+#define AUTO_FRAMES_IN_FLIGHT 3
 #define MAX_FRAMES_IN_FLIGHT 16
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -207,12 +210,36 @@ gst_kconv_base_set_frames_in_flight (GstKConvBase * self, guint n)
         gst_message_new_latency (GST_OBJECT (self)));
 }
 
+/* Whether upstream is live, asked once a stream (a live source makes one
+ * frame per frame time: frames in flight add latency, not throughput). */
+static gboolean
+gst_kconv_base_upstream_is_live (GstKConvBase * self)
+{
+  GST_OBJECT_LOCK (self);
+  gint live = self->upstream_live;
+  GST_OBJECT_UNLOCK (self);
+  if (live >= 0)
+    return live;
+  GstQuery *q = gst_query_new_latency ();
+  gboolean is_live = FALSE;
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), q))
+    gst_query_parse_latency (q, &is_live, NULL, NULL);
+  gst_query_unref (q);
+  GST_OBJECT_LOCK (self);
+  self->upstream_live = is_live;
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "upstream is %slive", is_live ? "" : "not ");
+  return is_live;
+}
+
 guint
 gst_kconv_base_get_frames_in_flight (GstKConvBase * self)
 {
   GST_OBJECT_LOCK (self);
   guint n = self->frames_in_flight;
   GST_OBJECT_UNLOCK (self);
+  if (n == 0)
+    n = gst_kconv_base_upstream_is_live (self) ? 1 : AUTO_FRAMES_IN_FLIGHT;
   return n;
 }
 
@@ -318,6 +345,7 @@ gst_kconv_base_start (GstBaseTransform * trans)
   kconv_refusal_flush (GST_ELEMENT (self));
   GST_OBJECT_LOCK (self);
   self->gpu_failed = FALSE;     /* a new stream tries the GPU again */
+  self->upstream_live = -1;
   GST_OBJECT_UNLOCK (self);
   KConvBackend backend = gst_kconv_base_backend (self, NULL);
   if (!kconv_backend_available (backend)) {
@@ -550,8 +578,21 @@ gst_kconv_base_sink_event (GstBaseTransform * trans, GstEvent * event)
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
-/* The frames held back: (frames-in-flight - 1) frame durations, or as
- * the subclass says. */
+/* How many frames may be held: frames-in-flight on CUDA; on the CPU a
+ * frame is done when it comes in and leaves at once (unless
+ * KCONV_HOLD_FRAMES holds it). */
+static guint
+gst_kconv_base_frames_held (GstKConvBase * self)
+{
+  KConvOptions opt;
+  gst_kconv_base_options (self, &opt);
+  if (!self->inflight.hold
+      && kconv_backend_resolve (opt.backend) != KCONV_BACKEND_CUDA)
+    return 1;
+  return gst_kconv_base_get_frames_in_flight (self);
+}
+
+/* The frames held back: (frames held - 1) frame durations. */
 static GstClockTime
 gst_kconv_base_held_latency (GstKConvBase * self)
 {
@@ -559,7 +600,7 @@ gst_kconv_base_held_latency (GstKConvBase * self)
   GstKConvBaseClass *klass = GST_KCONV_BASE_GET_CLASS (self);
   GstClockTime frame = GST_CLOCK_TIME_NONE;
   guint n = klass->frames_held ? klass->frames_held (self) :
-      gst_kconv_base_get_frames_in_flight (self);
+      gst_kconv_base_frames_held (self);
 
   if (self->on_cuda_memory || !klass->start_frame)
     return 0;                   /* frames leave as they are done */
@@ -586,8 +627,12 @@ gst_kconv_base_query (GstBaseTransform * trans, GstPadDirection direction,
       && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     gboolean live;
     GstClockTime min, max;
-    GstClockTime ours = gst_kconv_base_held_latency (self);
+    GstClockTime ours;
     gst_query_parse_latency (query, &live, &min, &max);
+    GST_OBJECT_LOCK (self);
+    self->upstream_live = live;
+    GST_OBJECT_UNLOCK (self);
+    ours = gst_kconv_base_held_latency (self);
     GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of frames in flight",
         GST_TIME_ARGS (ours));
     min += ours;
@@ -713,7 +758,8 @@ gst_kconv_base_class_init (GstKConvBaseClass * klass)
           "Frames processed at once: on CUDA the upload and the work of "
           "different frames overlap.  A frame leaves once its work is done, "
           "at the latest (frames-in-flight - 1) frames later, the latency "
-          "reported; 1 = one frame at a time", 1, MAX_FRAMES_IN_FLIGHT,
+          "reported; 1 = one frame at a time; 0 = auto: 1 behind a live "
+          "source, 3 otherwise", 0, MAX_FRAMES_IN_FLIGHT,
           DEFAULT_FRAMES_IN_FLIGHT, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -748,6 +794,7 @@ gst_kconv_base_init (GstKConvBase * self)
   self->n_threads = DEFAULT_N_THREADS;
   self->options_cookie = 1;
   self->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
+  self->upstream_live = -1;
   kconv_inflight_init (&self->inflight);
   self->drain_flow = GST_FLOW_OK;
   self->last_duration = GST_CLOCK_TIME_NONE;

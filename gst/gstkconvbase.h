@@ -59,7 +59,9 @@ struct _GstKConvBase
   guint options_cookie;         /* bumped when one of them changes */
   gboolean gpu_failed;          /* backend=auto went on on the CPU; object
                                  * lock, until the element stops */
-  guint frames_in_flight;       /* under the object lock too */
+  guint frames_in_flight;       /* under the object lock too; 0 = auto */
+  gint upstream_live;           /* -1 not known yet, else whether upstream
+                                 * is live (object lock) */
 
   /* streaming thread */
 
@@ -144,8 +146,9 @@ gboolean gst_kconv_base_map_cuda (GstKConvBase * base, GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags);
 
 /* Frames in flight: how many (the frames-in-flight property, installed by
- * the base for subclasses with start_frame), the queue start_frame fills,
- * and waiting for it. */
+ * the base for subclasses with start_frame; at 0, auto, one when upstream
+ * is live and three otherwise), the queue start_frame fills, and waiting
+ * for it. */
 void gst_kconv_base_set_frames_in_flight (GstKConvBase * base, guint n);
 guint gst_kconv_base_get_frames_in_flight (GstKConvBase * base);
 void gst_kconv_base_queue (GstKConvBase * base, KConvInflightFrame * frame);

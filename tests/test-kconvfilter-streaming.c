@@ -176,6 +176,128 @@ hold_frames (gboolean hold)
     g_unsetenv ("KCONV_HOLD_FRAMES");
 }
 
+/* Runs "SOURCE ! ELEMENT ! fakesink" to EOS (num-buffers frames of 30 fps
+ * RGBA) and returns the pipeline's latency (its minimum, as the bin
+ * configures it);
+ * *lag (when not NULL) gets the most frames that entered the element
+ * before one left. */
+typedef struct
+{
+  gint in, out, lag;
+} LagCount;
+
+static GstPadProbeReturn
+count_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  g_atomic_int_inc (&((LagCount *) data)->in);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+count_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  LagCount *c = data;
+  c->out++;
+  c->lag = MAX (c->lag, g_atomic_int_get (&c->in) - c->out);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstClockTime
+run_and_query_latency (const gchar * source, const gchar * element,
+    gint * lag)
+{
+  gchar *desc = g_strdup_printf ("%s num-buffers=8 ! video/x-raw,format=RGBA,"
+      "width=64,height=48,framerate=30/1 ! %s name=el ! fakesink name=sink "
+      "sync=true", source, element);
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (desc, &err);
+  fail_unless (p && !err, "%s", desc);
+  GstElement *el = gst_bin_get_by_name (GST_BIN (p), "el");
+  LagCount c = { 0 };
+  GstPad *sink = gst_element_get_static_pad (el, "sink");
+  GstPad *src = gst_element_get_static_pad (el, "src");
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, count_in, &c, NULL);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_out, &c, NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "%s: no EOS",
+      desc);
+  gst_message_unref (m);
+  /* what the bin configures: the largest minimum latency of its sinks */
+  GstQuery *q = gst_query_new_latency ();
+  GstClockTime latency = GST_CLOCK_TIME_NONE;
+  fail_unless (gst_element_query (p, q));
+  gst_query_parse_latency (q, NULL, &latency, NULL);
+  gst_query_unref (q);
+  fail_unless_equals_int (c.out, 8);
+  if (lag)
+    *lag = c.lag;
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (el);
+  gst_object_unref (p);
+  g_free (desc);
+  return latency;
+}
+
+/* Behind a live source (a camera), frames-in-flight at its default (auto)
+ * holds no frame and the element adds no latency: the pipeline's is that
+ * of identity in its place, on every backend. */
+GST_START_TEST (test_live_source_adds_no_latency)
+{
+  hold_frames (FALSE);
+  const gchar *live = "videotestsrc is-live=true";
+  GstClockTime base = run_and_query_latency (live, "identity", NULL);
+  fail_unless (base > 0);
+  FOR_EACH_BACKEND (backend) {
+    gchar *el = g_strdup_printf ("kconvfilter kernel=edge backend=%s",
+        backend);
+    gint lag = -1;
+    GstClockTime ours = run_and_query_latency (live, el, &lag);
+    fail_unless_equals_uint64 (ours, base);
+    fail_unless_equals_int (lag, 0);
+    g_free (el);
+  }
+  hold_frames (TRUE);
+}
+
+GST_END_TEST;
+
+/* frames-in-flight=auto: one frame at a time behind a live source, three
+ * behind a source that is not live (a file); an explicit value is kept
+ * either way.  Frames are held at their depth here (KCONV_HOLD_FRAMES), so
+ * the lag shows the depth on every backend. */
+GST_START_TEST (test_auto_frames_in_flight)
+{
+  static const struct
+  {
+    const gchar *source, *in_flight;
+    gint lag;
+  } cases[] = {
+    {"videotestsrc is-live=true", "0", 0},
+    {"videotestsrc is-live=false", "0", 2},
+    {"videotestsrc is-live=true", "3", 2},
+    {"videotestsrc is-live=false", "1", 0},
+  };
+  FOR_EACH_BACKEND (backend) {
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+      gchar *el = g_strdup_printf ("kconvfilter kernel=edge backend=%s "
+          "frames-in-flight=%s", backend, cases[i].in_flight);
+      gint lag = -1;
+      run_and_query_latency (cases[i].source, el, &lag);
+      fail_unless (lag == cases[i].lag, "%s ! %s: %d frames held, want %d",
+          cases[i].source, el, lag, cases[i].lag);
+      g_free (el);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* A frame whose work is done leaves with the next push or before: at
  * once on the CPU, on CUDA once the next frame comes well after it. */
 GST_START_TEST (test_done_frames_leave)
@@ -598,6 +720,8 @@ kconvfilter_streaming_suite (void)
   tcase_add_test (tc, test_gap_and_zero_duration);
   tcase_add_test (tc, test_caps_change_drains_first);
   tcase_add_test (tc, test_latency);
+  tcase_add_test (tc, test_live_source_adds_no_latency);
+  tcase_add_test (tc, test_auto_frames_in_flight);
   tcase_add_test (tc, test_property_changes_keep_order);
   tcase_add_test (tc, test_stop_releases_frames_in_flight);
   tcase_add_test (tc, test_flushing_seek_in_pipeline);
