@@ -342,7 +342,8 @@ gst_kconv_base_start (GstBaseTransform * trans)
 {
   GstKConvBase *self = GST_KCONV_BASE (trans);
 
-  kconv_refusal_flush (GST_ELEMENT (self));
+  if (!kconv_refusal_check_at_start (GST_ELEMENT (self)))
+    return FALSE;
   GST_OBJECT_LOCK (self);
   self->gpu_failed = FALSE;     /* a new stream tries the GPU again */
   self->upstream_live = -1;
@@ -385,8 +386,18 @@ gst_kconv_base_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClockTime ts = gst_segment_to_stream_time (&trans->segment,
       GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buf));
-  if (GST_CLOCK_TIME_IS_VALID (ts))
+  if (GST_CLOCK_TIME_IS_VALID (ts)) {
+    GstKConvBase *self = GST_KCONV_BASE (trans);
+    g_atomic_pointer_set (&self->controller_thread, g_thread_self ());
     gst_object_sync_values (GST_OBJECT (trans), ts);
+    g_atomic_pointer_set (&self->controller_thread, NULL);
+  }
+}
+
+gboolean
+gst_kconv_base_set_by_controller (GstKConvBase * self)
+{
+  return g_atomic_pointer_get (&self->controller_thread) == g_thread_self ();
 }
 
 /* The core belongs to the memory it was made for: a change between system

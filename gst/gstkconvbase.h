@@ -69,6 +69,8 @@ struct _GstKConvBase
   GstFlowReturn drain_flow;     /* what pushing frames out before an event
                                  * returned, for the next buffer */
   GstClockTime last_duration;
+  gpointer controller_thread;   /* the streaming thread while a controller
+                                 * sets properties (atomic) */
 };
 
 /**
@@ -149,6 +151,10 @@ gboolean gst_kconv_base_map_cuda (GstKConvBase * base, GstVideoFrame * frame,
  * the base for subclasses with start_frame; at 0, auto, one when upstream
  * is live and three otherwise), the queue start_frame fills, and waiting
  * for it. */
+/* Whether the property being set is set by a GstController (from the
+ * streaming thread, as a frame comes in), not by the application. */
+gboolean gst_kconv_base_set_by_controller (GstKConvBase * base);
+
 void gst_kconv_base_set_frames_in_flight (GstKConvBase * base, guint n);
 guint gst_kconv_base_get_frames_in_flight (GstKConvBase * base);
 void gst_kconv_base_queue (GstKConvBase * base, KConvInflightFrame * frame);

@@ -139,6 +139,7 @@ typedef struct
   GstKConvAbsolute absolute;
   KConvBorder border;
   GstKConvPlanes planes;
+  gboolean kernel_size_set;     /* kernel-size was set: warn where it has no effect */
 } Settings;
 
 struct _GstKConvFilter
@@ -152,6 +153,7 @@ struct _GstKConvFilter
   KConvFilter *core;
   guint core_cookie, core_options_cookie;
   KConvFrameComponents components;
+  gint size_warned;             /* the kernel-size last said to do nothing */
   /* planes=auto with a kernel whose weights sum to 0: sets the chroma of
    * YUV video to neutral (a 1x1 kernel of 0, offset 128) */
   KConvFilter *neutral_chroma;
@@ -306,9 +308,12 @@ gst_kconv_filter_refuses (GstKConvFilter * self, guint prop_id,
   switch (prop_id) {
     case PROP_KERNEL_SIZE:{
       gint size = g_value_get_int (value);
-      if (size % 2 == 0) {
-        kconv_refusal_post (element, "kernel-size must be odd; %d refused",
-            size);
+      /* a controller's ramp passes the even sizes: they round up to odd
+       * (set_property), every frame, without a warning */
+      if (size % 2 == 0
+          && !gst_kconv_base_set_by_controller (GST_KCONV_BASE (self))) {
+        kconv_refusal_post (element, pspec->name,
+            "kernel-size must be odd; %d refused", size);
         return TRUE;
       }
       return FALSE;
@@ -318,8 +323,8 @@ gst_kconv_filter_refuses (GstKConvFilter * self, guint prop_id,
     case PROP_OFFSET:{
       gdouble v = g_value_get_double (value);
       if (!isfinite (v)) {
-        kconv_refusal_post (element, "%s must be a finite number; %g refused",
-            pspec->name, v);
+        kconv_refusal_post (element, pspec->name,
+            "%s must be a finite number; %g refused", pspec->name, v);
         return TRUE;
       }
       return FALSE;
@@ -328,9 +333,9 @@ gst_kconv_filter_refuses (GstKConvFilter * self, guint prop_id,
       const gchar *text = g_value_get_string (value);
       char err[160];
       if (kconv_matrix_parse (text, matrix, rows, cols, err, sizeof err) != 0) {
-        kconv_refusal_post (element, "invalid matrix \"%.60s%s\": %s; the "
-            "kernel stays as it was", text ? text : "",
-            text && strlen (text) > 60 ? "..." : "", err);
+        kconv_refusal_post (element, pspec->name,
+            "invalid matrix \"%.60s%s\": %s",
+            text ? text : "", text && strlen (text) > 60 ? "..." : "", err);
         return TRUE;
       }
       return FALSE;
@@ -353,13 +358,15 @@ gst_kconv_filter_set_property (GObject * object, guint prop_id,
   if (gst_kconv_filter_refuses (self, prop_id, value, pspec, &matrix, &rows,
           &cols))
     return;
+  kconv_refusal_accepted (GST_ELEMENT (self), pspec->name);
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_KERNEL:
       s->kernel = g_value_get_enum (value);
       break;
     case PROP_KERNEL_SIZE:
-      s->kernel_size = g_value_get_int (value);
+      s->kernel_size = g_value_get_int (value) | 1;
+      s->kernel_size_set = TRUE;
       break;
     case PROP_SIGMA:
       s->sigma = g_value_get_double (value);
@@ -490,6 +497,20 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   settings_copy (&snap, &self->settings);
   guint cookie = self->settings_cookie;
   GST_OBJECT_UNLOCK (self);
+
+  /* kernel-size sizes box and gaussian only: say so, once a size */
+  gboolean sized = snap.kernel == GST_KCONV_KERNEL_BOX
+      || snap.kernel == GST_KCONV_KERNEL_GAUSSIAN;
+  if (snap.kernel_size_set && !sized && snap.kernel_size != DEFAULT_KERNEL_SIZE
+      && snap.kernel_size != self->size_warned) {
+    GEnumValue *v = g_enum_get_value (g_type_class_peek (GST_TYPE_KCONV_KERNEL),
+        snap.kernel);
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("kernel-size=%d has no effect with kernel=%s: it sizes the box and "
+            "gaussian kernels only", snap.kernel_size, v ? v->value_nick : "?"),
+        (NULL));
+    self->size_warned = snap.kernel_size;
+  }
 
   KConvKernel kernel = { 0 };
   KConvFilter *core = NULL, *neutral = NULL;

@@ -184,8 +184,8 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
       const gchar *text = g_value_get_string (value);
       if (kmatch_region_parse (text, region, why, sizeof why) == 0)
         return FALSE;
-      kconv_refusal_post (element, "template-region \"%.40s\" refused: %s",
-          text ? text : "", why);
+      kconv_refusal_post (element, "template-region",
+          "template-region \"%.40s\" refused: %s", text ? text : "", why);
       return TRUE;
     }
     case PROP_SEARCH_REGION:{
@@ -193,7 +193,8 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
       if (!text || !*text
           || kmatch_region_parse (text, region, why, sizeof why) == 0)
         return FALSE;
-      kconv_refusal_post (element, "search-region \"%.40s\" refused: %s "
+      kconv_refusal_post (element, "search-region",
+          "search-region \"%.40s\" refused: %s "
           "(empty: the whole frame)", text, why);
       return TRUE;
     }
@@ -201,8 +202,8 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
       gdouble t = g_value_get_double (value);
       if (t >= 0.0 && t <= 1.0)
         return FALSE;
-      kconv_refusal_post (element, "threshold must be between 0 and 1; %g "
-          "refused", t);
+      kconv_refusal_post (element, "threshold",
+          "threshold must be between 0 and 1; %g " "refused", t);
       return TRUE;
     }
     default:
@@ -222,6 +223,7 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
 
   if (gst_kpattern_match_refuses (self, prop_id, value, &region, &loaded))
     return;
+  kconv_refusal_accepted (GST_ELEMENT (self), pspec->name);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {

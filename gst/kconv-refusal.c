@@ -7,7 +7,7 @@
 GST_DEBUG_CATEGORY_STATIC (kconv_refusal_debug);
 #define GST_CAT_DEFAULT kconv_refusal_debug
 
-/* the element's waiting warnings: a GPtrArray of strings */
+/* the element's refusals waiting for start: property name -> text */
 static GQuark
 pending_quark (void)
 {
@@ -21,14 +21,9 @@ pending_quark (void)
   return (GQuark) quark;
 }
 
-static void
-post (GstElement * element, const gchar * text)
-{
-  GST_ELEMENT_WARNING (element, LIBRARY, SETTINGS, ("%s", text), (NULL));
-}
-
 void
-kconv_refusal_post (GstElement * element, const gchar * format, ...)
+kconv_refusal_post (GstElement * element, const gchar * property,
+    const gchar * format, ...)
 {
   va_list args;
   va_start (args, format);
@@ -37,34 +32,62 @@ kconv_refusal_post (GstElement * element, const gchar * format, ...)
 
   GQuark quark = pending_quark ();
   GST_WARNING_OBJECT (element, "%s", text);
-  GstBus *bus = gst_element_get_bus (element);
-  if (bus) {
-    gst_object_unref (bus);
-    post (element, text);
-    g_free (text);
-    return;
-  }
   GST_OBJECT_LOCK (element);
-  GPtrArray *pending = g_object_get_qdata (G_OBJECT (element), quark);
-  if (!pending) {
-    pending = g_ptr_array_new_with_free_func (g_free);
-    g_object_set_qdata_full (G_OBJECT (element), quark, pending,
-        (GDestroyNotify) g_ptr_array_unref);
+  gboolean streaming = GST_STATE (element) >= GST_STATE_PAUSED;
+  if (!streaming) {
+    GHashTable *pending = g_object_get_qdata (G_OBJECT (element), quark);
+    if (!pending) {
+      pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      g_object_set_qdata_full (G_OBJECT (element), quark, pending,
+          (GDestroyNotify) g_hash_table_unref);
+    }
+    g_hash_table_replace (pending, g_strdup (property), text);
   }
-  g_ptr_array_add (pending, text);
   GST_OBJECT_UNLOCK (element);
+  if (streaming) {
+    GST_ELEMENT_WARNING (element, LIBRARY, SETTINGS, ("%s", text),
+        ("the previous value of %s stays", property));
+    g_free (text);
+  }
 }
 
 void
-kconv_refusal_flush (GstElement * element)
+kconv_refusal_accepted (GstElement * element, const gchar * property)
 {
   GST_OBJECT_LOCK (element);
-  GPtrArray *pending = g_object_steal_qdata (G_OBJECT (element),
+  GHashTable *pending = g_object_get_qdata (G_OBJECT (element),
+      pending_quark ());
+  if (pending)
+    g_hash_table_remove (pending, property);
+  GST_OBJECT_UNLOCK (element);
+}
+
+gboolean
+kconv_refusal_check_at_start (GstElement * element)
+{
+  GST_OBJECT_LOCK (element);
+  GHashTable *pending = g_object_steal_qdata (G_OBJECT (element),
       pending_quark ());
   GST_OBJECT_UNLOCK (element);
   if (!pending)
-    return;
-  for (guint i = 0; i < pending->len; i++)
-    post (element, g_ptr_array_index (pending, i));
-  g_ptr_array_unref (pending);
+    return TRUE;
+  guint n = g_hash_table_size (pending);
+  if (n == 0) {
+    g_hash_table_unref (pending);
+    return TRUE;
+  }
+  /* in the order of the property names, so the message is stable */
+  GList *names = g_list_sort (g_hash_table_get_keys (pending),
+      (GCompareFunc) g_strcmp0);
+  GString *all = g_string_new (NULL);
+  for (GList * l = names; l; l = l->next)
+    g_string_append_printf (all, "%s%s", all->len ? "; " : "",
+        (const gchar *) g_hash_table_lookup (pending, l->data));
+  g_list_free (names);
+  GST_ELEMENT_ERROR (element, LIBRARY, SETTINGS, ("%s", all->str),
+      ("%u refused value%s set before the stream started: nothing was "
+          "processed", n, n == 1 ? "" : "s"));
+  g_string_free (all, TRUE);
+  g_hash_table_unref (pending);
+  return FALSE;
 }

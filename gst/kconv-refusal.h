@@ -2,11 +2,14 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A refused value leaves the property as it was and says why on the bus
- * (a GST_MESSAGE_WARNING from the element), where gst-launch-1.0 prints it
- * and an application can see it.  gst-launch sets properties while parsing,
- * before the element is in a pipeline with a bus: such warnings wait on the
- * element and are posted by kconv_refusal_flush when it starts.
+ * A refused value leaves the property as it was and says why.  While the
+ * element streams (PAUSED or PLAYING) that is a GST_MESSAGE_WARNING on the
+ * bus, and the stream goes on with the previous value.  Before it streams
+ * (gst-launch-1.0 sets properties while parsing, an application in NULL or
+ * READY) the refusal waits on the element, and starting fails with an
+ * ERROR that names the property and the value: a batch job must not write
+ * its input back out unfiltered.  A valid value set later for the same
+ * property takes the refusal back.
  */
 #ifndef KCONV_REFUSAL_H
 #define KCONV_REFUSAL_H
@@ -15,11 +18,16 @@
 
 G_BEGIN_DECLS
 
-void kconv_refusal_post (GstElement * element, const gchar * format, ...)
-    G_GNUC_PRINTF (2, 3);
+/* property: the name of the property whose value is refused */
+void kconv_refusal_post (GstElement * element, const gchar * property,
+    const gchar * format, ...) G_GNUC_PRINTF (3, 4);
 
-/* Posts the warnings that waited for a bus; call from start(). */
-void kconv_refusal_flush (GstElement * element);
+/* A valid value of property was set: a refusal waiting for it is moot. */
+void kconv_refusal_accepted (GstElement * element, const gchar * property);
+
+/* From start(): FALSE, after posting an ERROR naming every refused value,
+ * when a refusal waits; TRUE when none does. */
+gboolean kconv_refusal_check_at_start (GstElement * element);
 
 G_END_DECLS
 #endif /* KCONV_REFUSAL_H */

@@ -640,7 +640,9 @@ count_warnings (GstBus * bus, const gchar * expect)
  * refuse (a g_warning, before the element sees them). */
 GST_START_TEST (test_invalid_values_refused)
 {
-  GstElement *e = gst_element_factory_make ("kconvfilter", NULL);
+  /* a streaming element: refusals are warnings and the stream goes on */
+  GstHarness *h = harness_new ("GRAY8", 16, 8, NULL);
+  GstElement *e = h->element;
   GstBus *bus = gst_bus_new ();
   gchar *matrix;
   gint size;
@@ -676,17 +678,20 @@ GST_START_TEST (test_invalid_values_refused)
   fail_unless_equals_int (count_warnings (bus, NULL), 0);
   gst_element_set_bus (e, NULL);
   gst_object_unref (bus);
-  gst_object_unref (e);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
 
-/* kernel-size follows a controller, frame by frame */
+/* kernel-size follows a controller, frame by frame: a linear ramp from 3
+ * to 7 passes the even sizes, which round up to odd without a warning. */
 GST_START_TEST (test_controlled_kernel_size)
 {
   GstHarness *h = harness_new ("GRAY8", 16, 8, "kernel", "box", NULL);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
   GstControlSource *cs = gst_interpolation_control_source_new ();
-  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_LINEAR, NULL);
   gst_object_add_control_binding (GST_OBJECT (h->element),
       gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
           "kernel-size", cs));
@@ -694,57 +699,114 @@ GST_START_TEST (test_controlled_kernel_size)
       3);
   gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs),
       GST_SECOND, 7);
-  const GstClockTime pts[] = { 0, GST_SECOND };
-  const gint want[] = { 3, 7 };
-  for (guint i = 0; i < 2; i++) {
+  const gint want[] = { 3, 5, 5, 7, 7 };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++) {
     GstBuffer *in = random_buffer (16 * 8, i);
-    GST_BUFFER_PTS (in) = pts[i];
+    GST_BUFFER_PTS (in) = i * GST_SECOND / 4;
     gst_buffer_unref (gst_harness_push_and_pull (h, in));
     gint size;
     g_object_get (h->element, "kernel-size", &size, NULL);
     fail_unless_equals_int (size, want[i]);
   }
+  fail_unless_equals_int (count_warnings (bus, NULL), 0);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
   gst_object_unref (cs);
   gst_harness_teardown (h);
 }
 
 GST_END_TEST;
 
-/* gst-launch sets properties before the element has a bus: the warning
- * waits and is posted when the element starts. */
-GST_START_TEST (test_refusal_before_pipeline)
+/* kernel-size with a kernel it does not size (edge, sobel, a matrix) is
+ * a warning that says so, once; with box it is not. */
+GST_START_TEST (test_kernel_size_without_effect)
 {
-  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=2 ! "
-      "video/x-raw,format=GRAY8,width=32,height=16 ! "
-      "kconvfilter kernel-size=4 matrix=\"1 2; 3\" ! fakesink", NULL);
-  GstBus *bus = gst_element_get_bus (pipeline);
-  fail_unless (pipeline != NULL);
-  fail_unless_equals_int (count_warnings (bus, NULL), 0);
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  /* the two refusals, once each, before EOS */
-  GstMessage *m;
-  guint odd = 0, matrix = 0;
-  while ((m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
-    GstMessageType type = GST_MESSAGE_TYPE (m);
-    if (type == GST_MESSAGE_WARNING) {
-      GError *err = NULL;
-      gst_message_parse_warning (m, &err, NULL);
-      odd += strstr (err->message, "kernel-size must be odd") != NULL;
-      matrix += strstr (err->message, "invalid matrix") != NULL;
-      g_error_free (err);
-    }
-    gst_message_unref (m);
-    fail_unless (type != GST_MESSAGE_ERROR);
-    if (type == GST_MESSAGE_EOS)
-      break;
+  static const struct
+  {
+    const gchar *kernel;
+    gint warnings;
+  } cases[] = { {"edge", 1}, {"sobel-x", 1}, {"custom", 1}, {"box", 0} };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstHarness *h = harness_new ("GRAY8", 16, 8, "matrix", "1 0; 0 -1",
+        NULL);
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (h->element, bus);
+    gst_util_set_object_arg (G_OBJECT (h->element), "kernel", cases[i].kernel);
+    g_object_set (h->element, "kernel-size", 5, NULL);
+    for (int f = 0; f < 3; f++)
+      gst_buffer_unref (gst_harness_push_and_pull (h, random_buffer (16 * 8,
+                  f)));
+    fail_unless_equals_int (count_warnings (bus, "has no effect with kernel"),
+        cases[i].warnings);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
   }
-  fail_unless (m != NULL, "no EOS");
+}
+
+GST_END_TEST;
+
+static void
+count_frame (guint * frames)
+{
+  (*frames)++;
+}
+
+/* Runs desc to EOS or an error; returns the error's text (g_free it) or
+ * NULL at EOS, and counts the frames that reached the sink named "out". */
+static gchar *
+run_to_end (const gchar * desc, guint * frames)
+{
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  fail_unless (pipeline != NULL);
+  GstElement *out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  g_object_set (out, "signal-handoffs", TRUE, NULL);
+  *frames = 0;
+  g_signal_connect_swapped (out, "handoff", G_CALLBACK (count_frame), frames);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "neither EOS nor an error");
+  gchar *text = NULL;
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    text = g_strdup (err->message);
+    g_error_free (err);
+  }
+  gst_message_unref (m);
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  fail_unless_equals_int (odd, 1);
-  fail_unless_equals_int (matrix, 1);
+  gst_object_unref (out);
   gst_object_unref (bus);
   gst_object_unref (pipeline);
+  return text;
+}
+
+/* gst-launch sets properties before the element is in a pipeline: a value
+ * refused then fails the start with an ERROR naming every refused value,
+ * and no frame goes through unfiltered; a valid value set after the
+ * refused one takes the refusal back. */
+GST_START_TEST (test_refusal_before_pipeline)
+{
+  guint frames;
+  gchar *err = run_to_end ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,format=GRAY8,width=32,height=16 ! "
+      "kconvfilter kernel-size=4 matrix=\"1 2; 3\" ! fakesink name=out",
+      &frames);
+  fail_unless (err != NULL, "the pipeline ran with refused values");
+  fail_unless (strstr (err, "kernel-size must be odd; 4 refused") != NULL,
+      "%s", err);
+  fail_unless (strstr (err, "invalid matrix \"1 2; 3\"") != NULL, "%s", err);
+  fail_unless_equals_int (frames, 0);
+  g_free (err);
+
+  err = run_to_end ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,format=GRAY8,width=32,height=16 ! "
+      "kconvfilter kernel=box kernel-size=4 kernel-size=5 ! fakesink name=out",
+      &frames);
+  fail_unless (err == NULL, "%s", err);
+  fail_unless_equals_int (frames, 2);
 }
 
 GST_END_TEST;
@@ -1008,6 +1070,7 @@ kconvfilter_suite (void)
   tcase_add_test (tc, test_invalid_values_refused);
   tcase_add_test (tc, test_refusal_before_pipeline);
   tcase_add_test (tc, test_controlled_kernel_size);
+  tcase_add_test (tc, test_kernel_size_without_effect);
   tcase_add_test (tc, test_presets);
   tcase_add_test (tc, test_presets_round_trip);
   tcase_add_test (tc, test_property_stress_while_streaming);
