@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A packaged install (--prefix=/usr) puts the plugin where GStreamer looks
 # without any variable, and the presets where GstPreset looks.  Builds a
-# small CPU-only copy and installs it under a scratch DESTDIR.
+# small CPU-only copy and installs it under a scratch DESTDIR; the licence
+# the plugin declares is GPL with FFTW linked, LGPL without (FFTW=disabled
+# in the environment builds without it).
 #   tests/test-install.sh SOURCE_DIR SCRATCH_DIR
 set -euo pipefail
 src=$1
@@ -9,7 +11,7 @@ scratch=$2
 rm -rf "$scratch"
 mkdir -p "$scratch"
 meson setup "$scratch/build" "$src" --prefix=/usr -Dcuda=disabled \
-  -Dtests=disabled -Dbenchmarks=disabled >"$scratch/setup.log"
+  -Dtests=disabled -Dbenchmarks=disabled ${FFTW:+-Dfftw=$FFTW} >"$scratch/setup.log"
 meson compile -C "$scratch/build" >"$scratch/compile.log"
 DESTDIR="$scratch/root" meson install -C "$scratch/build" >"$scratch/install.log"
 
@@ -25,4 +27,10 @@ grep -q "GStreamer finds it.*yes" "$scratch/setup.log" \
 GST_REGISTRY_1_0="$scratch/registry.bin" GST_PLUGIN_PATH_1_0= \
 GST_PLUGIN_SYSTEM_PATH_1_0="$scratch/root$plugins" \
   gst-inspect-1.0 kconv | grep -E "kconvfilter|kpatternmatch"
-echo "installed: $plugin, $presets"
+# the licence the plugin declares follows what it links: GPL with FFTW
+licence=$(GST_REGISTRY_1_0="$scratch/registry.bin" GST_PLUGIN_PATH_1_0= \
+  GST_PLUGIN_SYSTEM_PATH_1_0="$scratch/root$plugins" \
+  gst-inspect-1.0 kconv | awk '$1 == "License" { print $2 }')
+if grep -q "FFTW *: YES" "$scratch/setup.log"; then want=GPL; else want=LGPL; fi
+[ "$licence" = "$want" ] || { echo "the plugin declares $licence, want $want"; exit 1; }
+echo "installed: $plugin, $presets (licence $licence)"
