@@ -2,8 +2,8 @@
 # Writes natural test photographs as PGM (grey) and PPM (RGB) files:
 #   tests/photos.sh OUTDIR
 # camera, astronaut, coffee and chelsea from scikit-image's data (Debian's
-# python3-skimage: the installed copy, or the package fetched and unpacked
-# into OUTDIR without installing it), each at 2500x2500 and 1920x1080,
+# python3-skimage, found or fetched by pipelines/photo.sh), each at
+# 2500x2500 and 1920x1080,
 # scaled by GStreamer (pngdec, videoscale, videoconvert).
 set -euo pipefail
 out=${1:?usage: tests/photos.sh OUTDIR}
@@ -17,16 +17,7 @@ for n in $names; do for s in $sizes; do
 done; done
 [ $done_all = 1 ] && exit 0
 
-data=/usr/lib/python3/dist-packages/skimage/data
-if [ ! -f "$data/camera.png" ]; then
-  data="$out/skimage/usr/lib/python3/dist-packages/skimage/data"
-  if [ ! -f "$data/camera.png" ]; then
-    (cd "$out" && apt-get download python3-skimage >/dev/null 2>&1) || {
-      echo "photos.sh: cannot fetch python3-skimage" >&2; exit 1; }
-    dpkg-deb -x "$out"/python3-skimage_*.deb "$out/skimage"
-    rm -f "$out"/python3-skimage_*.deb
-  fi
-fi
+data=$(dirname "$("$(dirname "$0")/../pipelines/photo.sh" camera "$out/skimage")")
 
 # convert NAME WxH FORMAT EXT MAGIC
 convert () {
