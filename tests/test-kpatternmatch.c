@@ -10,6 +10,8 @@
 #include <gst/video/video.h>
 #include "check-short-buffer.h"
 #include "check-properties.h"
+#include "photo.h"
+#include "test-rng.h"
 
 #define W 96
 #define H 64
@@ -465,8 +467,10 @@ GST_START_TEST (test_template_with_transparency)
 
   for (int from_file = 0; from_file <= 1; from_file++)
     for (int use_alpha = 1; use_alpha >= 0; use_alpha--) {
+      /* threshold 1: the best position is reported found, whatever its
+       * score */
       Fixture f = fixture_new ("RGB", "match-on", "color", "use-alpha",
-          use_alpha ? "true" : "false", NULL);
+          use_alpha ? "true" : "false", "threshold", "1", NULL);
       if (from_file) {
         g_object_set (f.h->element, "template-location", path, NULL);
         gst_element_set_state (f.h->element, GST_STATE_READY);
@@ -640,6 +644,94 @@ GST_START_TEST (test_threshold)
   g_free (noisy);
   g_free (px);
   fixture_free (&f);
+}
+
+GST_END_TEST;
+
+/* The default threshold (0.045): a template cut from a photograph is
+ * found in that photograph under Gaussian noise of sigma 8 with the
+ * brightness raised by 10 (its score there is about 0.042), and not found
+ * in the other photographs nor in snow.  The template has contrast (a
+ * standard deviation of 41 grey levels): tests/kmatch-threshold.c
+ * measured where low-contrast ones fall.  Needs tests/photos.sh's
+ * photographs (KCONV_PHOTOS). */
+GST_START_TEST (test_default_threshold_on_photographs)
+{
+  const gchar *dir = g_getenv ("KCONV_PHOTOS");
+  if (!dir) {
+    g_print ("KCONV_PHOTOS unset: no photographs, not run\n");
+    return;
+  }
+  const gint w = 1920, h = 1080, tx = 517, ty = 758, t = 64;
+  static const gchar *names[] = { "astronaut", "camera", "coffee", "chelsea" };
+  guint8 *px[4];
+  for (int i = 0; i < 4; i++) {
+    px[i] = photo_load (dir, names[i], w, h, 1);
+    fail_unless (px[i] != NULL, "no %s in %s", names[i], dir);
+  }
+  gchar *region = g_strdup_printf ("%d,%d,%d,%d", tx, ty, t, t);
+  GstHarness *hh = gst_harness_new ("kpatternmatch");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (hh->element, bus);
+  g_object_set (hh->element, "frames-in-flight", 1, NULL);
+  if (g_getenv ("KCONV_TEST_BACKEND"))
+    gst_util_set_object_arg (G_OBJECT (hh->element), "backend",
+        g_getenv ("KCONV_TEST_BACKEND"));
+  gst_util_set_object_arg (G_OBJECT (hh->element), "template-region", region);
+  gst_harness_set_src_caps_str (hh, "video/x-raw,format=GRAY8,width=1920,"
+      "height=1080,framerate=25/1");
+  gdouble threshold;
+  g_object_get (hh->element, "threshold", &threshold, NULL);
+  fail_unless_equals_float (threshold, 0.045);
+
+  /* the frame the template is cut from, then the frames searched */
+  guint8 *noisy = g_malloc ((gsize) w * h);
+  guint8 *snow = g_malloc ((gsize) w * h);
+  test_rng_seed (8);
+  for (gsize i = 0; i < (gsize) w * h; i++) {
+    /* Box-Muller: sigma 8 */
+    gdouble u = (rnd () + 1.0) / 16777217.0, v = (rnd () + 1.0) / 16777217.0;
+    gdouble n = sqrt (-2 * log (u)) * cos (2 * G_PI * v);
+    noisy[i] = CLAMP ((gint) lround (px[0][i] + 10 + 8 * n), 0, 255);
+    snow[i] = rnd () & 255;
+  }
+  const guint8 *frames[] = { px[0], noisy, px[1], px[2], px[3], snow };
+  const gboolean want[] = { TRUE, TRUE, FALSE, FALSE, FALSE, FALSE };
+  for (guint i = 0; i < G_N_ELEMENTS (frames); i++) {
+    GstBuffer *b = gst_buffer_new_memdup (frames[i], (gsize) w * h);
+    GST_BUFFER_PTS (b) = i * GST_SECOND / 25;
+    gst_buffer_unref (gst_harness_push_and_pull (hh, b));
+    GstMessage *m;
+    const GstStructure *st = NULL;
+    while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+      st = gst_message_get_structure (m);
+      if (gst_structure_has_name (st, "kpatternmatch"))
+        break;
+      gst_message_unref (m);
+    }
+    fail_unless (m != NULL, "frame %u: no message", i);
+    gboolean found;
+    gdouble score;
+    gint x, y;
+    fail_unless (gst_structure_get (st, "found", G_TYPE_BOOLEAN, &found,
+            "score", G_TYPE_DOUBLE, &score, "x", G_TYPE_INT, &x, "y",
+            G_TYPE_INT, &y, NULL));
+    fail_unless (found == want[i], "frame %u: found=%d with score %.4f, "
+        "want found=%d", i, found, score, want[i]);
+    if (want[i]) {
+      fail_unless (ABS (x - tx) <= 1 && ABS (y - ty) <= 1, "frame %u: found "
+          "at %d,%d, not %d,%d", i, x, y, tx, ty);
+    }
+    gst_message_unref (m);
+  }
+  gst_element_set_bus (hh->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (hh);
+  for (int i = 0; i < 4; i++)
+    free (px[i]);
+  g_free (noisy);
+  g_free (snow);
+  g_free (region);
 }
 
 GST_END_TEST;
@@ -1017,6 +1109,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_bad_template_file);
   tcase_add_test (tc, test_template_too_large);
   tcase_add_test (tc, test_threshold);
+  tcase_add_test (tc, test_default_threshold_on_photographs);
   tcase_add_test (tc, test_formats_color);
   tcase_add_test (tc, test_draw);
   tcase_add_test (tc, test_frames_in_flight);
