@@ -380,6 +380,24 @@ gst_kconv_base_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
+/* A frame keeps its metas where they still hold: the elements change
+ * neither size nor orientation (a region of interest found upstream still
+ * marks the same pixels); metas about colour go with GstVideoFilter's
+ * rule. */
+static gboolean
+gst_kconv_base_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
+    GstMeta * meta, GstBuffer * inbuf)
+{
+  const gchar *const *tags = gst_meta_api_type_get_tags (meta->info->api);
+  gboolean geometric = tags != NULL;
+  for (guint i = 0; tags && tags[i]; i++)
+    geometric &= g_str_equal (tags[i], GST_META_TAG_VIDEO_STR)
+        || g_str_equal (tags[i], GST_META_TAG_VIDEO_SIZE_STR)
+        || g_str_equal (tags[i], GST_META_TAG_VIDEO_ORIENTATION_STR);
+  return geometric || GST_BASE_TRANSFORM_CLASS (parent_class)->transform_meta
+      (trans, outbuf, meta, inbuf);
+}
+
 /* Controlled properties follow the stream. */
 static void
 gst_kconv_base_before_transform (GstBaseTransform * trans, GstBuffer * buf)
@@ -788,6 +806,8 @@ gst_kconv_base_class_init (GstKConvBaseClass * klass)
       GST_DEBUG_FUNCPTR (gst_kconv_base_generate_output);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_kconv_base_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_kconv_base_query);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_kconv_base_transform_meta);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_kconv_base_propose_allocation);
   trans_class->decide_allocation =

@@ -440,6 +440,24 @@ GST_START_TEST (test_auto_planes_on_yuv_photo)
 
 GST_END_TEST;
 
+/* A region of interest found upstream (kpatternmatch, a face detector)
+ * still marks the same pixels after filtering: the meta goes through. */
+GST_START_TEST (test_roi_meta_kept)
+{
+  GstHarness *h = harness_new ("GRAY8", 32, 16, "kernel", "edge", NULL);
+  GstBuffer *in = random_buffer (32 * 16, 5);
+  gst_buffer_add_video_region_of_interest_meta (in, "face", 3, 4, 10, 8);
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  GstVideoRegionOfInterestMeta *roi =
+      gst_buffer_get_video_region_of_interest_meta_id (out, 0);
+  fail_unless (roi != NULL, "the region of interest was dropped");
+  fail_unless (roi->x == 3 && roi->y == 4 && roi->w == 10 && roi->h == 8);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* A webcam's YUY2 at 640x480 links and runs as the README's first line
  * has it, with no converter in front. */
 GST_START_TEST (test_webcam_yuy2_line)
@@ -1063,6 +1081,7 @@ kconvfilter_suite (void)
   tcase_add_test (tc, test_formats_alpha_and_planes);
   tcase_add_test (tc, test_formats_match_gray_reference);
   tcase_add_test (tc, test_webcam_yuy2_line);
+  tcase_add_test (tc, test_roi_meta_kept);
   tcase_add_test (tc, test_auto_planes_on_yuv_photo);
   tcase_add_test (tc, test_video_meta_stride);
   tcase_add_test (tc, test_identity_passthrough);
