@@ -682,7 +682,12 @@ static GstFlowReturn
 match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
     const MatchJob * job, KMatchPosition * matches, gint n, gboolean on_device)
 {
-  /* only matches at or under the threshold count */
+  /* only matches at or under the threshold count; the message still says
+   * where the best position was and how it scored */
+  KMatchPosition best = n > 0 ? matches[0] : (KMatchPosition) {
+    -1, -1, 0
+  };
+  gboolean searched = n > 0;
   gint kept = 0;
   for (gint i = 0; i < n; i++)
     if (matches[i].sad / job->norm <= job->snap.threshold)
@@ -710,8 +715,9 @@ match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
   }
   gst_element_post_message (GST_ELEMENT (self),
       kmatch_report_message (GST_OBJECT (self),
-          &GST_BASE_TRANSFORM (self)->segment, frame->buffer, matches, n,
-          job->tw, job->th, job->norm, job->snap.max_matches));
+          &GST_BASE_TRANSFORM (self)->segment, frame->buffer,
+          searched ? &best : NULL, matches, n, job->tw, job->th, job->norm,
+          job->snap.max_matches));
   return GST_FLOW_OK;
 }
 

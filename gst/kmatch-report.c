@@ -15,13 +15,14 @@ match_structure (const gchar * name, const KMatchPosition * p, gint w, gint h,
 
 GstMessage *
 kmatch_report_message (GstObject * src, const GstSegment * segment,
-    GstBuffer * buf, const KMatchPosition * matches, gint n, gint w, gint h,
-    gdouble norm, gint max_matches)
+    GstBuffer * buf, const KMatchPosition * best,
+    const KMatchPosition * matches, gint n, gint w, gint h, gdouble norm,
+    gint max_matches)
 {
   GstClockTime ts = GST_BUFFER_PTS (buf);
   const KMatchPosition none = { -1, -1, 0 };
-  GstStructure *s = match_structure ("kpatternmatch",
-      n > 0 ? &matches[0] : &none, w, h, n > 0 ? matches[0].sad / norm : 1.0);
+  GstStructure *s = match_structure ("kpatternmatch", best ? best : &none, w,
+      h, best ? best->sad / norm : 1.0);
   gst_structure_set (s, "found", G_TYPE_BOOLEAN, n > 0,
       "timestamp", G_TYPE_UINT64, ts,
       "stream-time", G_TYPE_UINT64, gst_segment_to_stream_time (segment,

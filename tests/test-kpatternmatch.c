@@ -721,6 +721,10 @@ GST_START_TEST (test_default_threshold_on_photographs)
     if (want[i]) {
       fail_unless (ABS (x - tx) <= 1 && ABS (y - ty) <= 1, "frame %u: found "
           "at %d,%d, not %d,%d", i, x, y, tx, ty);
+    } else {
+      /* not found: still the best position searched and its score */
+      fail_unless (x >= 0 && y >= 0 && score > threshold && score < 1,
+          "frame %u: at %d,%d, score %.4f", i, x, y, score);
     }
     gst_message_unref (m);
   }
