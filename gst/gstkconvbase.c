@@ -290,12 +290,61 @@ gst_kconv_base_free_core (GstKConvBase * self)
 
 /* With a GstVideoMeta, mapping checks the planes; without, the buffer
  * must hold a whole frame of info. */
+/* A buffer with a GstVideoMeta: the meta must describe the caps' frame,
+ * and every plane's rows as the meta lays them out must lie inside the
+ * buffer (gst_video_frame_map checks only that each plane starts in it). */
+static gboolean
+gst_kconv_base_check_meta (GstKConvBase * self, const GstVideoMeta * meta,
+    gsize have, const GstVideoInfo * info)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  if (meta->format != GST_VIDEO_INFO_FORMAT (info)
+      || (gint) meta->width != GST_VIDEO_INFO_WIDTH (info)
+      || (gint) meta->height != GST_VIDEO_INFO_HEIGHT (info)
+      || meta->n_planes != GST_VIDEO_INFO_N_PLANES (info)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("The buffer's video meta does "
+            "not match its caps"), ("the meta says %ux%u %s in %u planes, the "
+            "caps %dx%d %s in %u", meta->width, meta->height,
+            gst_video_format_to_string (meta->format), meta->n_planes,
+            GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+            GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_N_PLANES (info)));
+    return FALSE;
+  }
+  for (guint p = 0; p < meta->n_planes; p++) {
+    /* the plane's rows and the bytes a row spans, from its components */
+    guint64 rows = 0, row_bytes = 0;
+    for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++)
+      if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) == p) {
+        rows = MAX (rows, (guint64) GST_VIDEO_INFO_COMP_HEIGHT (info, c));
+        row_bytes = MAX (row_bytes,
+            (guint64) GST_VIDEO_INFO_COMP_WIDTH (info, c) *
+            GST_VIDEO_INFO_COMP_PSTRIDE (info, c));
+      }
+    gint stride = meta->stride[p];
+    guint64 end = (guint64) meta->offset[p] + row_bytes +
+        (rows > 0 ? (rows - 1) * (guint64) MAX (stride, 0) : 0);
+    if (stride < 0 || (guint64) stride < row_bytes || end > have) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Buffer too small for its "
+              "video meta"), ("plane %u: offset %" G_GSIZE_FORMAT ", stride "
+              "%d, %" G_GUINT64_FORMAT " rows of %" G_GUINT64_FORMAT " bytes "
+              "end at byte %" G_GUINT64_FORMAT ", but the buffer holds %"
+              G_GSIZE_FORMAT, p, meta->offset[p], stride, rows, row_bytes,
+              end, have));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 gboolean
 gst_kconv_base_check_size (GstKConvBase * self, GstBuffer * buf,
     const GstVideoInfo * info)
 {
   gsize have = gst_buffer_get_size (buf);
-  if (gst_buffer_get_video_meta (buf) || have >= GST_VIDEO_INFO_SIZE (info))
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  if (meta)
+    return gst_kconv_base_check_meta (self, meta, have, info);
+  if (have >= GST_VIDEO_INFO_SIZE (info))
     return TRUE;
   GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Buffer too small for its caps"),
       ("the buffer holds %" G_GSIZE_FORMAT " bytes, but a %dx%d %s frame "

@@ -1069,6 +1069,14 @@ GST_START_TEST (test_short_buffer_names_both_sizes)
 
 GST_END_TEST;
 
+/* a GstVideoMeta that lies about the buffer is refused, never trusted */
+GST_START_TEST (test_lying_video_meta_refused)
+{
+  check_lying_video_meta ("kconvfilter", "kernel=edge");
+}
+
+GST_END_TEST;
+
 static Suite *
 kconvfilter_suite (void)
 {
@@ -1096,6 +1104,7 @@ kconvfilter_suite (void)
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_cuda_unavailable_is_an_error);
   tcase_add_test (tc, test_short_buffer_names_both_sizes);
+  tcase_add_test (tc, test_lying_video_meta_refused);
   tcase_add_test (tc, test_edge_sizes);
   tcase_add_test (tc, test_cuda_matches_cpu);
   return s;

@@ -1097,6 +1097,14 @@ GST_START_TEST (test_short_buffer_names_both_sizes)
 
 GST_END_TEST;
 
+/* a GstVideoMeta that lies about the buffer is refused, never trusted */
+GST_START_TEST (test_lying_video_meta_refused)
+{
+  check_lying_video_meta ("kpatternmatch", "template-region=0,0,8,8");
+}
+
+GST_END_TEST;
+
 static Suite *
 kpatternmatch_suite (void)
 {
@@ -1122,6 +1130,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_draw_yuy2);
   tcase_add_test (tc, test_template_with_transparency);
   tcase_add_test (tc, test_short_buffer_names_both_sizes);
+  tcase_add_test (tc, test_lying_video_meta_refused);
   tcase_add_test (tc, test_match_on_change_recuts);
   tcase_add_test (tc, test_property_stress_while_streaming);
   tcase_add_test (tc, test_edge_sizes);
