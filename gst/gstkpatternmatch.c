@@ -177,9 +177,10 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
       GError *err = NULL;
       if (location && GST_STATE (self) >= GST_STATE_READY
           && !(*loaded = kmatch_template_load_file (location, &err))) {
-        GST_ELEMENT_WARNING (self, RESOURCE, READ, ("%s", err->message),
-            (NULL));
+        kconv_refusal_post (element, "template-location",
+            "template-location \"%s\" refused: %s", location, err->message);
         g_clear_error (&err);
+        return TRUE;
       }
       return FALSE;
     }

@@ -6,6 +6,7 @@
  * appsink), so any format it can read works, and turned into the samples
  * the matcher compares: luma made the way the frames' luma is, or RGB.
  */
+#include <glib/gstdio.h>
 #include <gst/app/gstappsink.h>
 #include "kmatch-template.h"
 #include "kmatch.h"
@@ -23,6 +24,7 @@ typedef struct
   gboolean done;
   GstSample *sample;
   GError *error;
+  gint width, height;           /* the decoder's output size (atomic) */
 } Decode;
 
 static void
@@ -49,6 +51,48 @@ decode_report (Decode * d, GstSample * sample, GError * error)
   g_mutex_unlock (&d->lock);
 }
 
+/* The size the decoder is about to output: an image too large is refused
+ * by the caps after videoconvert before a frame of it exists; this says
+ * how large it was. */
+static GstPadProbeReturn
+note_decoded_size (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Decode *d = data;
+  GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
+  if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
+    GstCaps *caps;
+    gint w = 0, h = 0;
+    gst_event_parse_caps (ev, &caps);
+    GstStructure *s = gst_caps_get_structure (caps, 0);
+    gst_structure_get_int (s, "width", &w);
+    gst_structure_get_int (s, "height", &h);
+    g_atomic_int_set (&d->width, w);
+    g_atomic_int_set (&d->height, h);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* Whether an RGBA sample has a pixel that counts (alpha 128 and up). */
+static gboolean
+has_opaque_pixel (GstSample * rgba)
+{
+  GstVideoInfo info;
+  GstVideoFrame f;
+  gboolean any = FALSE;
+  if (!gst_video_info_from_caps (&info, gst_sample_get_caps (rgba))
+      || !gst_video_frame_map (&f, &info, gst_sample_get_buffer (rgba),
+          GST_MAP_READ))
+    return FALSE;
+  for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT (&info) && !any; y++) {
+    const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+    for (gint x = 0; x < GST_VIDEO_INFO_WIDTH (&info) && !any; x++)
+      any = row[4 * x + 3] >= 128;
+  }
+  gst_video_frame_unmap (&f);
+  return any;
+}
+
 /* Decodes the file in a pipeline of its own, reports, then tears the
  * pipeline down.  A decoder stuck on a damaged file (Debian 12's jpegdec
  * spins forever on some) holds its stream lock, and stopping the pipeline
@@ -59,8 +103,12 @@ decode_thread (gpointer data)
 {
   Decode *d = data;
   GError *err = NULL;
-  GstElement *pipe = gst_parse_launch ("filesrc name=src ! decodebin ! "
-      "videoconvert ! video/x-raw,format=RGBA ! appsink name=sink", &err);
+  gchar *desc = g_strdup_printf ("filesrc name=src ! decodebin ! "
+      "videoconvert name=conv ! video/x-raw,format=RGBA,width=[1,%d],"
+      "height=[1,%d] ! appsink name=sink", KMATCH_TEMPLATE_MAX_SIDE,
+      KMATCH_TEMPLATE_MAX_SIDE);
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  g_free (desc);
   if (!pipe) {
     decode_report (d, NULL, err);
     decode_unref (d);
@@ -70,6 +118,12 @@ decode_thread (gpointer data)
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   g_object_set (src, "location", d->path, NULL);
+  GstElement *conv = gst_bin_get_by_name (GST_BIN (pipe), "conv");
+  GstPad *conv_sink = gst_element_get_static_pad (conv, "sink");
+  gst_pad_add_probe (conv_sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+      note_decoded_size, d, NULL);
+  gst_object_unref (conv_sink);
+  gst_object_unref (conv);
 
   /* prerolled (ASYNC_DONE) or refused (ERROR): waiting for the preroll
    * alone would sit out the whole timeout on a file that is no image */
@@ -94,11 +148,22 @@ decode_thread (gpointer data)
     }
     if (msg)
       gst_message_parse_error (msg, &why, NULL);
-    g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-        "could not decode template image \"%s\": %s", d->path,
-        why ? why->message : answered ? "no image in it" :
-        "no image after 10 s of decoding (a damaged file?)");
+    gint w = g_atomic_int_get (&d->width), h = g_atomic_int_get (&d->height);
+    if (w > KMATCH_TEMPLATE_MAX_SIDE || h > KMATCH_TEMPLATE_MAX_SIDE)
+      g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+          "template image \"%s\" is %dx%d pixels: the largest template "
+          "taken is %d a side", d->path, w, h, KMATCH_TEMPLATE_MAX_SIDE);
+    else
+      g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+          "could not decode template image \"%s\": %s", d->path,
+          why ? why->message : answered ? "no image in it" :
+          "no image after 10 s of decoding (a damaged file?)");
     g_clear_error (&why);
+  } else if (!has_opaque_pixel (sample)) {
+    g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "template image \"%s\" is transparent everywhere (no pixel with "
+        "alpha of 128 or more): it would match nothing", d->path);
+    g_clear_pointer (&sample, gst_sample_unref);
   }
   if (msg)
     gst_message_unref (msg);
@@ -116,6 +181,14 @@ decode_thread (gpointer data)
 GstSample *
 kmatch_template_load_file (const gchar * path, GError ** error)
 {
+  /* a FIFO or a device would hold the decoding thread forever */
+  GStatBuf st;
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "template image \"%s\" %s", path, g_file_test (path,
+            G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
+    return NULL;
+  }
   Decode *d = g_new0 (Decode, 1);
   d->refs = 2;
   d->path = g_strdup (path);
@@ -153,10 +226,30 @@ kmatch_template_load_file (const gchar * path, GError ** error)
 GstSample *
 kmatch_template_to_rgba (GstSample * sample, GError ** error)
 {
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, gst_sample_get_caps (sample))) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "the template sample's caps are not raw video");
+    return NULL;
+  }
+  if (GST_VIDEO_INFO_WIDTH (&info) > KMATCH_TEMPLATE_MAX_SIDE
+      || GST_VIDEO_INFO_HEIGHT (&info) > KMATCH_TEMPLATE_MAX_SIDE) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "the template sample is %dx%d pixels: the largest template taken is "
+        "%d a side", GST_VIDEO_INFO_WIDTH (&info),
+        GST_VIDEO_INFO_HEIGHT (&info), KMATCH_TEMPLATE_MAX_SIDE);
+    return NULL;
+  }
   GstCaps *rgb = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
       "RGBA", NULL);
   GstSample *out = gst_video_convert_sample (sample, rgb, LOAD_TIMEOUT, error);
   gst_caps_unref (rgb);
+  if (out && !has_opaque_pixel (out)) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "the template sample is transparent everywhere (no pixel with alpha "
+        "of 128 or more): it would match nothing");
+    g_clear_pointer (&out, gst_sample_unref);
+  }
   return out;
 }
 

@@ -9,12 +9,21 @@
 
 G_BEGIN_DECLS
 
+/* The largest template taken, a side: larger than any frame a matcher
+ * can search in reasonable time, and a bound on what a file's header can
+ * make kconv allocate. */
+#define KMATCH_TEMPLATE_MAX_SIDE 8192
+
 /* Decodes an image file (any format GStreamer can decode) into an RGBA
  * sample (alpha 255 where the file has none); NULL and error set when it
- * cannot. */
+ * cannot: not a regular file, no image, larger than
+ * KMATCH_TEMPLATE_MAX_SIDE a side (refused from its caps, before a frame
+ * of that size is allocated), or no pixel with alpha of 128 or more. */
 GstSample *kmatch_template_load_file (const gchar * path, GError ** error);
 
-/* Converts any raw video sample to RGBA; NULL and error set on failure. */
+/* Converts any raw video sample to RGBA; NULL and error set on failure,
+ * and for a sample larger than KMATCH_TEMPLATE_MAX_SIDE a side or with
+ * no pixel of alpha 128 or more. */
 GstSample *kmatch_template_to_rgba (GstSample * sample, GError ** error);
 
 /* How luma is made from RGB for a frame format: full range for grey and

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <string.h>
+#include <sys/stat.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -582,6 +583,124 @@ GST_START_TEST (test_template_file_not_an_image)
 
 GST_END_TEST;
 
+/* A PNG of 68 bytes whose header says 30000x30000 (grey, 8 bits) */
+static gchar *
+write_huge_png_header (void)
+{
+  static const guint8 png[] = {
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d,
+    0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x75, 0x30, 0x00, 0x00, 0x75, 0x30,
+    0x08, 0x00, 0x00, 0x00, 0x00, 0x43, 0x4c, 0xa7, 0x66, 0x00, 0x00, 0x00,
+    0x0b, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x60, 0x80, 0x01, 0x00,
+    0x00, 0x0a, 0x00, 0x01, 0x7f, 0x80, 0x74, 0x5e, 0x00, 0x00, 0x00, 0x00,
+    0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82
+  };
+
+  gchar *path = g_build_filename (g_get_tmp_dir (), "kconv-huge.png", NULL);
+  fail_unless (g_file_set_contents (path, (const gchar *) png, sizeof png,
+          NULL));
+  return path;
+}
+
+/* Template files that lie or cannot serve: a 68-byte PNG whose header
+ * says 30000x30000, a FIFO with no writer, a PNG transparent everywhere.
+ * Set while streaming, each is refused within 5 s with a warning that
+ * says why, the property keeps its previous value and the template in use
+ * still matches; set before the start, the start fails with an error. A
+ * set-template sample over the size limit is refused too. */
+GST_START_TEST (test_template_files_that_lie)
+{
+  gchar *huge = write_huge_png_header ();
+  gchar *fifo = g_build_filename (g_get_tmp_dir (), "kconv-fifo", NULL);
+  g_unlink (fifo);
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA,width=8,"
+      "height=8,framerate=0/1");
+  GstBuffer *clear = gst_buffer_new_allocate (NULL, 8 * 8 * 4, NULL);
+  gst_buffer_memset (clear, 0, 0x20, 8 * 8 * 4);
+  GstSample *clear_sample = gst_sample_new (clear, caps, NULL, NULL);
+  gchar *transparent = write_png (clear_sample, "kconv-transparent.png");
+  const gchar *paths[] = { huge, fifo, transparent };
+  const gchar *why[] = { "30000x30000", "not a regular file",
+    "transparent everywhere"
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++) {
+    Fixture f = fixture_new ("GRAY8", "template-region", "30,20,12,9", NULL);
+    guint8 *pixels = random_gray (60 + i);
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (pixels,
+                0)));
+    gst_structure_free (next_result (&f));
+    gint64 t0 = g_get_monotonic_time ();
+    g_object_set (f.h->element, "template-location", paths[i], NULL);
+    gint64 ms = (g_get_monotonic_time () - t0) / 1000;
+    fail_unless (ms < 5000, "%s: refusing it took %" G_GINT64_FORMAT " ms",
+        paths[i], ms);
+    GstMessage *m = gst_bus_pop_filtered (f.bus, GST_MESSAGE_WARNING);
+    fail_unless (m != NULL, "%s: no warning", paths[i]);
+    GError *err = NULL;
+    gst_message_parse_warning (m, &err, NULL);
+    fail_unless (strstr (err->message, why[i]) != NULL, "%s", err->message);
+    g_error_free (err);
+    gst_message_unref (m);
+    gchar *kept;
+    g_object_get (f.h->element, "template-location", &kept, NULL);
+    fail_unless (kept == NULL, "the refused location %s was kept", kept);
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (pixels,
+                GST_SECOND)));
+    GstStructure *st = next_result (&f);
+    expect_at (st, TRUE, 30, 20);
+    gst_structure_free (st);
+    g_free (pixels);
+    fixture_free (&f);
+
+    /* set before the start: the start fails, naming the reason */
+    GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+        "kpatternmatch name=m ! fakesink", NULL);
+    GstElement *m_el = gst_bin_get_by_name (GST_BIN (pipe), "m");
+    g_object_set (m_el, "template-location", paths[i], NULL);
+    gst_object_unref (m_el);
+    GstBus *bus = gst_element_get_bus (pipe);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+    gchar *debug = NULL;
+    gst_message_parse_error (m, &err, &debug);
+    fail_unless (debug && strstr (debug, why[i]), "%s", debug);
+    g_error_free (err);
+    g_free (debug);
+    gst_message_unref (m);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (pipe);
+  }
+
+  /* a sample over the limit, from memory */
+  GstCaps *wide = gst_caps_from_string ("video/x-raw,format=GRAY8,width=9000,"
+      "height=2,framerate=0/1");
+  GstSample *big = gst_sample_new (gst_buffer_new_allocate (NULL, 9000 * 2,
+          NULL), wide, NULL, NULL);
+  GstElement *e = gst_element_factory_make ("kpatternmatch", NULL);
+  gboolean ok = TRUE;
+  g_signal_emit_by_name (e, "set-template", big, &ok);
+  fail_if (ok, "a 9000x2 template was taken");
+  gst_object_unref (e);
+  gst_buffer_unref (gst_sample_get_buffer (big));
+  gst_sample_unref (big);
+  gst_caps_unref (wide);
+
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    g_unlink (paths[i]);
+  g_free (huge);
+  g_free (fifo);
+  g_free (transparent);
+  gst_sample_unref (clear_sample);
+  gst_buffer_unref (clear);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 /* a template larger than the frame: one warning, found=false, frames flow */
 GST_START_TEST (test_template_too_large)
 {
@@ -1120,6 +1239,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_template_from_file);
   tcase_add_test (tc, test_bad_template_file);
   tcase_add_test (tc, test_template_too_large);
+  tcase_add_test (tc, test_template_files_that_lie);
   tcase_add_test (tc, test_threshold);
   tcase_add_test (tc, test_default_threshold_on_photographs);
   tcase_add_test (tc, test_formats_color);
