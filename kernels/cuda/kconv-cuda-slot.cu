@@ -63,6 +63,11 @@ struct KConvCudaSlot
   size_t last_row, last_pitch;
   int last_h;
   uint8_t *last_d_src, *last_d_dst;
+  /* the filter that submitted it and its bands: a second image from
+   * another filter (planes=auto: neutral chroma) runs on other streams
+   * and must wait for the first's kernel and download */
+  const KConvCuda *last_cu;
+  int last_bands;
   Unstage unstage[MAX_UNSTAGE]; /* staged results still to hand over */
   int n_unstage;
   int n_threads;
@@ -278,6 +283,18 @@ slot_submit (KConvCuda *cu, KConvCudaSlot *slot, const KConvImage *src,
   const int band_h = (h + bands - 1) / bands;
   bands = (h + band_h - 1) / band_h;
 
+  cudaStream_t compute = (cudaStream_t) kconv_cuda_compute_stream (cu);
+  /* the same plane from another filter: its kernel writes the result
+   * buffer the first kernel writes, and its download the rows the first
+   * download writes; one filter's streams keep that order by themselves */
+  if (again && slot->last_cu != cu) {
+    KCONV_CUDA_CHECK (cudaStreamWaitEvent (compute,
+        slot->convolved[slot->last_bands - 1], 0));
+    KCONV_CUDA_CHECK (cudaStreamWaitEvent (down, slot->done, 0));
+  }
+  slot->last_cu = cu;
+  slot->last_bands = bands;
+
   for (int b = 0; b < bands && !again; b++) {
     const int y0 = b * band_h, y1 = y0 + band_h < h ? y0 + band_h : h;
     const uint8_t *from = src->data + (ptrdiff_t) y0 * src->stride;
@@ -304,7 +321,6 @@ slot_submit (KConvCuda *cu, KConvCudaSlot *slot, const KConvImage *src,
     KCONV_CUDA_CHECK (cudaEventRecord (slot->uploaded[b], up));
   }
 
-  cudaStream_t compute = (cudaStream_t) kconv_cuda_compute_stream (cu);
   KConvImage dev_src = *src, dev_dst = *dst;
   dev_src.data = d_src;
   dev_src.stride = pitch;
