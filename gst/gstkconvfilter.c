@@ -333,9 +333,10 @@ gst_kconv_filter_refuses (GstKConvFilter * self, guint prop_id,
       const gchar *text = g_value_get_string (value);
       char err[160];
       if (kconv_matrix_parse (text, matrix, rows, cols, err, sizeof err) != 0) {
+        gchar *excerpt = kconv_refusal_excerpt (text, 60);
         kconv_refusal_post (element, pspec->name,
-            "invalid matrix \"%.60s%s\": %s",
-            text ? text : "", text && strlen (text) > 60 ? "..." : "", err);
+            "invalid matrix \"%s\": %s", excerpt, err);
+        g_free (excerpt);
         return TRUE;
       }
       return FALSE;

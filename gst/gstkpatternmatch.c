@@ -188,8 +188,10 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
       const gchar *text = g_value_get_string (value);
       if (kmatch_region_parse (text, region, why, sizeof why) == 0)
         return FALSE;
+      gchar *excerpt = kconv_refusal_excerpt (text, 40);
       kconv_refusal_post (element, "template-region",
-          "template-region \"%.40s\" refused: %s", text ? text : "", why);
+          "template-region \"%s\" refused: %s", excerpt, why);
+      g_free (excerpt);
       return TRUE;
     }
     case PROP_SEARCH_REGION:{
@@ -197,9 +199,11 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
       if (!text || !*text
           || kmatch_region_parse (text, region, why, sizeof why) == 0)
         return FALSE;
+      gchar *excerpt = kconv_refusal_excerpt (text, 40);
       kconv_refusal_post (element, "search-region",
-          "search-region \"%.40s\" refused: %s "
-          "(empty: the whole frame)", text, why);
+          "search-region \"%s\" refused: %s (empty: the whole frame)",
+          excerpt, why);
+      g_free (excerpt);
       return TRUE;
     }
     case PROP_THRESHOLD:{

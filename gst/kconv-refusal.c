@@ -21,14 +21,30 @@ pending_quark (void)
   return (GQuark) quark;
 }
 
+gchar *
+kconv_refusal_excerpt (const gchar * text, glong max_chars)
+{
+  gchar *valid = g_utf8_make_valid (text ? text : "", -1);
+  if (g_utf8_strlen (valid, -1) <= max_chars)
+    return valid;
+  gchar *cut = g_utf8_substring (valid, 0, max_chars);
+  gchar *out = g_strconcat (cut, "...", NULL);
+  g_free (cut);
+  g_free (valid);
+  return out;
+}
+
 void
 kconv_refusal_post (GstElement * element, const gchar * property,
     const gchar * format, ...)
 {
   va_list args;
   va_start (args, format);
-  gchar *text = g_strdup_vprintf (format, args);
+  gchar *raw = g_strdup_vprintf (format, args);
   va_end (args);
+  /* a bus handler decodes the message as UTF-8 (Python raises on less) */
+  gchar *text = g_utf8_make_valid (raw, -1);
+  g_free (raw);
 
   GQuark quark = pending_quark ();
   GST_WARNING_OBJECT (element, "%s", text);

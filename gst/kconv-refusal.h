@@ -22,6 +22,11 @@ G_BEGIN_DECLS
 void kconv_refusal_post (GstElement * element, const gchar * property,
     const gchar * format, ...) G_GNUC_PRINTF (3, 4);
 
+/* The start of a user's text for a message: at most max_chars characters
+ * (never a character cut in two), "..." where it was longer, invalid UTF-8
+ * replaced.  g_free it. */
+gchar *kconv_refusal_excerpt (const gchar * text, glong max_chars);
+
 /* A valid value of property was set: a refusal waiting for it is moot. */
 void kconv_refusal_accepted (GstElement * element, const gchar * property);
 

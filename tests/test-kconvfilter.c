@@ -458,6 +458,68 @@ GST_START_TEST (test_roi_meta_kept)
 
 GST_END_TEST;
 
+/* Refusal messages are valid UTF-8 whatever the user typed (a bus handler
+ * in Python decodes them), and cut by characters, not bytes. */
+GST_START_TEST (test_refusal_text_is_utf8)
+{
+  GstHarness *h = harness_new ("GRAY8", 16, 8, NULL);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  GString *text = g_string_new ("1 2; ");
+  for (int i = 0; i < 70; i++)
+    g_string_append (text, "\xc3\xa9");     /* é, two bytes */
+  g_string_append (text, "\xff");    /* not UTF-8 at all */
+  g_object_set (h->element, "matrix", text->str, NULL);
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (m != NULL);
+  GError *err = NULL;
+  gchar *debug = NULL;
+  gst_message_parse_warning (m, &err, &debug);
+  fail_unless (g_utf8_validate (err->message, -1, NULL), "%s", err->message);
+  fail_unless (strstr (err->message, "...") != NULL, "%s", err->message);
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (m);
+  g_string_free (text, TRUE);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Refusals waiting for the start are kept one a property, the last: ten
+ * thousand refused sets cost no more than one, and the start's error
+ * names the last value. */
+GST_START_TEST (test_refusals_before_start_are_bounded)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,format=GRAY8,width=32,height=16 ! kconvfilter name=f ! "
+      "fakesink", NULL);
+  GstElement *f = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  for (int i = 0; i < 10000; i++)
+    g_object_set (f, "kernel-size", 2 * (i % 60) + 2, NULL);
+  g_object_set (f, "kernel-size", 42, NULL);
+  gst_object_unref (f);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+  GError *err = NULL;
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless_equals_string (err->message,
+      "kernel-size must be odd; 42 refused");
+  g_error_free (err);
+  gst_message_unref (m);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* A webcam's YUY2 at 640x480 links and runs as the README's first line
  * has it, with no converter in front. */
 GST_START_TEST (test_webcam_yuy2_line)
@@ -1096,6 +1158,8 @@ kconvfilter_suite (void)
   tcase_add_test (tc, test_property_round_trip);
   tcase_add_test (tc, test_invalid_values_refused);
   tcase_add_test (tc, test_refusal_before_pipeline);
+  tcase_add_test (tc, test_refusal_text_is_utf8);
+  tcase_add_test (tc, test_refusals_before_start_are_bounded);
   tcase_add_test (tc, test_controlled_kernel_size);
   tcase_add_test (tc, test_kernel_size_without_effect);
   tcase_add_test (tc, test_presets);

@@ -159,6 +159,20 @@ test_named_on_impulse (void)
             "flat gaussian"), "flat gaussian, border %d", b);
     free (w);
   }
+
+  /* a gaussian of the least sigma is the identity, never NaN weights
+   * (sigma's square underflows below about 1e-162) */
+  static const double tiny[] = { 1e-3, 1e-162, 1e-200, 4.9e-324 };
+  for (unsigned i = 0; i < sizeof tiny / sizeof tiny[0]; i++) {
+    w = kconv_named_kernel (KCONV_NAMED_GAUSSIAN, 5, tiny[i], &rows, &cols);
+    CHECK (w != NULL, "gaussian sigma %g: no kernel", tiny[i]);
+    for (int k = 0; w && k < rows * cols; k++)
+      CHECK (w[k] == (k == rows * cols / 2 ? 1.f : 0.f), "gaussian sigma %g: "
+          "weight %d is %g", tiny[i], k, w[k]);
+    CHECK (convolve_gray (imp, 5, 5, w, rows, cols, 0, 0, 0, KCONV_BORDER_ZERO,
+            imp, "tiny gaussian"), "gaussian sigma %g", tiny[i]);
+    free (w);
+  }
 }
 
 static void

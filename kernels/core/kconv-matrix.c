@@ -236,8 +236,10 @@ kconv_named_kernel (KConvNamedKernel which, int size, double sigma,
   if (sigma <= 0.0)
     sigma = kconv_gaussian_default_sigma (size);
   for (int i = 0; i < size; i++) {
-    double d = i - size / 2;
-    g[i] = exp (-d * d / (2.0 * sigma * sigma));
+    /* d / sigma first: a sigma so small that its square underflows gives
+     * a bell of one tap (1 at the centre, 0 elsewhere), not 0 / 0 */
+    double t = (i - size / 2) / sigma;
+    g[i] = exp (-0.5 * t * t);
     sum += g[i];
   }
   for (int r = 0; r < size; r++)
