@@ -115,6 +115,10 @@ make_weights (KernelKind kind, int rows, int cols)
   return w;
 }
 
+/* When not NaN: the divisor and offset of the next cases, in place of
+ * random ones (the extremes at the end of the table). */
+static double forced_divisor = NAN, forced_offset = NAN;
+
 static void
 run_case (KConvBackend backend, const Layout * lay, int width, int height,
     int rows, int cols, KernelKind kind, KConvBorder border, int n_threads)
@@ -142,6 +146,10 @@ run_case (KConvBackend backend, const Layout * lay, int width, int height,
       break;
     default:
       break;                    /* auto divisor */
+  }
+  if (!isnan (forced_divisor)) {
+    k.divisor = forced_divisor;
+    k.offset = forced_offset;
   }
 
   KConvImage s = { src, width, height, stride, ps, lay->n_channels,
@@ -462,6 +470,24 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
   run_case (backend, &layouts[4], 200, 150, 9, 45, K_INT, KCONV_BORDER_ZERO, 2);
   run_case (backend, &layouts[1], 150, 200, 45, 9, K_INT,
       KCONV_BORDER_REPLICATE, 2);
+
+  /* divisors and offsets past what 32-bit integer paths hold: every
+   * quotient rounds to 0, every offset clamps, the same on every path */
+  static const double extremes[][2] = {
+    {1073741824.0, 0}, {-2147483648.0, 3}, {1e30, -1}, {1, 1073741824.0},
+    {-5, -1073741824.0}, {2, 1e30}, {1, -3e9}, {33554431.0, 100},
+  };
+  for (int i = 0; i < 8; i++) {
+    static const int sizes[] = { 3, 5, 7, 15 };
+    const int n = sizes[i % 4];
+    forced_divisor = extremes[i][0];
+    forced_offset = extremes[i][1];
+    if (n <= max_kernel)
+      run_case (backend, &layouts[i % n_layouts], rnd_range (20, 90),
+          rnd_range (10, 60), n, n, i % 2 ? K_INT_SEPARABLE : K_INT, i % 4,
+          2);
+  }
+  forced_divisor = forced_offset = NAN;
 }
 
 void

@@ -232,6 +232,27 @@ test_rounding (void)
           twelve, "absolute"), "absolute before offset");
   CHECK (convolve_gray (three, 1, 1, minus, 1, 1, 2, 0, 0, KCONV_BORDER_ZERO,
           zero, "clamp"), "negative clamps to 0");
+  /* divisors and offsets far past what 32 bits hold in the exact
+   * finishes: every quotient rounds to 0, every offset clamps */
+  static const uint8_t full[1] = { 255 }, seven[1] = { 7 };
+  static const float one[1] = { 1 };
+  static const struct
+  {
+    double divisor, offset;
+    const uint8_t *expect;
+  } extreme[] = {
+    {1073741824.0, 0, zero}, {1073741824.0, 7, seven},
+    {-2147483648.0, 0, zero}, {4294967296.0, 7, seven}, {1e30, 0, zero},
+    {-1e30, 7, seven}, {1, 1073741824.0, full}, {1, -1073741824.0, zero},
+    {1, 2147483647.0, full}, {1, -3e9, zero}, {1, 1e30, full},
+    {3, -1e30, zero},
+  };
+  for (unsigned i = 0; i < sizeof extreme / sizeof extreme[0]; i++)
+    CHECK (convolve_gray (full, 1, 1, one, 1, 1, extreme[i].divisor,
+            extreme[i].offset, 0, KCONV_BORDER_ZERO, extreme[i].expect,
+            "extreme"), "divisor %g, offset %g", extreme[i].divisor,
+        extreme[i].offset);
+
   /* a negative divisor flips the sign: -3 / -2 = 1.5 -> 2 */
   static const uint8_t two[1] = { 2 };
   CHECK (convolve_gray (three, 1, 1, minus, 1, 1, -2, 0, 0, KCONV_BORDER_ZERO,

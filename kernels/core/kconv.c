@@ -253,8 +253,10 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
     free (f);
     return st;
   }
-  f->n_threads = options->n_threads ? options->n_threads :
-      kconv_cpu_count ();
+  /* more threads than cores only wait on each other (and each takes
+   * scratch memory): at most one a core */
+  f->n_threads = options->n_threads && options->n_threads < kconv_cpu_count ()
+      ? options->n_threads : kconv_cpu_count ();
   /* the CPU's 16-bit paths, worked out once (a CUDA filter may fall back) */
   if (backend != KCONV_BACKEND_REFERENCE && kconv_tuning ().cpu_fixed)
     f->cpu_fixed = kconv_cpu_fixed_new (&f->plan);

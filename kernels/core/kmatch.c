@@ -69,8 +69,9 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
     }
   }
 #endif
-  m->n_threads = options->n_threads ? options->n_threads :
-      kconv_cpu_count ();
+  /* at most one thread a core, as for filters */
+  m->n_threads = options->n_threads && options->n_threads < kconv_cpu_count ()
+      ? options->n_threads : kconv_cpu_count ();
   *out = m;
   return KCONV_OK;
 }

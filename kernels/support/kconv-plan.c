@@ -12,6 +12,14 @@ is_integer (double v)
   return isfinite (v) && v == floor (v) && fabs (v) < 2147483647.0;
 }
 
+/* A divisor or offset of any size is exact when whole: past what 32 bits
+ * hold it is bounded without changing any output (kconv_plan_init). */
+static int
+is_whole (double v)
+{
+  return isfinite (v) && v == floor (v);
+}
+
 static int64_t
 gcd64 (int64_t a, int64_t b)
 {
@@ -110,12 +118,17 @@ kconv_plan_init (KConvPlan * plan, const KConvKernel * k, KConvBorder border)
   plan->offset_f = k->offset;
   plan->scale = (float) (1.0 / divisor);
   plan->bias = (float) (k->offset + 0.5);
-  plan->exact = all_integer && is_integer (divisor) && is_integer (k->offset)
+  plan->exact = all_integer && is_whole (divisor) && is_whole (k->offset)
       && 255.0 * sum_abs < KCONV_EXACT_LIMIT;
   if (plan->exact) {
+    /* |sum| < 2^24 / 255: from a divisor of 2^25 on every quotient rounds
+     * to 0, and past +-(2^24 + 256) every offset clamps alike, so both are
+     * bounded there with the same results and no 32-bit overflow (the
+     * finishes add offsets and double divisors) */
     plan->negate = divisor < 0;
-    plan->divisor = (int32_t) fabs (divisor);
-    plan->ioffset = (int32_t) k->offset;
+    plan->divisor = (int32_t) fmin (fabs (divisor), KCONV_EXACT_MAX_DIVISOR);
+    plan->ioffset = (int32_t) fmax (fmin (k->offset, KCONV_EXACT_MAX_OFFSET),
+        -KCONV_EXACT_MAX_OFFSET);
   }
 
   plan->weights = malloc (n * sizeof (float));

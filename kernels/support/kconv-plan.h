@@ -15,6 +15,10 @@ extern "C" {
 /* 255 * sum |w| must stay below this for every partial sum to be an exact
  * integer in single precision. */
 #define KCONV_EXACT_LIMIT 16777216.0
+/* Exact kernels' divisor and offset as the integer paths hold them: larger
+ * ones give the same outputs (see kconv_plan_init). */
+#define KCONV_EXACT_MAX_DIVISOR 33554432.0
+#define KCONV_EXACT_MAX_OFFSET (16777216.0 + 256.0)
 
 typedef struct {
   int cols, rows;
