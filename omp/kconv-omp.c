@@ -54,13 +54,10 @@ round_up (size_t v, size_t m)
 typedef float vf __attribute__ ((vector_size (8 * sizeof (float))));
 #define VF_LANES 8
 
-static inline vf
-load_vf (const float *p)
-{
-  vf v;
-  memcpy (&v, p, sizeof v);
-  return v;
-}
+/* No helper takes or returns a 256-bit vector by value: called out of
+ * line (a debug build) it would pass it by the plain x86-64 ABI to and
+ * from callers built for AVX, which expect it in a register (-Wpsabi). */
+#define load_vf(p) ({ vf v_; memcpy (&v_, (p), sizeof v_); v_; })
 
 /* acc[0 .. len) = sum over taps of weight * rows[row][offset + i].
  * len is a multiple of BLOCK and every row is readable that far. */
@@ -233,9 +230,9 @@ typedef struct
 
 /* 8 lanes already within 0..255 to bytes out[i .. i + 8) */
 static inline void
-put_bytes (uint8_t * out, size_t i, vi q, Put put)
+put_bytes (uint8_t * out, size_t i, const vi * q, Put put)
 {
-  vb b = __builtin_convertvector (q, vb);
+  vb b = __builtin_convertvector (*q, vb);
   uint64_t v;
   memcpy (&v, &b, sizeof v);
   if (put.keep_src) {
@@ -400,7 +397,7 @@ finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
       q &= ~(q < 0);
       vi high = q > 255;
       q = (q & ~high) | (255 & high);
-      put_bytes (out, i, q, put);
+      put_bytes (out, i, &q, put);
     }
     for (; i < n; i++) {
       float sf = acc[i] * sign;
@@ -420,7 +417,8 @@ finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
       vi lo = v < 0.f, hi = v > 255.f;
       v = (vf) ((vi) v & ~lo);
       v = (vf) (((vi) v & ~hi) | ((vi) ((vf) { 0 } + 255.f) & hi));
-      put_bytes (out, i, __builtin_convertvector (v, vi), put);
+      vi q = __builtin_convertvector (v, vi);
+      put_bytes (out, i, &q, put);
     }
     for (; i < n; i++) {
       float v = (plan->absolute ? fabsf (acc[i]) : acc[i]) + bias;

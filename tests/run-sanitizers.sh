@@ -10,6 +10,9 @@
 #    frames flow) and eight pipelines of each element in one process.  GLib's
 #    locks and GStreamer's reference counts are made visible to TSan by
 #    tests/tsan/sync-for-tsan.c, linked into those tests;
+#  - a debug build (-O0, CPU only) in ./build-debug: the core and element
+#    suites, where nothing is inlined that release builds inline (vector
+#    helpers called across AVX and plain code changed the ABI there);
 #  - valgrind memcheck over the unit and element tests of ./build (or
 #    $BUILD; definite leaks are errors), the CPU table aside and a chosen
 #    set of element tests, to keep CI's time (VALGRIND_CHECKS="" runs every
@@ -29,6 +32,14 @@ meson test -C build-asan --setup sanitize --suite core --print-errorlogs \
   || status=1
 meson test -C build-asan --setup sanitizenoleaks --suite element \
   --print-errorlogs || status=1
+
+if [ ! -f build-debug/build.ninja ]; then
+  meson setup build-debug -Dbuildtype=debug -Dcuda=disabled \
+    -Dbenchmarks=disabled >/dev/null || exit 1
+fi
+meson compile -C build-debug >/dev/null || exit 1
+meson test -C build-debug --suite core --suite element --print-errorlogs \
+  || status=1
 
 if [ ! -f build-tsan/build.ninja ]; then
   meson setup build-tsan -Db_sanitize=thread -Db_lundef=false \
