@@ -15,15 +15,22 @@
     "VYUY, NV16, NV61, NV24, Y41B, Y42B, Y444, AYUV, VUYA, GRAY8, RGB, BGR, " \
     "RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, GBR, GBRA }"
 
+/* Progressive frames only: a kernel over interleaved fields would mix
+ * rows of two instants (and the search would match across them), so
+ * interlaced video is refused at negotiation; put `deinterlace` first. */
+#define KCONV_PROGRESSIVE ", interlace-mode = (string) progressive"
+
 /* Pad template caps: system memory, and where the build has GStreamer's
  * CUDA library, the same formats in CUDA memory, which comes first so that
  * frames already on the GPU stay there. */
 #ifdef KCONV_HAVE_GST_CUDA
 #define KCONV_VIDEO_CAPS \
     GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", \
-        KCONV_VIDEO_FORMATS) "; " GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS)
+        KCONV_VIDEO_FORMATS) KCONV_PROGRESSIVE "; " \
+    GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS) KCONV_PROGRESSIVE
 #else
-#define KCONV_VIDEO_CAPS GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS)
+#define KCONV_VIDEO_CAPS \
+    GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS) KCONV_PROGRESSIVE
 #endif
 
 #endif /* KCONV_FORMATS_H */

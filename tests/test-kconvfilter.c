@@ -565,6 +565,40 @@ GST_START_TEST (test_n_threads_capped_by_cores)
 
 GST_END_TEST;
 
+/* Interlaced video is refused at negotiation by both elements (a kernel
+ * over interleaved fields mixes two instants): interleaved, mixed and
+ * alternate fields do not link; progressive video and caps that do not
+ * say link as before. */
+GST_START_TEST (test_interlaced_refused)
+{
+  static const gchar *elements[] = { "kconvfilter", "kpatternmatch" };
+  static const gchar *modes[] = { "interleaved", "mixed", "alternate" };
+  for (guint e = 0; e < G_N_ELEMENTS (elements); e++) {
+    GstElementFactory *f = gst_element_factory_find (elements[e]);
+    fail_unless (f != NULL);
+    for (guint m = 0; m < G_N_ELEMENTS (modes); m++) {
+      gchar *caps = g_strdup_printf ("video/x-raw,format=I420,width=64,"
+          "height=48,interlace-mode=%s", modes[m]);
+      GstCaps *c = gst_caps_from_string (caps);
+      fail_if (gst_element_factory_can_sink_any_caps (f, c), "%s takes %s",
+          elements[e], caps);
+      gst_caps_unref (c);
+      g_free (caps);
+    }
+    GstCaps *plain = gst_caps_from_string ("video/x-raw,format=I420,"
+        "width=64,height=48");
+    GstCaps *progressive = gst_caps_from_string ("video/x-raw,format=I420,"
+        "width=64,height=48,interlace-mode=progressive");
+    fail_unless (gst_element_factory_can_sink_any_caps (f, plain));
+    fail_unless (gst_element_factory_can_sink_any_caps (f, progressive));
+    gst_caps_unref (plain);
+    gst_caps_unref (progressive);
+    gst_object_unref (f);
+  }
+}
+
+GST_END_TEST;
+
 /* A webcam's YUY2 at 640x480 links and runs as the README's first line
  * has it, with no converter in front. */
 GST_START_TEST (test_webcam_yuy2_line)
@@ -1196,6 +1230,7 @@ kconvfilter_suite (void)
   tcase_add_test (tc, test_formats_alpha_and_planes);
   tcase_add_test (tc, test_formats_match_gray_reference);
   tcase_add_test (tc, test_webcam_yuy2_line);
+  tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_roi_meta_kept);
   tcase_add_test (tc, test_auto_planes_on_yuv_photo);
   tcase_add_test (tc, test_video_meta_stride);
