@@ -24,7 +24,6 @@ typedef struct
   gboolean done;
   GstSample *sample;
   GError *error;
-  gint width, height;           /* the decoder's output size (atomic) */
 } Decode;
 
 static void
@@ -57,7 +56,7 @@ decode_report (Decode * d, GstSample * sample, GError * error)
 static GstPadProbeReturn
 note_decoded_size (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
-  Decode *d = data;
+  gint *size = data;            /* width, height; lives as long as the pad */
   GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
   if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
     GstCaps *caps;
@@ -66,8 +65,8 @@ note_decoded_size (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     GstStructure *s = gst_caps_get_structure (caps, 0);
     gst_structure_get_int (s, "width", &w);
     gst_structure_get_int (s, "height", &h);
-    g_atomic_int_set (&d->width, w);
-    g_atomic_int_set (&d->height, h);
+    g_atomic_int_set (&size[0], w);
+    g_atomic_int_set (&size[1], h);
   }
   return GST_PAD_PROBE_OK;
 }
@@ -120,8 +119,9 @@ decode_thread (gpointer data)
   g_object_set (src, "location", d->path, NULL);
   GstElement *conv = gst_bin_get_by_name (GST_BIN (pipe), "conv");
   GstPad *conv_sink = gst_element_get_static_pad (conv, "sink");
+  gint *size = g_new0 (gint, 2);
   gst_pad_add_probe (conv_sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-      note_decoded_size, d, NULL);
+      note_decoded_size, size, g_free);
   gst_object_unref (conv_sink);
   gst_object_unref (conv);
 
@@ -148,7 +148,7 @@ decode_thread (gpointer data)
     }
     if (msg)
       gst_message_parse_error (msg, &why, NULL);
-    gint w = g_atomic_int_get (&d->width), h = g_atomic_int_get (&d->height);
+    gint w = g_atomic_int_get (&size[0]), h = g_atomic_int_get (&size[1]);
     if (w > KMATCH_TEMPLATE_MAX_SIDE || h > KMATCH_TEMPLATE_MAX_SIDE)
       g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
           "template image \"%s\" is %dx%d pixels: the largest template "
