@@ -31,11 +31,11 @@ pipelines/build.sh "${setup[@]}"
 out=${1:-kconv-demo}
 mkdir -p "$out"
 
-# A photograph before and after kernel=edge: RGB gives coloured edges; the
-# YUY2 a webcam sends gives grey ones (planes=auto: neutral chroma).
-photo=$(pipelines/photo.sh astronaut)
-gst-launch-1.0 -q filesrc location="$photo" ! pngdec ! videoconvert \
-  ! videoscale ! video/x-raw,width=384,height=384 ! tee name=t \
+# A photograph (scikit-image's astronaut, kept in pipelines/pictures/)
+# before and after kernel=edge: RGB gives coloured edges; the YUY2 a webcam
+# sends gives grey ones (planes=auto: neutral chroma).
+gst-launch-1.0 -q filesrc location=pipelines/pictures/before.jpg ! jpegdec \
+  ! videoconvert ! tee name=t \
   t. ! queue ! videoconvert ! pngenc ! filesink location="$out/before.png" \
   t. ! queue ! videoconvert ! video/x-raw,format=RGBA ! kconvfilter kernel=edge \
      ! videoconvert ! pngenc ! filesink location="$out/after.png" \
