@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # libFuzzer over what the elements take from users: the matrix property, the
-# regions of kpatternmatch and its template image files (decoded by
+# regions of kpatternmatch, its template image files (decoded by
 # GStreamer in-process; leaks not counted there: GStreamer's plugins keep
-# one-time allocations).  Builds each target with clang
+# one-time allocations), and buffers through both elements with random
+# caps, sizes and video metas (the plugin built with clang and the
+# sanitizers in build-fuzz/plugin, loaded by the target).  Builds each target with clang
 # (AddressSanitizer and UBSan on) into ./build-fuzz, starts from the corpus
 # of nasty inputs in tests/fuzz/, and runs it for SECONDS (default 20).
 # A crash, a sanitizer report or a broken promise (abort) fails; the input
@@ -27,9 +29,24 @@ build fuzz-region kernels/core/kmatch-region.c || exit 1
 build fuzz-template gst/kmatch-template.c kernels/core/kmatch-region.c \
   -Igst $(pkg-config --cflags --libs gstreamer-app-1.0 gstreamer-video-1.0) \
   || exit 1
-for t in fuzz-matrix fuzz-region fuzz-template; do
+# the plugin, instrumented, for fuzz-buffers (CPU backend)
+if [ ! -f "$out/plugin/build.ninja" ]; then
+  CC=clang meson setup "$out/plugin" -Dcuda=disabled -Dtests=disabled \
+    -Dbenchmarks=disabled -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dbuildtype=debugoptimized -Dc_args=-fsanitize=fuzzer-no-link \
+    >"$out/plugin-setup.log" 2>&1 \
+    || { echo "meson setup of the instrumented plugin failed:"; tail -n 30 "$out/plugin-setup.log"; exit 1; }
+fi
+meson compile -C "$out/plugin" >"$out/plugin-compile.log" 2>&1 \
+  || { echo "the instrumented plugin did not build:"; tail -n 30 "$out/plugin-compile.log"; exit 1; }
+export KCONV_FUZZ_PLUGIN_DIR=$PWD/$out/plugin/gst
+# shellcheck disable=SC2046
+build fuzz-buffers $(pkg-config --cflags --libs gstreamer-check-1.0 \
+  gstreamer-video-1.0) || exit 1
+for t in fuzz-matrix fuzz-region fuzz-template fuzz-buffers; do
   extra=""
   [ $t = fuzz-template ] && extra="-detect_leaks=0 -rss_limit_mb=4096"
+  [ $t = fuzz-buffers ] && extra="-detect_leaks=0 -rss_limit_mb=4096"
   corpus=$PWD/tests/fuzz/corpus-${t#fuzz-}
   work="$out/$t-corpus"
   mkdir -p "$work"
