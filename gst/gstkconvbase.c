@@ -288,8 +288,6 @@ gst_kconv_base_free_core (GstKConvBase * self)
 
 /* Helpers for the subclasses' streaming work */
 
-/* With a GstVideoMeta, mapping checks the planes; without, the buffer
- * must hold a whole frame of info. */
 /* A buffer with a GstVideoMeta: the meta must describe the caps' frame,
  * and every plane's rows as the meta lays them out must lie inside the
  * buffer (gst_video_frame_map checks only that each plane starts in it). */
@@ -336,6 +334,7 @@ gst_kconv_base_check_meta (GstKConvBase * self, const GstVideoMeta * meta,
   return TRUE;
 }
 
+/* Without a GstVideoMeta the buffer must hold a whole frame of info. */
 gboolean
 gst_kconv_base_check_size (GstKConvBase * self, GstBuffer * buf,
     const GstVideoInfo * info)

@@ -211,7 +211,7 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
       if (t >= 0.0 && t <= 1.0)
         return FALSE;
       kconv_refusal_post (element, "threshold",
-          "threshold must be between 0 and 1; %g " "refused", t);
+          "threshold must be between 0 and 1; %g refused", t);
       return TRUE;
     }
     default:
@@ -689,10 +689,10 @@ match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
 {
   /* only matches at or under the threshold count; the message still says
    * where the best position was and how it scored */
-  KMatchPosition best = n > 0 ? matches[0] : (KMatchPosition) {
-    -1, -1, 0
-  };
-  gboolean searched = n > 0;
+  const gboolean searched = n > 0;
+  KMatchPosition best = { 0 };
+  if (searched)
+    best = matches[0];
   gint kept = 0;
   for (gint i = 0; i < n; i++)
     if (matches[i].sad / job->norm <= job->snap.threshold)
