@@ -114,6 +114,7 @@ struct _GstKPatternMatch
 
   Settings settings;
   guint template_cookie;        /* bumped when the template source changes */
+  gint frame_width, frame_height;       /* of the last frame; 0: none yet */
 
   /* streaming thread only */
   KMatch *matcher;
@@ -159,6 +160,17 @@ format_region (const KMatchRegion * r)
   return g_strdup_printf ("%d,%d,%d,%d", r->x, r->y, r->width, r->height);
 }
 
+/* The largest template worth keeping: the frames' size once there are
+ * frames (a larger one can never be found), else the documented maximum. */
+static void
+template_size_limit (GstKPatternMatch * self, gint * max_w, gint * max_h)
+{
+  GST_OBJECT_LOCK (self);
+  *max_w = self->frame_width ? self->frame_width : KMATCH_TEMPLATE_MAX_SIDE;
+  *max_h = self->frame_height ? self->frame_height : KMATCH_TEMPLATE_MAX_SIDE;
+  GST_OBJECT_UNLOCK (self);
+}
+
 /* A value a property refuses, with a message (the settings stay as they
  * were); regions are parsed and a template file is loaded here, outside
  * the lock. */
@@ -175,8 +187,11 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
        * file that does not load leaves the template as it was */
       const gchar *location = g_value_get_string (value);
       GError *err = NULL;
+      gint max_w, max_h;
+      template_size_limit (self, &max_w, &max_h);
       if (location && GST_STATE (self) >= GST_STATE_READY
-          && !(*loaded = kmatch_template_load_file (location, &err))) {
+          && !(*loaded = kmatch_template_load_file (location, max_w, max_h,
+                  &err))) {
         kconv_refusal_post (element, "template-location",
             "template-location \"%s\" refused: %s", location, err->message);
         g_clear_error (&err);
@@ -340,7 +355,9 @@ gst_kpattern_match_set_template (GstKPatternMatch * self, GstSample * sample)
     GST_WARNING_OBJECT (self, "set-template needs a sample with caps");
     return FALSE;
   }
-  if (!(rgb = kmatch_template_to_rgba (sample, &err))) {
+  gint max_w, max_h;
+  template_size_limit (self, &max_w, &max_h);
+  if (!(rgb = kmatch_template_to_rgba (sample, max_w, max_h, &err))) {
     GST_WARNING_OBJECT (self, "set-template: %s", err->message);
     g_clear_error (&err);
     return FALSE;
@@ -367,7 +384,8 @@ gst_kpattern_match_start (GstBaseTransform * trans)
 
   if (location) {
     GError *err = NULL;
-    GstSample *rgb = kmatch_template_load_file (location, &err);
+    GstSample *rgb = kmatch_template_load_file (location,
+        KMATCH_TEMPLATE_MAX_SIDE, KMATCH_TEMPLATE_MAX_SIDE, &err);
     if (!rgb) {
       GST_ELEMENT_ERROR (self, RESOURCE, READ,
           ("Could not load the template \"%s\"", location), ("%s",
@@ -406,6 +424,9 @@ gst_kpattern_match_stop (GstBaseTransform * trans)
   /* the matcher goes first, through free_core */
   GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   self->template_built = 0;
+  GST_OBJECT_LOCK (self);
+  self->frame_width = self->frame_height = 0;
+  GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->tmpl, g_free);
   g_clear_pointer (&self->tmask, g_free);
   return TRUE;
@@ -466,6 +487,35 @@ matched_channels (GstKMatchOn match_on, const GstVideoInfo * info)
 {
   return match_on == GST_KMATCH_ON_COLOR && GST_VIDEO_INFO_IS_RGB (info) ?
       3 : 1;
+}
+
+/* Whether a new template fits the frames; one that does not is let go
+ * (with a warning), so that no copy of it is kept: it could never be
+ * found, and a file can ask for a large one. */
+static gboolean
+template_fits_frames (GstKPatternMatch * self, GstSample * rgba,
+    guint template_cookie, const KConvImage * im)
+{
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, gst_sample_get_caps (rgba)))
+    return FALSE;
+  const gint w = GST_VIDEO_INFO_WIDTH (&info), h =
+      GST_VIDEO_INFO_HEIGHT (&info);
+  if (w <= im->width && h <= im->height)
+    return TRUE;
+  GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+      ("The %dx%d template is larger than the %dx%d frames: it is let go, "
+          "and nothing is matched until a template that fits is set", w, h,
+          im->width, im->height), (NULL));
+  GST_OBJECT_LOCK (self);
+  if (self->template_cookie == template_cookie)
+    g_clear_pointer (&self->settings.template_rgb, gst_sample_unref);
+  GST_OBJECT_UNLOCK (self);
+  g_clear_pointer (&self->tmpl, g_free);
+  g_clear_pointer (&self->tmask, g_free);
+  self->have_template = FALSE;
+  self->mask_applied = FALSE;
+  return FALSE;
 }
 
 /* Builds the matcher and its template when something they depend on
@@ -537,6 +587,12 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
     return TRUE;
   }
 
+  if (snap->template_rgb && self->template_built != template_cookie
+      && !template_fits_frames (self, snap->template_rgb, template_cookie,
+          im)) {
+    self->template_built = template_cookie;
+    return TRUE;
+  }
   if (snap->template_rgb && (self->template_built != template_cookie
           || self->template_format != fmt
           || self->template_channels != channels)) {
@@ -622,6 +678,10 @@ match_job_new (GstKPatternMatch * self, GstVideoFrame * frame)
     self->warned_color = TRUE;
   }
   match_image (frame, channels, &job->im, &job->rgb_luma, &job->gathered);
+  GST_OBJECT_LOCK (self);
+  self->frame_width = job->im.width;
+  self->frame_height = job->im.height;
+  GST_OBJECT_UNLOCK (self);
   gboolean ok = ensure_matcher (self, frame, snap, job->template_cookie,
       channels, &job->im);
   g_clear_pointer (&snap->template_rgb, gst_sample_unref);

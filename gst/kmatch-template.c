@@ -2,73 +2,53 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Template images are decoded by GStreamer itself (decodebin, videoconvert,
- * appsink), so any format it can read works, and turned into the samples
- * the matcher compares: luma made the way the frames' luma is, or RGB.
+ * Template images are decoded by GStreamer itself, in a process of its own
+ * (kconv-template-decoder), so that a decoder that spins, crashes or eats
+ * memory on a damaged file is stopped without harm to the application,
+ * and turned into the samples the matcher compares: luma made the way the
+ * frames' luma is, or RGB.
  */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
-#include <gst/app/gstappsink.h>
 #include "kmatch-template.h"
+#include "kmatch-template-decode.h"
 #include "kmatch.h"
 
-#define LOAD_TIMEOUT (10 * GST_SECOND)
+/* Where the decoder program is looked for first (the plugin's own
+ * folder, in a build tree); then KCONV_LIBEXECDIR, where it is installed. */
+static gchar *decoder_dir;
 
-/* One decode, shared by the caller and the thread that runs it; the last
- * of the two to let go frees it. */
-typedef struct
+void
+kmatch_template_set_decoder_dir (const gchar * dir)
 {
-  gint refs;
-  gchar *path;
-  GMutex lock;
-  GCond cond;
-  gboolean done;
-  GstSample *sample;
-  GError *error;
-} Decode;
-
-static void
-decode_unref (Decode * d)
-{
-  if (!g_atomic_int_dec_and_test (&d->refs))
-    return;
-  g_free (d->path);
-  g_clear_pointer (&d->sample, gst_sample_unref);
-  g_clear_error (&d->error);
-  g_mutex_clear (&d->lock);
-  g_cond_clear (&d->cond);
-  g_free (d);
+  gchar *old = decoder_dir;
+  decoder_dir = g_strdup (dir);
+  g_free (old);
 }
 
-static void
-decode_report (Decode * d, GstSample * sample, GError * error)
+static gchar *
+find_decoder (GError ** error)
 {
-  g_mutex_lock (&d->lock);
-  d->sample = sample;
-  d->error = error;
-  d->done = TRUE;
-  g_cond_signal (&d->cond);
-  g_mutex_unlock (&d->lock);
-}
-
-/* The size the decoder is about to output: an image too large is refused
- * by the caps after videoconvert before a frame of it exists; this says
- * how large it was. */
-static GstPadProbeReturn
-note_decoded_size (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  gint *size = data;            /* width, height; lives as long as the pad */
-  GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
-  if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
-    GstCaps *caps;
-    gint w = 0, h = 0;
-    gst_event_parse_caps (ev, &caps);
-    GstStructure *s = gst_caps_get_structure (caps, 0);
-    gst_structure_get_int (s, "width", &w);
-    gst_structure_get_int (s, "height", &h);
-    g_atomic_int_set (&size[0], w);
-    g_atomic_int_set (&size[1], h);
+  const gchar *dirs[] = { decoder_dir, KCONV_LIBEXECDIR };
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++) {
+    if (!dirs[i])
+      continue;
+    gchar *path = g_build_filename (dirs[i], "kconv-template-decoder", NULL);
+    if (g_file_test (path, G_FILE_TEST_IS_EXECUTABLE))
+      return path;
+    g_free (path);
   }
-  return GST_PAD_PROBE_OK;
+  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN,
+      "kconv-template-decoder, which decodes template images, is not in %s%s%s:"
+      " the kconv installation is incomplete", decoder_dir ? decoder_dir : "",
+      decoder_dir ? " or " : "", KCONV_LIBEXECDIR);
+  return NULL;
 }
 
 /* Whether an RGBA sample has a pixel that counts (alpha 128 and up). */
@@ -92,96 +72,73 @@ has_opaque_pixel (GstSample * rgba)
   return any;
 }
 
-/* Decodes the file in a pipeline of its own, reports, then tears the
- * pipeline down.  A decoder stuck on a damaged file (Debian 12's jpegdec
- * spins forever on some) holds its stream lock, and stopping the pipeline
- * then never returns: the caller has its answer by then, and this thread
- * is left behind. */
-static gpointer
-decode_thread (gpointer data)
+/* What the decoder process said, read until it closes both pipes or the
+ * deadline passes: its standard output (at most out_max bytes; more is
+ * a lie, and stops the reading) and the start of its standard error. */
+static gboolean
+read_decoder (gint out_fd, gint err_fd, gsize out_max, gint64 deadline,
+    GByteArray * out, GString * err_text)
 {
-  Decode *d = data;
-  GError *err = NULL;
-  gchar *desc = g_strdup_printf ("filesrc name=src ! decodebin ! "
-      "videoconvert name=conv ! video/x-raw,format=RGBA,width=[1,%d],"
-      "height=[1,%d] ! appsink name=sink", KMATCH_TEMPLATE_MAX_SIDE,
-      KMATCH_TEMPLATE_MAX_SIDE);
-  GstElement *pipe = gst_parse_launch (desc, &err);
-  g_free (desc);
-  if (!pipe) {
-    decode_report (d, NULL, err);
-    decode_unref (d);
-    return NULL;
-  }
-  g_clear_error (&err);         /* a pipeline made all the same */
-  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  g_object_set (src, "location", d->path, NULL);
-  GstElement *conv = gst_bin_get_by_name (GST_BIN (pipe), "conv");
-  GstPad *conv_sink = gst_element_get_static_pad (conv, "sink");
-  gint *size = g_new0 (gint, 2);
-  gst_pad_add_probe (conv_sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-      note_decoded_size, size, g_free);
-  gst_object_unref (conv_sink);
-  gst_object_unref (conv);
-
-  /* prerolled (ASYNC_DONE) or refused (ERROR): waiting for the preroll
-   * alone would sit out the whole timeout on a file that is no image */
-  GstSample *sample = NULL;
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg = NULL;
-  if (gst_element_set_state (pipe, GST_STATE_PAUSED) !=
-      GST_STATE_CHANGE_FAILURE)
-    msg = gst_bus_timed_pop_filtered (bus, LOAD_TIMEOUT,
-        GST_MESSAGE_ASYNC_DONE | GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
-  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ASYNC_DONE)
-    sample = gst_app_sink_try_pull_preroll (GST_APP_SINK (sink), 0);
-  if (!sample) {
-    /* say what GStreamer said, if it said anything */
-    GError *why = NULL;
-    const gboolean answered = msg != NULL;
-    if (!answered)
-      msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    else if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ERROR) {
-      gst_message_unref (msg);
-      msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  struct pollfd fds[2] = { {out_fd, POLLIN, 0}, {err_fd, POLLIN, 0} };
+  guint8 chunk[65536];
+  while (fds[0].fd >= 0 || fds[1].fd >= 0) {
+    const gint64 left = deadline - g_get_monotonic_time ();
+    if (left <= 0)
+      return FALSE;
+    gint n = poll (fds, 2, (gint) MIN (left / 1000 + 1, G_MAXINT));
+    if (n < 0 && errno != EINTR)
+      return FALSE;
+    for (gint i = 0; i < 2 && n > 0; i++) {
+      if (fds[i].fd < 0 || !fds[i].revents)
+        continue;
+      gssize got = read (fds[i].fd, chunk, sizeof chunk);
+      if (got < 0 && (errno == EINTR || errno == EAGAIN))
+        continue;
+      if (got <= 0) {
+        fds[i].fd = -1;         /* closed: poll skips negative fds */
+      } else if (i == 0) {
+        if (out->len + (gsize) got > out_max)
+          return FALSE;
+        g_byte_array_append (out, chunk, got);
+      } else if (err_text->len < 4096) {
+        g_string_append_len (err_text, (const gchar *) chunk, got);
+      }
     }
-    if (msg)
-      gst_message_parse_error (msg, &why, NULL);
-    gint w = g_atomic_int_get (&size[0]), h = g_atomic_int_get (&size[1]);
-    if (w > KMATCH_TEMPLATE_MAX_SIDE || h > KMATCH_TEMPLATE_MAX_SIDE)
-      g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-          "template image \"%s\" is %dx%d pixels: the largest template "
-          "taken is %d a side", d->path, w, h, KMATCH_TEMPLATE_MAX_SIDE);
-    else
-      g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-          "could not decode template image \"%s\": %s", d->path,
-          why ? why->message : answered ? "no image in it" :
-          "no image after 10 s of decoding (a damaged file?)");
-    g_clear_error (&why);
-  } else if (!has_opaque_pixel (sample)) {
-    g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-        "template image \"%s\" is transparent everywhere (no pixel with "
-        "alpha of 128 or more): it would match nothing", d->path);
-    g_clear_pointer (&sample, gst_sample_unref);
   }
-  if (msg)
-    gst_message_unref (msg);
-  decode_report (d, sample, err);
-  decode_unref (d);
+  return TRUE;
+}
 
-  gst_object_unref (bus);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (src);
-  gst_object_unref (sink);
-  gst_object_unref (pipe);
-  return NULL;
+/* The decoder's output as an RGBA sample: "KCONV-RGBA W H\n" and the
+ * rows; NULL when it is not that. */
+static GstSample *
+parse_decoded (GByteArray * out, gint max_width, gint max_height)
+{
+  gint w = 0, h = 0;
+  gchar head[64] = { 0 };
+  memcpy (head, out->data, MIN (out->len, sizeof head - 1));
+  const gchar *eol = strchr (head, '\n');       /* pixels follow it */
+  const gsize header = eol ? (gsize) (eol - head) + 1 : 0;
+  gchar extra;
+  if (!eol || sscanf (head, "KCONV-RGBA %d %d%c", &w, &h, &extra) != 3
+      || extra != '\n' || w < 1 || h < 1 || w > max_width || h > max_height
+      || out->len != header + (gsize) w * h * 4)
+    return NULL;
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, w, h);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, (gsize) w * h * 4, NULL);
+  gst_buffer_fill (buf, 0, out->data + header, (gsize) w * h * 4);
+  GstCaps *caps = gst_video_info_to_caps (&info);       /* rows of w * 4 */
+  GstSample *sample = gst_sample_new (buf, caps, NULL, NULL);
+  gst_caps_unref (caps);
+  gst_buffer_unref (buf);
+  return sample;
 }
 
 GstSample *
-kmatch_template_load_file (const gchar * path, GError ** error)
+kmatch_template_load_file (const gchar * path, gint max_width,
+    gint max_height, GError ** error)
 {
-  /* a FIFO or a device would hold the decoding thread forever */
+  /* a FIFO or a device would hold the decoder until the deadline */
   GStatBuf st;
   if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
@@ -189,42 +146,77 @@ kmatch_template_load_file (const gchar * path, GError ** error)
             G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
     return NULL;
   }
-  Decode *d = g_new0 (Decode, 1);
-  d->refs = 2;
-  d->path = g_strdup (path);
-  g_mutex_init (&d->lock);
-  g_cond_init (&d->cond);
-  GThread *t = g_thread_try_new ("kmatch-template", decode_thread, d, error);
-  if (!t) {
-    d->refs = 1;
-    decode_unref (d);
+  max_width = CLAMP (max_width, 1, KMATCH_TEMPLATE_MAX_SIDE);
+  max_height = CLAMP (max_height, 1, KMATCH_TEMPLATE_MAX_SIDE);
+  gchar *decoder = find_decoder (error);
+  if (!decoder)
     return NULL;
-  }
-  g_thread_unref (t);           /* detached: it may outlive this call */
+  gchar *mw = g_strdup_printf ("%d", max_width);
+  gchar *mh = g_strdup_printf ("%d", max_height);
+  gchar *argv[] = { decoder, (gchar *) path, mw, mh, NULL };
+  GPid pid;
+  gint out_fd, err_fd;
+  gboolean spawned = g_spawn_async_with_pipes (NULL, argv, NULL,
+      G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd, &err_fd,
+      error);
+  g_free (mw);
+  g_free (mh);
+  g_free (decoder);
+  if (!spawned)
+    return NULL;
 
-  /* the decode has its own limit; this one is for a pipeline that does not
-   * even start */
+  /* the decode has its own limit; this one also covers a decoder that
+   * does not even start */
+  GByteArray *out = g_byte_array_new ();
+  GString *err_text = g_string_new (NULL);
   const gint64 deadline = g_get_monotonic_time () +
-      (LOAD_TIMEOUT + 5 * GST_SECOND) / GST_USECOND;
+      (KMATCH_TEMPLATE_DECODE_TIMEOUT + 2 * GST_SECOND) / GST_USECOND;
+  gboolean finished = read_decoder (out_fd, err_fd, 32 +
+      (gsize) max_width * max_height * 4, deadline, out, err_text);
+  close (out_fd);
+  close (err_fd);
+  if (!finished)
+    kill (pid, SIGKILL);        /* stuck, or saying more than it should */
+  gint status = 0;
+  while (waitpid (pid, &status, 0) < 0 && errno == EINTR);
+  g_spawn_close_pid (pid);
+
   GstSample *sample = NULL;
-  g_mutex_lock (&d->lock);
-  while (!d->done && g_cond_wait_until (&d->cond, &d->lock, deadline));
-  if (d->done) {
-    sample = g_steal_pointer (&d->sample);
-    if (d->error)
-      g_propagate_error (error, g_steal_pointer (&d->error));
-  } else {
+  if (finished && WIFEXITED (status) && WEXITSTATUS (status) == 0)
+    sample = parse_decoded (out, max_width, max_height);
+  if (sample && !has_opaque_pixel (sample)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-        "could not decode template image \"%s\": the decoder did not "
-        "answer within 15 s", path);
+        "template image \"%s\" is transparent everywhere (no pixel with "
+        "alpha of 128 or more): it would match nothing", path);
+    g_clear_pointer (&sample, gst_sample_unref);
+  } else if (!sample) {
+    g_strstrip (err_text->str);
+    if (!finished)
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+          "could not decode template image \"%s\": no image after %d s of "
+          "decoding (a damaged file?); the decoder was stopped", path,
+          (gint) ((KMATCH_TEMPLATE_DECODE_TIMEOUT + 2 * GST_SECOND) /
+              GST_SECOND));
+    else if (WIFSIGNALED (status))
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+          "could not decode template image \"%s\": the decoder crashed on "
+          "it (%s)", path, g_strsignal (WTERMSIG (status)));
+    else if (WIFEXITED (status) && WEXITSTATUS (status) == 2 && *err_text->str)
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+          "%s", err_text->str);
+    else
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+          "could not decode template image \"%s\": the decoder gave no "
+          "image", path);
   }
-  g_mutex_unlock (&d->lock);
-  decode_unref (d);
+  g_byte_array_unref (out);
+  g_string_free (err_text, TRUE);
   return sample;
 }
 
 GstSample *
-kmatch_template_to_rgba (GstSample * sample, GError ** error)
+kmatch_template_to_rgba (GstSample * sample, gint max_width, gint max_height,
+    GError ** error)
 {
   GstVideoInfo info;
   if (!gst_video_info_from_caps (&info, gst_sample_get_caps (sample))) {
@@ -232,17 +224,21 @@ kmatch_template_to_rgba (GstSample * sample, GError ** error)
         "the template sample's caps are not raw video");
     return NULL;
   }
-  if (GST_VIDEO_INFO_WIDTH (&info) > KMATCH_TEMPLATE_MAX_SIDE
-      || GST_VIDEO_INFO_HEIGHT (&info) > KMATCH_TEMPLATE_MAX_SIDE) {
+  max_width = CLAMP (max_width, 1, KMATCH_TEMPLATE_MAX_SIDE);
+  max_height = CLAMP (max_height, 1, KMATCH_TEMPLATE_MAX_SIDE);
+  if (GST_VIDEO_INFO_WIDTH (&info) > max_width
+      || GST_VIDEO_INFO_HEIGHT (&info) > max_height) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-        "the template sample is %dx%d pixels: the largest template taken is "
-        "%d a side", GST_VIDEO_INFO_WIDTH (&info),
-        GST_VIDEO_INFO_HEIGHT (&info), KMATCH_TEMPLATE_MAX_SIDE);
+        "the template sample is %dx%d pixels: the largest template taken "
+        "here is %dx%d (no larger than the frames, and at most %d a side)",
+        GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info),
+        max_width, max_height, KMATCH_TEMPLATE_MAX_SIDE);
     return NULL;
   }
   GstCaps *rgb = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
       "RGBA", NULL);
-  GstSample *out = gst_video_convert_sample (sample, rgb, LOAD_TIMEOUT, error);
+  GstSample *out = gst_video_convert_sample (sample, rgb,
+      KMATCH_TEMPLATE_DECODE_TIMEOUT, error);
   gst_caps_unref (rgb);
   if (out && !has_opaque_pixel (out)) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,

@@ -14,17 +14,27 @@ G_BEGIN_DECLS
  * make kconv allocate. */
 #define KMATCH_TEMPLATE_MAX_SIDE 8192
 
+/* Points the loader at the folder holding kconv-template-decoder (the
+ * plugin's own folder); without it, or where it is not there, the
+ * installed one in KCONV_LIBEXECDIR is run. */
+void kmatch_template_set_decoder_dir (const gchar * dir);
+
 /* Decodes an image file (any format GStreamer can decode) into an RGBA
- * sample (alpha 255 where the file has none); NULL and error set when it
- * cannot: not a regular file, no image, larger than
- * KMATCH_TEMPLATE_MAX_SIDE a side (refused from its caps, before a frame
- * of that size is allocated), or no pixel with alpha of 128 or more. */
-GstSample *kmatch_template_load_file (const gchar * path, GError ** error);
+ * sample (alpha 255 where the file has none), in a process of its own
+ * that is killed when it takes longer than the decode's time limit; NULL
+ * and error set when it cannot: not a regular file, no image, larger than
+ * max_width x max_height (at most KMATCH_TEMPLATE_MAX_SIDE a side; refused
+ * from its caps, before a frame of that size is allocated), a decoder
+ * that crashed or stalled, or no pixel with alpha of 128 or more. */
+GstSample *kmatch_template_load_file (const gchar * path, gint max_width,
+    gint max_height, GError ** error);
 
 /* Converts any raw video sample to RGBA; NULL and error set on failure,
- * and for a sample larger than KMATCH_TEMPLATE_MAX_SIDE a side or with
- * no pixel of alpha 128 or more. */
-GstSample *kmatch_template_to_rgba (GstSample * sample, GError ** error);
+ * and for a sample larger than max_width x max_height (at most
+ * KMATCH_TEMPLATE_MAX_SIDE a side) or with no pixel of alpha 128 or
+ * more. */
+GstSample *kmatch_template_to_rgba (GstSample * sample, gint max_width,
+    gint max_height, GError ** error);
 
 /* How luma is made from RGB for a frame format: full range for grey and
  * RGB frames (a grey pixel keeps its value), BT.601 video range for YUV

@@ -9,11 +9,20 @@
 #include <gst/gst.h>
 #include "gstkconvfilter.h"
 #include "gstkpatternmatch.h"
+#include "kmatch-template.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
   gboolean ret = FALSE;
+
+  /* in a build tree the template decoder lies next to the plugin */
+  const gchar *file = gst_plugin_get_filename (plugin);
+  if (file) {
+    gchar *dir = g_path_get_dirname (file);
+    kmatch_template_set_decoder_dir (dir);
+    g_free (dir);
+  }
 
   ret |= GST_ELEMENT_REGISTER (kconvfilter, plugin);
   ret |= GST_ELEMENT_REGISTER (kpatternmatch, plugin);

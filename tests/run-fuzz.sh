@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # libFuzzer over what the elements take from users: the matrix property, the
-# regions of kpatternmatch, its template image files (decoded by
-# GStreamer in-process; leaks not counted there: GStreamer's plugins keep
-# one-time allocations), and buffers through both elements with random
+# regions of kpatternmatch, its template image files (the decode that
+# kconv-template-decoder runs, here in-process; leaks not counted there:
+# GStreamer's plugins keep one-time allocations), and buffers through both elements with random
 # caps, sizes and video metas (the plugin built with clang and the
 # sanitizers in build-fuzz/plugin, loaded by the target).  Builds each target with clang
 # (AddressSanitizer and UBSan on) into ./build-fuzz, starts from the corpus
@@ -26,7 +26,8 @@ build() {   # target, sources...
 build fuzz-matrix kernels/core/kconv-matrix.c || exit 1
 build fuzz-region kernels/core/kmatch-region.c || exit 1
 # shellcheck disable=SC2046
-build fuzz-template gst/kmatch-template.c kernels/core/kmatch-region.c \
+build fuzz-template gst/kmatch-template.c gst/kmatch-template-decode.c \
+  kernels/core/kmatch-region.c -DKCONV_LIBEXECDIR=\"/nonexistent\" \
   -Igst $(pkg-config --cflags --libs gstreamer-app-1.0 gstreamer-video-1.0) \
   || exit 1
 # the plugin, instrumented, for fuzz-buffers (CPU backend)

@@ -20,6 +20,11 @@ plugin="$scratch/root$plugins/libgstkconv.so"
 presets="$scratch/root/usr/share/gstreamer-1.0/presets/GstKConvFilter.prs"
 [ -f "$plugin" ] || { echo "no plugin at $plugin"; find "$scratch/root" -type f; exit 1; }
 [ -f "$presets" ] || { echo "no presets at $presets"; exit 1; }
+# kpatternmatch's template decoder, where the plugin looks for it
+decoder="$scratch/root/usr/libexec/kconv/kconv-template-decoder"
+[ -x "$decoder" ] || { echo "no template decoder at $decoder"; exit 1; }
+grep -aq '/usr/libexec/kconv' "$plugin" \
+  || { echo "the plugin does not look for the decoder in /usr/libexec/kconv"; exit 1; }
 grep -q "GStreamer finds it.*yes" "$scratch/setup.log" \
   || { echo "meson's summary does not say GStreamer finds the plugin"; exit 1; }
 
@@ -33,4 +38,4 @@ licence=$(GST_REGISTRY_1_0="$scratch/registry.bin" GST_PLUGIN_PATH_1_0= \
   gst-inspect-1.0 kconv | awk '$1 == "License" { print $2 }')
 if grep -q "FFTW *: YES" "$scratch/setup.log"; then want=GPL; else want=LGPL; fi
 [ "$licence" = "$want" ] || { echo "the plugin declares $licence, want $want"; exit 1; }
-echo "installed: $plugin, $presets (licence $licence)"
+echo "installed: $plugin, $presets, $decoder (licence $licence)"

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -729,6 +730,110 @@ GST_START_TEST (test_template_too_large)
 
 GST_END_TEST;
 
+/* resident memory of this process, bytes */
+static gsize
+resident_bytes (void)
+{
+  gchar *text = NULL;
+  gsize pages = 0, rss = 0;
+  if (g_file_get_contents ("/proc/self/statm", &text, NULL, NULL))
+    sscanf (text, "%zu %zu", &pages, &rss);
+  g_free (text);
+  return rss * (gsize) sysconf (_SC_PAGESIZE);
+}
+
+/* A grey PNG of w x h pixels, value 40; g_free the path, g_unlink it. */
+static gchar *
+write_grey_png (gint w, gint h, const gchar * name)
+{
+  gchar *desc = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+      "height=%d,framerate=0/1", w, h);
+  GstCaps *caps = gst_caps_from_string (desc);
+  GstVideoInfo info;
+  gst_video_info_from_caps (&info, caps);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (buf, 0, 40, info.size);
+  GstSample *raw = gst_sample_new (buf, caps, NULL, NULL);
+  gchar *path = write_png (raw, name);
+  gst_sample_unref (raw);
+  gst_buffer_unref (buf);
+  gst_caps_unref (caps);
+  g_free (desc);
+  return path;
+}
+
+/* A template larger than the frames can never be found: set while frames
+ * flow it is refused from the file's caps (the previous template stays);
+ * set before the start it is let go at the first frame, with a warning,
+ * and no copy of it is kept. */
+GST_START_TEST (test_template_larger_than_frames)
+{
+  gchar *wide = write_grey_png (W + 1, 8, "kconv-wider.png");
+  Fixture f = fixture_new ("GRAY8", "template-region", "30,20,12,9", NULL);
+  guint8 *pixels = random_gray (70);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (pixels, 0)));
+  gst_structure_free (next_result (&f));
+  g_object_set (f.h->element, "template-location", wide, NULL);
+  GstMessage *m = gst_bus_pop_filtered (f.bus, GST_MESSAGE_WARNING);
+  fail_unless (m != NULL, "a template wider than the frames was taken");
+  GError *err = NULL;
+  gst_message_parse_warning (m, &err, NULL);
+  gchar *want = g_strdup_printf ("%dx8 pixels: the largest template taken "
+      "here is %dx%d", W + 1, W, H);
+  fail_unless (strstr (err->message, want) != NULL, "%s", err->message);
+  g_free (want);
+  g_error_free (err);
+  gst_message_unref (m);
+  gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (pixels,
+              GST_SECOND)));
+  GstStructure *st = next_result (&f);
+  expect_at (st, TRUE, 30, 20);
+  gst_structure_free (st);
+
+  /* the same from memory */
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=GRAY8,width=8,"
+      "height=65,framerate=0/1");
+  GstSample *tall = gst_sample_new (gst_buffer_new_allocate (NULL, 8 * 65,
+          NULL), caps, NULL, NULL);
+  gboolean ok = TRUE;
+  g_signal_emit_by_name (f.h->element, "set-template", tall, &ok);
+  fail_if (ok, "an 8x65 template was taken for 96x64 frames");
+  gst_buffer_unref (gst_sample_get_buffer (tall));
+  gst_sample_unref (tall);
+  gst_caps_unref (caps);
+  fixture_free (&f);
+
+  /* before the start: 64 MB of RGBA while it waits for the first frame,
+   * nothing after it */
+  gchar *big = write_grey_png (4096, 4096, "kconv-4096.png");
+  f = fixture_new ("GRAY8", "template-location", big, NULL);
+  gst_harness_play (f.h);
+  const gsize before = resident_bytes ();
+  GstBuffer *out = gst_harness_push_and_pull (f.h, gray_buffer (pixels, 0));
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  const gsize after = resident_bytes ();
+  fail_unless (after + 48 * 1024 * 1024 < before, "resident %zu MB before "
+      "the first frame, %zu MB after: the template is kept", before >> 20,
+      after >> 20);
+  m = gst_bus_pop_filtered (f.bus, GST_MESSAGE_WARNING);
+  fail_unless (m != NULL);
+  gst_message_parse_warning (m, &err, NULL);
+  fail_unless (strstr (err->message, "larger than the 96x64 frames"), "%s",
+      err->message);
+  g_error_free (err);
+  gst_message_unref (m);
+  fixture_free (&f);
+
+  g_unlink (big);
+  g_unlink (wide);
+  g_free (big);
+  g_free (wide);
+  g_free (pixels);
+}
+
+GST_END_TEST;
+
 /* threshold: a noisy copy is found at 0.1 but not at 0.001 */
 GST_START_TEST (test_threshold)
 {
@@ -1239,6 +1344,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_template_from_file);
   tcase_add_test (tc, test_bad_template_file);
   tcase_add_test (tc, test_template_too_large);
+  tcase_add_test (tc, test_template_larger_than_frames);
   tcase_add_test (tc, test_template_files_that_lie);
   tcase_add_test (tc, test_threshold);
   tcase_add_test (tc, test_default_threshold_on_photographs);

@@ -4,14 +4,16 @@
  *
  * Any bytes as a file: either an RGBA sample of a sane size that packs
  * into grey and RGB templates, or NULL with an error that says what was
- * wrong.  GStreamer's decoders run in-process (not instrumented: what is
- * checked here is kconv's handling of what they give or refuse).
+ * wrong.  The decode that kconv-template-decoder runs is run here
+ * in-process, for speed (GStreamer's decoders are not instrumented: what
+ * is checked is kconv's handling of what they give or refuse).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <gst/gst.h>
 #include "kmatch-template.h"
+#include "kmatch-template-decode.h"
 
 int
 LLVMFuzzerTestOneInput (const unsigned char *data, size_t size)
@@ -25,7 +27,8 @@ LLVMFuzzerTestOneInput (const unsigned char *data, size_t size)
   if (!g_file_set_contents (path, (const gchar *) data, (gssize) size, NULL))
     abort ();
   GError *err = NULL;
-  GstSample *s = kmatch_template_load_file (path, &err);
+  GstSample *s = kmatch_template_decode (path, KMATCH_TEMPLATE_MAX_SIDE,
+      KMATCH_TEMPLATE_MAX_SIDE, &err);
   if (!s) {
     if (!err || !err->message || !*err->message)
       abort ();
