@@ -828,7 +828,8 @@ gst_kconv_base_class_init (GstKConvBaseClass * klass)
           DEFAULT_DEVICE_ID, flags));
   g_object_class_install_property (gobject_class, PROP_N_THREADS,
       g_param_spec_uint ("n-threads", "Threads",
-          "CPU threads for the cpu backend (0 = one per core)", 0,
+          "OpenMP threads for the cpu backend (0 = OpenMP's default: "
+          "OMP_NUM_THREADS, or one per core; never more than the cores)", 0,
           MAX_N_THREADS, DEFAULT_N_THREADS, flags));
   g_object_class_install_property (gobject_class, PROP_FRAMES_IN_FLIGHT,
       g_param_spec_uint ("frames-in-flight", "Frames in flight",

@@ -261,7 +261,7 @@ NAME (kconv_cpu_fft_run) (FFT_T * f, int n_threads, const KConvImage * src,
       return st;
   }
   NAME (FftFrame) fr = { f, src, dst };
-  kconv_parallel (n_threads, NAME (run_tiles), &fr);
+  kconv_team_run (n_threads, NAME (run_tiles), &fr);
   return KCONV_OK;
 }
 

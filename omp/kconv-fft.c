@@ -23,7 +23,7 @@
 #include <fftw3.h>
 #include <pthread.h>
 #include "kconv-cpu.h"
-#include "kconv-threads.h"
+#include "kconv-team.h"
 
 /* most time FFTW may spend choosing each plan, at the first frame of a size */
 #define PLAN_SECONDS 1.0

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kconv-cpu.h"
-#include "kconv-threads.h"
+#include "kconv-team.h"
 
 /* The two-pass tap loops run to min (taps, cap): each pass is built twice,
  * with cap SHORT_TAPS, where GCC unrolls the loop whole (short kernels, the
@@ -969,7 +969,7 @@ kconv_cpu_fixed_run (const KConvCpuFixed * fixed, int n_threads,
   for (int x = 0; x < padded; x++)
     job.xmap[x] = kconv_border_index (plan->border, x - plan->ax, src->width);
 
-  kconv_parallel (n_threads, run_bands, &job);
+  kconv_team_run (n_threads, run_bands, &job);
   free (job.xmap);
   return KCONV_OK;
 }

@@ -1,4 +1,4 @@
-/* kconv: the CPU convolution (vectorised, on kconv's worker threads)
+/* kconv: the CPU convolution (vectorised, on OpenMP teams)
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kconv-cpu.h"
-#include "kconv-threads.h"
+#include "kconv-team.h"
 #include "kconv-tuning.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -845,7 +845,7 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
   }
 
   Bands bands = { &job, scratch->data, per_thread };
-  kconv_parallel (n_threads, run_bands, &bands);
+  kconv_team_run (n_threads, run_bands, &bands);
 
   free (job.xmap);
   free (taps);

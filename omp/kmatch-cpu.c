@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 #include "kmatch-cpu.h"
-#include "kconv-threads.h"
+#include "kconv-team.h"
 #include "kmatch-sad.h"
 
 KMATCH_MULTIVERSION static void
@@ -51,7 +51,7 @@ kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
     uint64_t * map, const uint8_t * byte_mask, int n_threads)
 {
   MapJob j = { frame, stride, tmpl, byte_mask, tw, th, ch, mw, mh, map };
-  kconv_parallel (n_threads, map_part, &j);
+  kconv_team_run (n_threads, map_part, &j);
 }
 
 typedef struct
@@ -120,5 +120,5 @@ kmatch_cpu_pack (uint8_t * dst, const uint8_t * src, ptrdiff_t stride,
   };
   /* a small region is not worth waking threads for */
   int threads = (size_t) w * h < 65536 ? 1 : n_threads < h ? n_threads : h;
-  kconv_parallel (threads < 1 ? 1 : threads, pack_part, &j);
+  kconv_team_run (threads, pack_part, &j);
 }

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kmatch-cpu.h"
-#include "kconv-threads.h"
+#include "kconv-team.h"
 #include "kmatch-sad.h"
 
 #define MAX_LEVELS 6            /* 1 x 1 up to 32 x 32 blocks */
@@ -522,8 +522,8 @@ kmatch_prune_search (KMatchPrune * k, const uint8_t * frame,
   p->integral = k->integral;
   p->known = k->known;
   memset (k->integral, 0, p->irow * sizeof (uint32_t));
-  kconv_parallel (p->n_threads, integral_rows, p);
-  kconv_parallel (p->n_threads, integral_columns, p);
+  kconv_team_run (p->n_threads, integral_rows, p);
+  kconv_team_run (p->n_threads, integral_columns, p);
   memset (k->known, 0, (size_t) mw * mh * sizeof (uint64_t));
   const int shrink = s > MAX_SHRINK ? MAX_SHRINK : s;
   const int seeded = shrunk_search (k, p, shrink, &smw, &smh);
@@ -536,7 +536,7 @@ kmatch_prune_search (KMatchPrune * k, const uint8_t * frame,
     p->n_taken = n;
     p->threshold = UINT64_MAX;
     seed (p, k->small_map, smw, smh, shrink);
-    kconv_parallel (p->n_threads, scan_part, p);
+    kconv_team_run (p->n_threads, scan_part, p);
     KMatchPosition best = { -1, -1, UINT64_MAX };
     for (int t = 0; t < p->n_threads; t++)
       if (p->best[t].x >= 0 && before (p->best[t].x, p->best[t].y,

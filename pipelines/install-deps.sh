@@ -8,8 +8,10 @@ sudo=""
 packages="meson ninja-build pkg-config gcc g++ dpkg-dev python3
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  libfftw3-dev valgrind clang clang-format libgstreamer-plugins-bad1.0-dev indent
-  python3-gi gir1.2-gst-plugins-base-1.0"
+  libfftw3-dev valgrind clang libomp-dev clang-format
+  libgstreamer-plugins-bad1.0-dev indent python3-gi gir1.2-gst-plugins-base-1.0"
+# libomp-dev: clang's OpenMP runtime and Archer, which makes OpenMP's
+# synchronisation visible to ThreadSanitizer (tests/run-sanitizers.sh)
 # dpkg-dev: meson asks its dpkg-architecture for Debian's library folder
 # (lib/x86_64-linux-gnu, where GStreamer looks for plugins); without it an
 # install with --prefix=/usr goes to /usr/lib64.

@@ -5,10 +5,14 @@
 #    without it (loading GStreamer's plugins in-process, as ASan needs,
 #    brings their own one-time allocations: fontconfig, udev, OpenNI2...);
 #  - a ThreadSanitizer build (CPU only) in ./build-tsan: many callers at
-#    once on the shared worker pool (test-core-threads), the threaded row
-#    copies, the element tests (properties set from other threads while
-#    frames flow) and eight pipelines of each element in one process.  GLib's
-#    locks and GStreamer's reference counts are made visible to TSan by
+#    once on the CPU backend's OpenMP teams (test-core-threads), the
+#    threaded row copies, the element tests (properties set from other
+#    threads while frames flow) and eight pipelines of each element in one
+#    process.  Built with clang and its OpenMP runtime, libomp, run with
+#    Archer (libomp's tool library, libomp-dev), which tells TSan about
+#    OpenMP's barriers: GCC's libgomp is not built for TSan and every
+#    region would look like a race.  GLib's locks and GStreamer's
+#    reference counts are made visible to TSan by
 #    tests/tsan/sync-for-tsan.c, linked into those tests;
 #  - a debug build (-O0, CPU only) in ./build-debug: the core and element
 #    suites, where nothing is inlined that release builds inline (vector
@@ -42,7 +46,7 @@ meson test -C build-debug --suite core --suite element --print-errorlogs \
   || status=1
 
 if [ ! -f build-tsan/build.ninja ]; then
-  meson setup build-tsan -Db_sanitize=thread -Db_lundef=false \
+  CC=clang meson setup build-tsan -Db_sanitize=thread -Db_lundef=false \
     -Dbuildtype=debugoptimized -Dcuda=disabled -Dbenchmarks=disabled \
     >/dev/null || exit 1
 fi
@@ -58,6 +62,8 @@ done
 # GLib's slices recycle memory where TSan cannot see it: plain malloc
 tsan_env=(TSAN_OPTIONS="halt_on_error=1 exitcode=66 detect_deadlocks=0 suppressions=$PWD/tests/tsan/uninstrumented.supp"
   G_SLICE=always-malloc GST_REGISTRY_FORK=no
+  OMP_TOOL_LIBRARIES="$(dirname "$(readlink -f "$(command -v clang)")")/../lib/libarcher.so"
+  ARCHER_OPTIONS="verbose=0"
   GST_PLUGIN_SYSTEM_PATH_1_0="$PWD/build-tsan/plugins"
   GST_REGISTRY_1_0="$PWD/build-tsan/plugins/registry.bin")
 for t in test-core-threads test-copy-rows; do

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "kconv-threads.h"
+#include "kconv-team.h"
 #include "test-rng.h"
 
 static void

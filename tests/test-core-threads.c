@@ -1,4 +1,4 @@
-/* kconv: many callers at once on the CPU backend's shared worker pool
+/* kconv: many callers at once on the CPU backend's OpenMP teams
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

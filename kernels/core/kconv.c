@@ -11,7 +11,7 @@
 #include "kconv-plan.h"
 #include "kconv-cpu.h"
 #include "kconv-reference.h"
-#include "kconv-threads.h"
+#include "kconv-team.h"
 #include "kconv-slot.h"
 #ifdef KCONV_HAVE_CUDA
 #include "kconv-cuda.h"
@@ -255,8 +255,9 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
   }
   /* more threads than cores only wait on each other (and each takes
    * scratch memory): at most one a core */
-  f->n_threads = options->n_threads && options->n_threads < kconv_cpu_count ()
-      ? options->n_threads : kconv_cpu_count ();
+  f->n_threads = !options->n_threads ? kconv_default_threads () :
+      options->n_threads < kconv_cpu_count () ? options->n_threads :
+      kconv_cpu_count ();
   /* the CPU's 16-bit paths, worked out once (a CUDA filter may fall back) */
   if (backend != KCONV_BACKEND_REFERENCE && kconv_tuning ().cpu_fixed)
     f->cpu_fixed = kconv_cpu_fixed_new (&f->plan);

@@ -8,7 +8,7 @@
 #include "kconv-error.h"
 #include "kmatch-cpu.h"
 #include "kconv-reference.h"
-#include "kconv-threads.h"
+#include "kconv-team.h"
 #include "kconv-slot.h"
 #ifdef KCONV_HAVE_CUDA
 #include "kmatch-cuda.h"
@@ -70,8 +70,9 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
   }
 #endif
   /* at most one thread a core, as for filters */
-  m->n_threads = options->n_threads && options->n_threads < kconv_cpu_count ()
-      ? options->n_threads : kconv_cpu_count ();
+  m->n_threads = !options->n_threads ? kconv_default_threads () :
+      options->n_threads < kconv_cpu_count () ? options->n_threads :
+      kconv_cpu_count ();
   *out = m;
   return KCONV_OK;
 }

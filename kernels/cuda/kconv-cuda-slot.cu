@@ -26,7 +26,7 @@
 #include "kconv-cuda.h"
 #include "kconv-error.h"
 #include "kconv-tuning.h"
-#include "kconv-threads.h"
+#include "kconv-team.h"
 
 #define MAX_BANDS 8
 /* A band under this many bytes costs more in launches than it saves. */

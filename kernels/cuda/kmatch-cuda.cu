@@ -20,7 +20,7 @@
 #include "kconv-cuda.h"
 #include "kconv-cuda-common.cuh"
 #include "kconv-error.h"
-#include "kconv-threads.h"
+#include "kconv-team.h"
 #include "kconv-tuning.h"
 
 #define GROUP 4 /* neighbouring positions per thread */

@@ -7,7 +7,7 @@
  * takes several milliseconds on one thread.
  */
 #include <string.h>
-#include "kconv-threads.h"
+#include "kconv-team.h"
 
 /* Below this, starting threads costs more than it saves. */
 #define PARALLEL_MIN_BYTES (256 * 1024)
@@ -53,8 +53,9 @@ kconv_copy_rows (uint8_t * dst, ptrdiff_t dst_stride, const uint8_t * src,
     ptrdiff_t src_stride, size_t row_bytes, int rows, int n_threads)
 {
   Copy c = { dst, src, dst_stride, src_stride, row_bytes, rows };
-  int threads = row_bytes * rows < PARALLEL_MIN_BYTES ? 1 : n_threads;
-  threads = threads < 1 ? 1 : threads < rows ? threads : rows;
-  kconv_parallel (threads, dst_stride == src_stride
-      && (size_t) dst_stride == row_bytes ? copy_part : copy_band, &c);
+  int want = row_bytes * rows < PARALLEL_MIN_BYTES ? 1 : n_threads;
+  want = want < 1 ? 1 : want < rows ? want : rows;
+  void (*part) (int, int, void *) = dst_stride == src_stride
+      && (size_t) dst_stride == row_bytes ? copy_part : copy_band;
+  kconv_team_run (want, part, &c);
 }

@@ -1,0 +1,39 @@
+/* kconv: the OpenMP runtime's settings, as kconv would have them
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * OpenMP runtimes keep idle threads spinning after a parallel region:
+ * libgomp for about 300 000 rounds (milliseconds), libomp for 200 ms.  A
+ * video pipeline runs a few short regions per frame and then waits for the
+ * next frame; the spinning took a core from the rest of the pipeline (the
+ * decoder, another filter) between frames.  The runtime reads its settings
+ * from the environment when it starts, before any code of kconv runs, so
+ * they are set by a small library of their own, linked with -z initfirst:
+ * its constructor runs before the runtime's.  It sets only what the user
+ * has not set (OMP_WAIT_POLICY, GOMP_SPINCOUNT, KMP_BLOCKTIME); where an
+ * OpenMP runtime was loaded before kconv, that runtime keeps its settings.
+ */
+#ifndef KCONV_OMP_DEFAULTS_H
+#define KCONV_OMP_DEFAULTS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* libgomp's spin before a thread sleeps, in rounds of its wait loop: about
+ * 100 microseconds, long enough for the regions of one frame to follow
+ * each other without sleeping, short enough that between frames the cores
+ * are free. */
+#define KCONV_GOMP_SPINCOUNT "10000"
+/* libomp's, in milliseconds (its smallest step) */
+#define KCONV_KMP_BLOCKTIME "0"
+
+/* Removes the variables the library set (the runtime has read them), so
+ * that programs this process starts do not inherit them; 1 if kconv's
+ * defaults were set, 0 if the user's own settings were left as they are. */
+int kconv_omp_defaults_restore (void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KCONV_OMP_DEFAULTS_H */
