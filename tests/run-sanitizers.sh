@@ -60,8 +60,8 @@ for p in coreelements app videotestsrc videoconvertscale playback typefindfuncti
   [ -f "$system_plugins/libgst$p.so" ] && ln -s "$system_plugins/libgst$p.so" build-tsan/plugins/
 done
 # GLib's slices recycle memory where TSan cannot see it: plain malloc
-tsan_env=(TSAN_OPTIONS="halt_on_error=1 exitcode=66 detect_deadlocks=0 suppressions=$PWD/tests/tsan/uninstrumented.supp"
-  G_SLICE=always-malloc GST_REGISTRY_FORK=no
+tsan_env=(TSAN_OPTIONS="halt_on_error=1 exitcode=66 detect_deadlocks=0 ignore_noninstrumented_modules=1 suppressions=$PWD/tests/tsan/uninstrumented.supp"
+  G_SLICE=always-malloc GST_REGISTRY_FORK=no CK_FORK=no
   OMP_TOOL_LIBRARIES="$(dirname "$(readlink -f "$(command -v clang)")")/../lib/libarcher.so"
   ARCHER_OPTIONS="verbose=0"
   GST_PLUGIN_SYSTEM_PATH_1_0="$PWD/build-tsan/plugins"

@@ -94,7 +94,7 @@ typedef struct {
 
 typedef struct {
   KConvBackend backend;
-  int n_threads;                /* CPU threads, 0 = all cores; at most one a core */
+  int n_threads;                /* CPU threads, 0 = OpenMP's default; at most one a core */
   int device_id;                /* CUDA device, -1 = default */
 } KConvOptions;
 

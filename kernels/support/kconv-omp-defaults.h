@@ -9,9 +9,13 @@
  * decoder, another filter) between frames.  The runtime reads its settings
  * from the environment when it starts, before any code of kconv runs, so
  * they are set by a small library of their own, linked with -z initfirst:
- * its constructor runs before the runtime's.  It sets only what the user
- * has not set (OMP_WAIT_POLICY, GOMP_SPINCOUNT, KMP_BLOCKTIME); where an
+ * when the plugin is loaded (dlopen, as GStreamer loads plugins) its
+ * constructor runs before the runtime's.  It sets only what the user has
+ * not set (OMP_WAIT_POLICY, GOMP_SPINCOUNT, KMP_BLOCKTIME); where an
  * OpenMP runtime was loaded before kconv, that runtime keeps its settings.
+ * A program linked with kconv's core at start-up (its benchmarks) gets
+ * the runtime's own defaults: an initfirst constructor then runs before
+ * the C library has its environment, and what it sets is lost.
  */
 #ifndef KCONV_OMP_DEFAULTS_H
 #define KCONV_OMP_DEFAULTS_H
@@ -20,11 +24,13 @@
 extern "C" {
 #endif
 
-/* libgomp's spin before a thread sleeps, in rounds of its wait loop: about
- * 100 microseconds, long enough for the regions of one frame to follow
- * each other without sleeping, short enough that between frames the cores
- * are free. */
-#define KCONV_GOMP_SPINCOUNT "10000"
+/* libgomp's spin before a thread sleeps, in rounds of its wait loop (about
+ * 23 ns each on the 2-core Xeon measured): some 70 microseconds, short
+ * enough that between frames the cores are free.  On that machine, busy
+ * with a second pipeline, 3000 rounds kept kconvfilter's rate where the
+ * hand-written pool had it; 10 000 lost 4%, libgomp's own 300 000 lost
+ * 40% (kernels/PERFORMANCE.md). */
+#define KCONV_GOMP_SPINCOUNT "3000"
 /* libomp's, in milliseconds (its smallest step) */
 #define KCONV_KMP_BLOCKTIME "0"
 
