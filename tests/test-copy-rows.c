@@ -1,5 +1,6 @@
 /* kconv: threaded row copies (the CUDA backend's staging of pageable
- * frames) against memcpy, every byte, on sizes around the split points
+ * frames) against memcpy, every byte, on sizes around the split points;
+ * and the process-wide count of threads the OpenMP teams take
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -54,5 +55,24 @@ main (void)
   /* every total from 256 KiB (threads start there) to 64 bytes on */
   for (size_t extra = 0; extra < 64; extra++)
     check_copy (256 * 1024 + extra, 1, 0, 0, 3);
+
+  /* teams share the cores: a second region while the first holds them
+   * all runs on its caller alone, and gets them again once they are free */
+  const int cores = kconv_cpu_count ();
+#ifdef _OPENMP
+  const int first = kconv_team_reserve (cores + 5);
+  CHECK (first == cores, "a region asking for %d threads got %d of %d cores",
+      cores + 5, first, cores);
+  const int second = kconv_team_reserve (4);
+  CHECK (second == 1, "a region beside one holding every core got %d "
+      "threads", second);
+  kconv_team_release (second);
+  kconv_team_release (first);
+  const int third = kconv_team_reserve (2);
+  CHECK (third == (cores < 2 ? 1 : 2), "after both: %d threads of 2", third);
+  kconv_team_release (third);
+#else
+  CHECK (kconv_team_reserve (cores) == 1, "one thread without OpenMP");
+#endif
   return check_summary ();
 }
