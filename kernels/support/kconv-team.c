@@ -20,9 +20,9 @@ kconv_team_reserve (int want)
   const int cores = kconv_cpu_count ();
   int held = __atomic_load_n (&busy, __ATOMIC_RELAXED);
   for (;;) {
-    int n = cores - held < want ? cores - held : want;
-    if (n < 1)
-      n = 1;                    /* the caller's own thread */
+    const int n = cores - held < want ? cores - held : want;
+    if (n <= 1)
+      return 1;                 /* the caller's own thread, not counted */
     if (__atomic_compare_exchange_n (&busy, &held, held + n, 1,
             __ATOMIC_RELAXED, __ATOMIC_RELAXED))
       return n;
