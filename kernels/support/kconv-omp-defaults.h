@@ -25,8 +25,10 @@ extern "C" {
 #endif
 
 /* libgomp's spin before a thread sleeps, in rounds of its wait loop (about
- * 23 ns each on the 2-core Xeon measured): some 70 microseconds, short
- * enough that between frames the cores are free.  On that machine, busy
+ * 23 ns each on the 2-core Xeon measured, some 70 microseconds in all;
+ * rounds are slower on virtual CPUs whose pause instruction exits to the
+ * hypervisor: under 1 ms on the GPU host), short enough that between
+ * frames the cores are free.  On that machine, busy
  * with a second pipeline, 3000 rounds kept kconvfilter's rate where the
  * hand-written pool had it; 10 000 lost 4%, libgomp's own 300 000 lost
  * 40% (kernels/PERFORMANCE.md). */
