@@ -6,6 +6,7 @@
 #define KCONV_CPU_H
 
 #include "kconv-plan.h"
+#include "kconv-tuning.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -13,9 +14,13 @@ extern "C" {
 
 /* A plan's 16-bit path (kconv-fixed.c, below) */
 typedef struct KConvCpuFixed KConvCpuFixed;
+/* A box's integer running sums (kconv-box.c, below) */
+typedef struct KConvCpuBox KConvCpuBox;
 
-/* 1 where the CPU has AVX-512 (F and BW) and KCONV_CPU_AVX512 is not 0:
- * the paths that use it are then taken, else their AVX2 ones. */
+/* The widest instruction set the CPU's paths take (KCONV_ISA_*, see
+ * kconv-tuning.h): what the CPU has, held to KCONV_CPU_ISA where that is
+ * narrower.  kconv_cpu_avx512 (): 1 where it is AVX-512 (F and BW). */
+int kconv_cpu_isa (void);
 int kconv_cpu_avx512 (void);
 
 /* A mask of the bytes to write in each 4-byte pixel (0xff each) as a bit
@@ -47,9 +52,11 @@ typedef enum {
   KCONV_CPU_BOX,
 } KConvCpuPass;
 
+/* fixed and box: the plan's integer paths, NULL where none takes it */
 KConvStatus kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
-    const KConvCpuFixed * fixed, int n_threads, KConvCpuScratch * scratch,
-    const KConvImage * src, const KConvImage * dst);
+    const KConvCpuFixed * fixed, const KConvCpuBox * box, int n_threads,
+    KConvCpuScratch * scratch, const KConvImage * src,
+    const KConvImage * dst);
 /* At least n_floats of scratch, zeroed when it grows (row tails past an
  * image are read, never written: they stay defined). */
 KConvStatus kconv_cpu_scratch_reserve (KConvCpuScratch * scratch,
@@ -75,6 +82,16 @@ void kconv_cpu_fixed_free (KConvCpuFixed * fixed);
 /* src with every byte of a pixel a channel, in memory order; keep, if not
  * 0, marks the bytes of each 4-byte pixel to convolve, the others copied. */
 KConvStatus kconv_cpu_fixed_run (const KConvCpuFixed * fixed, int n_threads,
+    KConvCpuScratch * scratch, const KConvImage * src, const KConvImage * dst,
+    uint32_t keep);
+
+/* Boxes by running sums in integer lanes (kconv-box.c), on a CPU with AVX2:
+ * exact kernels whose weights are all one value w, |w| dividing the
+ * divisor, at any size; NULL for others.  The plan must outlive the
+ * object.  src as for kconv_cpu_fixed_run. */
+KConvCpuBox *kconv_cpu_box_new (const KConvPlan * plan);
+void kconv_cpu_box_free (KConvCpuBox * box);
+KConvStatus kconv_cpu_box_run (const KConvCpuBox * box, int n_threads,
     KConvCpuScratch * scratch, const KConvImage * src, const KConvImage * dst,
     uint32_t keep);
 

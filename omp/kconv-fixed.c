@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kconv-cpu.h"
+#include "kconv-lanes.h"
 #include "kconv-team.h"
 
 /* The two-pass tap loops run to min (taps, cap): each pass is built twice,
@@ -52,7 +53,7 @@
 #define INT_SUM_LIMIT 32767
 /* The sum of a factor's weights may exceed 1 by float rounding only. */
 #define FIXED_SUM_SLACK 1e-5
-#define CHUNK 32
+#define CHUNK KCONV_CHUNK
 
 struct KConvCpuFixed
 {
@@ -75,11 +76,11 @@ struct KConvCpuFixed
   int16_t tap_pair[(INT_MAX_SIDE * INT_MAX_SIDE + 1) / 2];  /* w[2i + 1]:w[2i] */
   int negate, absolute;
   int16_t half, offset;
-  int shift;                    /* d = 2^shift, or the magic's shift */
+  int shift;                    /* d = 2^shift */
   int divide;                   /* d is not a power of 2: by magic */
+  KConvMagic magic;
   int lift;                     /* (t + lift * d) is >= 0 for every t */
-  uint16_t magic, lift_add;     /* lift_add: d / 2 + lift * d */
-  int wide;                     /* the magic has 17 bits (the top one implied) */
+  uint16_t lift_add;            /* d / 2 + lift * d */
 };
 
 /* Quantises one factor, scaled by `scale`; 0 if a weight is negative, reaches
@@ -104,30 +105,6 @@ quantise (const float *f, int n, double scale, uint16_t * q, int *where,
     }
   }
   return sum <= 1.0 + FIXED_SUM_SLACK;
-}
-
-/* floor (u / d) for every 0 <= u <= u_max as (u * m) >> (16 + shift), m a
- * magic number of 16 bits, or of 17 (wide: m - 2^16 is kept, and the
- * product's extra u is added without overflow, see divide ()); the
- * smallest shift that is right for every u, checked one by one. */
-static int
-find_magic (int d, int u_max, uint16_t * magic, int *shift, int *wide)
-{
-  for (int k = 0; k < 16; k++) {
-    const uint64_t m = ((1ull << (16 + k)) + d - 1) / d;
-    if (m > 131071 || (m > 65535 && k == 0))
-      continue;
-    int ok = 1;
-    for (int u = 0; u <= u_max && ok; u++)
-      ok = (int) (((uint64_t) u * m) >> (16 + k)) == u / d;
-    if (ok) {
-      *magic = (uint16_t) (m & 0xffff);
-      *shift = k;
-      *wide = m > 65535;
-      return 1;
-    }
-  }
-  return 0;
 }
 
 /* Exact taps (weights[r * cols + c] for r < rows, c < cols), as pairs of
@@ -180,8 +157,7 @@ int_finish_from (const KConvPlan * plan, double sum_abs, KConvCpuFixed * w)
     const double low = 255.0 * sum_abs - d / 2;    /* t >= -low */
     w->lift = low > 0 ? (int) ceil (low / d) : 0;
     const double u_max = top + (double) w->lift * d;
-    if (u_max > 65535.0 || !find_magic (d, (int) u_max, &w->magic,
-            &w->shift, &w->wide))
+    if (u_max > 65535.0 || !kconv_magic_find (d, (int) u_max, &w->magic))
       return 0;
     w->lift_add = (uint16_t) (d / 2 + w->lift * d);
     w->divide = 1;
@@ -280,12 +256,6 @@ fixed_weights (const KConvPlan * plan, KConvCpuFixed * w)
 #include <immintrin.h>
 #define FIXED_AVX2 __attribute__ ((target ("avx2")))
 
-static int
-have_avx2 (void)
-{
-  __builtin_cpu_init ();
-  return __builtin_cpu_supports ("avx2");
-}
 
 /* One source row, border included, to 16-bit horizontal sums for `chunks`
  * chunks (each a lo and a hi half in lane order, see top). */
@@ -349,26 +319,6 @@ vertical_chunk (const uint16_t * const *rows, size_t c,
   return _mm256_packus_epi16 (lo, hi);
 }
 
-/* Chunk c of an output row (rest bytes of it, at most CHUNK): every byte,
- * or (keep != 0) only the bytes keep marks, the others from the source. */
-FIXED_AVX2 static inline void
-put_chunk (uint8_t * drow, const uint8_t * srow, size_t c, size_t rest,
-    __m256i v, uint32_t keep)
-{
-  if (rest == CHUNK) {
-    if (keep)
-      v = _mm256_blendv_epi8 (_mm256_loadu_si256 ((const __m256i *)
-              (srow + c * CHUNK)), v, _mm256_set1_epi32 ((int) keep));
-    _mm256_storeu_si256 ((__m256i *) (drow + c * CHUNK), v);
-    return;
-  }
-  uint8_t tail[CHUNK];          /* the row's tail, through a chunk aside */
-  _mm256_storeu_si256 ((__m256i *) tail, v);
-  const uint8_t *k = (const uint8_t *) &keep;
-  for (size_t i = 0; i < rest; i++)
-    drow[c * CHUNK + i] = !keep || k[i % 4] ? tail[i] : srow[c * CHUNK + i];
-}
-
 /* A blurred output row from the ring's horizontal sums (from chunk
  * `from` on). */
 FIXED_AVX2 static ALWAYS_INLINE void
@@ -377,7 +327,7 @@ vertical_capped (uint8_t * restrict drow, const uint8_t * srow,
     const KConvCpuFixed * w, int cap)
 {
   for (size_t c = from; c * CHUNK < n_bytes; c++)
-    put_chunk (drow, srow, c, n_bytes - c * CHUNK < CHUNK ?
+    kconv_put_chunk (drow, srow, c, n_bytes - c * CHUNK < CHUNK ?
         n_bytes - c * CHUNK : CHUNK, vertical_chunk (rows, c, w, cap), keep);
 }
 
@@ -474,20 +424,6 @@ vertical512 (uint8_t * restrict drow, const uint8_t * srow,
     vertical512_capped (drow, srow, rows, groups, keep, w, FIXED_MAX_TAPS);
 }
 
-/* floor (u / d) of unsigned lanes by the magic number of find_magic */
-FIXED_AVX2 static inline __m256i
-divide (__m256i u, const KConvCpuFixed * w)
-{
-  const __m256i t = _mm256_mulhi_epu16 (u, _mm256_set1_epi16 ((short)
-          w->magic));
-  if (!w->wide)
-    return _mm256_srl_epi16 (t, _mm_cvtsi32_si128 (w->shift));
-  /* (t + u) >> shift, as (t + (u - t) / 2) >> (shift - 1): no overflow */
-  return _mm256_srl_epi16 (_mm256_add_epi16 (t,
-          _mm256_srli_epi16 (_mm256_sub_epi16 (u, t), 1)),
-      _mm_cvtsi32_si128 (w->shift - 1));
-}
-
 /* Exact taps over padded source rows (rows[r] for kernel row r) for chunk
  * c, two taps an instruction: their samples interleaved, bytes times signed
  * bytes summed in pairs (pmaddubsw; no pair can saturate, as 255 * sum |w|
@@ -528,8 +464,10 @@ int_finish (__m256i lo, __m256i hi, const KConvCpuFixed * w)
     /* u = t + lift * d as unsigned 16 bits; floor (u / d) - lift */
     const __m256i add = _mm256_set1_epi16 ((short) w->lift_add);
     const __m256i lift = _mm256_set1_epi16 ((short) w->lift);
-    lo = _mm256_sub_epi16 (divide (_mm256_add_epi16 (lo, add), w), lift);
-    hi = _mm256_sub_epi16 (divide (_mm256_add_epi16 (hi, add), w), lift);
+    lo = _mm256_sub_epi16 (kconv_magic_divide (_mm256_add_epi16 (lo, add),
+            &w->magic), lift);
+    hi = _mm256_sub_epi16 (kconv_magic_divide (_mm256_add_epi16 (hi, add),
+            &w->magic), lift);
   } else if (w->shift) {
     const __m256i half = _mm256_set1_epi16 (w->half);
     const __m128i k = _mm_cvtsi32_si128 (w->shift);
@@ -544,19 +482,6 @@ int_finish (__m256i lo, __m256i hi, const KConvCpuFixed * w)
 /* int_taps and int_finish with AVX-512: 64 bytes a step, the taps' sources
  * found once a row.  Returns the bytes it did, a multiple of 2 * CHUNK; the
  * rest is int_row's. */
-
-FIXED_AVX512 static inline __m512i
-divide512 (__m512i u, const KConvCpuFixed * w)
-{
-  const __m512i t = _mm512_mulhi_epu16 (u, _mm512_set1_epi16 ((short)
-          w->magic));
-  if (!w->wide)
-    return _mm512_srl_epi16 (t, _mm_cvtsi32_si128 (w->shift));
-  return _mm512_srl_epi16 (_mm512_add_epi16 (t,
-          _mm512_srli_epi16 (_mm512_sub_epi16 (u, t), 1)),
-      _mm_cvtsi32_si128 (w->shift - 1));
-}
-
 FIXED_AVX512 static inline __m512i
 int_finish512 (__m512i v, const KConvCpuFixed * w)
 {
@@ -565,8 +490,8 @@ int_finish512 (__m512i v, const KConvCpuFixed * w)
   if (w->absolute)
     v = _mm512_abs_epi16 (v);
   if (w->divide)
-    v = _mm512_sub_epi16 (divide512 (_mm512_add_epi16 (v,
-                _mm512_set1_epi16 ((short) w->lift_add)), w),
+    v = _mm512_sub_epi16 (kconv_magic_divide512 (_mm512_add_epi16 (v,
+                _mm512_set1_epi16 ((short) w->lift_add)), &w->magic),
         _mm512_set1_epi16 ((short) w->lift));
   else if (w->shift)
     v = _mm512_sra_epi16 (_mm512_add_epi16 (v, _mm512_set1_epi16 (w->half)),
@@ -631,7 +556,7 @@ int_row (uint8_t * restrict drow, const uint8_t * srow,
   for (size_t c = from / CHUNK; c * CHUNK < n_bytes; c++) {
     __m256i lo = _mm256_setzero_si256 (), hi = lo;
     int_taps (rows, c, nc, w, &lo, &hi);
-    put_chunk (drow, srow, c, n_bytes - c * CHUNK < CHUNK ?
+    kconv_put_chunk (drow, srow, c, n_bytes - c * CHUNK < CHUNK ?
         n_bytes - c * CHUNK : CHUNK, int_finish (lo, hi, w), keep);
   }
 }
@@ -670,7 +595,7 @@ int_vertical_capped (uint8_t * restrict drow, const uint8_t * srow,
       hi = _mm256_add_epi16 (hi, _mm256_mullo_epi16 (_mm256_load_si256
               ((const __m256i *) (r + 16)), k));
     }
-    put_chunk (drow, srow, c, n_bytes - c * CHUNK < CHUNK ?
+    kconv_put_chunk (drow, srow, c, n_bytes - c * CHUNK < CHUNK ?
         n_bytes - c * CHUNK : CHUNK, int_finish (lo, hi, w), keep);
   }
 }
@@ -742,12 +667,6 @@ int_vertical512 (uint8_t * restrict drow, const uint8_t * srow,
     int_vertical512_capped (drow, srow, rows, groups, keep, w,
         FIXED_MAX_TAPS);
 }
-#else
-static int
-have_avx2 (void)
-{
-  return 0;
-}
 #endif
 
 KConvCpuFixed *
@@ -761,7 +680,7 @@ kconv_cpu_fixed_new (const KConvPlan * plan)
     return NULL;
   memset (w, 0, size);
   w->plan = plan;
-  if (!have_avx2 () || fixed_weights (plan, w) == KCONV_CPU_FIXED_NONE) {
+  if (kconv_cpu_isa () < KCONV_ISA_AVX2 || fixed_weights (plan, w) == KCONV_CPU_FIXED_NONE) {
     free (w);
     return NULL;
   }

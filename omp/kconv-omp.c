@@ -26,16 +26,7 @@
 /* Floats accumulated in registers at once: 8 AVX registers. */
 #define BLOCK 64
 
-/* Hot loops are built for AVX-512, AVX2 and plain x86-64, picked at load
- * (ifunc resolvers; not under ThreadSanitizer, whose runtime is not up yet
- * when they run). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) \
-    && !defined(__SANITIZE_THREAD__)
-#define KCONV_MULTIVERSION \
-  __attribute__((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define KCONV_MULTIVERSION
-#endif
+#define ALWAYS_INLINE inline __attribute__ ((always_inline))
 
 typedef struct {
   int row;                      /* which ring row */
@@ -61,7 +52,7 @@ typedef float vf __attribute__ ((vector_size (8 * sizeof (float))));
 
 /* acc[0 .. len) = sum over taps of weight * rows[row][offset + i].
  * len is a multiple of BLOCK and every row is readable that far. */
-KCONV_MULTIVERSION static void
+static ALWAYS_INLINE void
 accumulate_block (float *restrict acc, size_t len, const float *const *rows,
     const Tap * taps, int n_taps, size_t i0)
 {
@@ -171,21 +162,11 @@ accumulate_finish_avx512 (uint8_t * out, size_t n, const float *const *rows,
   return i0;
 }
 
-static void
-accumulate (float *restrict acc, size_t len, const float *const *rows,
-    const Tap * taps, int n_taps, int avx512)
-{
-  size_t done = 0;
-#ifdef KCONV_X86
-  if (avx512)
-    done = accumulate_avx512 (acc, len, rows, taps, n_taps);
-#endif
-  accumulate_block (acc, len, rows, taps, n_taps, done);
-}
+/* (after Job) */
 
 /* Widens one source row (NULL: a row of zeros) into packed floats with
  * cols - 1 border pixels around it, laid out by xmap. */
-KCONV_MULTIVERSION static void
+static ALWAYS_INLINE void
 load_row (float *restrict out, const uint8_t * srow, const KConvImage * im,
     const int *xmap, int ax, int padded_width)
 {
@@ -361,9 +342,9 @@ finish_exact_avx2 (uint8_t * out, const float *acc, size_t n, float sign,
 
 /* Packed sums to 8-bit samples, by the rule in kconv.h.  Written with
  * explicit vectors: the vectoriser gives up on this mix of widths. */
-KCONV_MULTIVERSION static void
+static ALWAYS_INLINE void
 finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
-    const KConvPlan * plan, Put put)
+    const KConvPlan * plan, Put put, int avx2)
 {
   const float sign = plan->exact && plan->negate ? -1.f : 1.f;
   const uint32_t absmask = plan->absolute ? 0x7fffffffu : 0xffffffffu;
@@ -377,7 +358,7 @@ finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
      * 2^24): from d = 4 on, one correction step makes it exact */
     const int steps = d >= 4 ? 1 : 3;
 #ifdef HAVE_FINISH_AVX2
-    if (__builtin_cpu_supports ("avx2"))
+    if (avx2)
       i = finish_exact_avx2 (out, acc, n, sign, plan->absolute, d, off,
           steps, put.keep_src, (uint32_t) put.keep_mask);
 #endif
@@ -407,7 +388,7 @@ finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
   } else {
     const float bias = plan->bias;
 #ifdef HAVE_FINISH_AVX2
-    if (__builtin_cpu_supports ("avx2"))
+    if (avx2)
       i = finish_inexact_avx2 (out, acc, n, bias, plan->absolute,
           put.keep_src, (uint32_t) put.keep_mask);
 #endif
@@ -444,8 +425,29 @@ store_row (uint8_t * drow, const uint8_t * srow, const uint8_t * packed,
   }
 }
 
+/* The hot loops, built once for each instruction set (x86-64-v4: AVX-512,
+ * v3: AVX2 and FMA, and plain x86-64) and picked for a frame by
+ * kconv_cpu_isa (), so that a knob can hold a machine to a narrower set
+ * (see loops_for, below). */
+typedef struct
+{
+  void (*accumulate_block) (float *restrict acc, size_t len,
+      const float *const *rows, const Tap * taps, int n_taps, size_t i0);
+  void (*load_row) (float *restrict out, const uint8_t * srow,
+      const KConvImage * im, const int *xmap, int ax, int padded_width);
+  void (*finish_row) (uint8_t *restrict out, const float *restrict acc,
+      size_t n, const KConvPlan * plan, Put put);
+  void (*update_columns) (int32_t * restrict col, const float *restrict in,
+      const float *restrict out, size_t n);
+  void (*window_sums) (float *restrict acc, const int32_t * restrict prefix,
+      size_t n, size_t span, float weight);
+  void (*update_columns_bytes) (int32_t * restrict col,
+      const uint8_t * restrict in, const uint8_t * restrict out, size_t n);
+} Loops;
+
 /* Everything the threads share. */
 typedef struct {
+  const Loops *loops;
   const KConvPlan *plan;
   const KConvImage *src, *dst;
   int separable;
@@ -458,7 +460,7 @@ typedef struct {
   int *xmap;
   uint32_t keep_mask;           /* convolving 4 bytes for 3: the real ones */
   uint64_t keep_bits;           /* the same, a bit a byte over 64 bytes */
-  int avx512;                   /* kconv_cpu_avx512 (), once a frame */
+  int isa;                      /* kconv_cpu_isa (), once a frame */
   int fused;                    /* accumulate_finish_avx512 takes the rows */
   Tap *taps2d, *taps_h, *taps_v;
   int n_taps2d, n_taps_h, n_taps_v;
@@ -483,6 +485,20 @@ source_row (const Job * job, int logical_row)
   return sy < 0 ? NULL : job->src->data + (ptrdiff_t) sy * job->src->stride;
 }
 
+/* acc[0 .. out_len) from the taps: with 16 floats a register where
+ * AVX-512 is in use, the rest (or all) with 8 */
+static void
+accumulate (const Job * job, float *restrict acc, const float *const *rows,
+    const Tap * taps, int n_taps)
+{
+  size_t done = 0;
+#ifdef KCONV_X86
+  if (job->isa >= KCONV_ISA_AVX512)
+    done = accumulate_avx512 (acc, job->out_len, rows, taps, n_taps);
+#endif
+  job->loops->accumulate_block (acc, job->out_len, rows, taps, n_taps, done);
+}
+
 /* Fills ring row for source row `logical_row` (border applied). */
 static void
 fill_ring_row (const Job * job, float *ring_row, float *raw, int logical_row,
@@ -490,14 +506,13 @@ fill_ring_row (const Job * job, float *ring_row, float *raw, int logical_row,
 {
   const uint8_t *s = source_row (job, logical_row);
   if (!job->separable) {
-    load_row (ring_row, s, job->src, job->xmap, job->plan->ax,
+    job->loops->load_row (ring_row, s, job->src, job->xmap, job->plan->ax,
         job->padded_width);
     return;
   }
-  load_row (raw, s, job->src, job->xmap, job->plan->ax, job->padded_width);
+  job->loops->load_row (raw, s, job->src, job->xmap, job->plan->ax, job->padded_width);
   one_row[0] = raw;
-  accumulate (ring_row, job->out_len, one_row, job->taps_h, job->n_taps_h,
-      job->avx512);
+  accumulate (job, ring_row, one_row, job->taps_h, job->n_taps_h);
 }
 
 /* Output row y from its sums (acc), by the rule in kconv.h; the first
@@ -516,11 +531,11 @@ emit_row (const Job * job, int y, const float *acc, uint8_t * packed,
   if (job->keep_mask) {
     /* 4-byte pixels convolved whole: the untouched bytes put back */
     const Put keep = { srow, job->keep_mask * 0x100000001ull };
-    finish_row (drow, acc, n, job->plan, keep);
+    job->loops->finish_row (drow, acc, n, job->plan, keep);
   } else if (job->src->n_channels == job->src->pixel_stride) {
-    finish_row (drow, acc, n, job->plan, all);
+    job->loops->finish_row (drow, acc, n, job->plan, all);
   } else {
-    finish_row (packed, acc, n, job->plan, all);
+    job->loops->finish_row (packed, acc, n, job->plan, all);
     store_row (drow, job->dst->keep_other_bytes ? NULL : srow, packed,
         job->src);
   }
@@ -562,16 +577,14 @@ run_band (const Job * job, float *mem, int y0, int y1)
           job->keep_mask ? srow : NULL, job->keep_bits);
       if (done == n)
         continue;
-      accumulate_block (acc, job->out_len, ordered, job->taps2d,
+      job->loops->accumulate_block (acc, job->out_len, ordered, job->taps2d,
           job->n_taps2d, done);
     } else
 #endif
     if (job->separable)
-      accumulate (acc, job->out_len, ordered, job->taps_v, job->n_taps_v,
-          job->avx512);
+      accumulate (job, acc, ordered, job->taps_v, job->n_taps_v);
     else
-      accumulate (acc, job->out_len, ordered, job->taps2d, job->n_taps2d,
-          job->avx512);
+      accumulate (job, acc, ordered, job->taps2d, job->n_taps2d);
     emit_row (job, y, acc, packed, done);
   }
 }
@@ -581,7 +594,7 @@ run_band (const Job * job, float *mem, int y0, int y1)
  * rows source rows, updated by one row in and one out; along the row, the
  * prefix sums of those, of which a window sum is a difference.  In int32:
  * prefix sums of a wide box pass 2^24. */
-KCONV_MULTIVERSION static void
+static ALWAYS_INLINE void
 update_columns (int32_t * restrict col, const float *restrict in,
     const float *restrict out, size_t n)
 {
@@ -621,11 +634,11 @@ prefix_sums_avx2 (int32_t * restrict prefix, const int32_t * restrict col,
 
 static void
 prefix_sums (int32_t * restrict prefix, const int32_t * restrict col,
-    size_t n, int nc)
+    size_t n, int nc, int isa)
 {
   memset (prefix, 0, (size_t) nc * sizeof *prefix);
 #ifdef HAVE_PREFIX_AVX2
-  if ((nc == 1 || nc == 4) && __builtin_cpu_supports ("avx2")) {
+  if ((nc == 1 || nc == 4) && isa >= KCONV_ISA_AVX2) {
     prefix_sums_avx2 (prefix, col, round_up (n, 8), nc);
     return;
   }
@@ -634,7 +647,7 @@ prefix_sums (int32_t * restrict prefix, const int32_t * restrict col,
     prefix[i + nc] = prefix[i] + col[i];
 }
 
-KCONV_MULTIVERSION static void
+static ALWAYS_INLINE void
 window_sums (float *restrict acc, const int32_t * restrict prefix, size_t n,
     size_t span, float weight)
 {
@@ -645,7 +658,7 @@ window_sums (float *restrict acc, const int32_t * restrict prefix, size_t n,
 /* The same from the source rows' bytes (either NULL: a row of zeros), where
  * every byte of a pixel is convolved: over the frame's own columns, the
  * border's copied from them after (border_columns). */
-KCONV_MULTIVERSION static void
+static ALWAYS_INLINE void
 update_columns_bytes (int32_t * restrict col, const uint8_t * restrict in,
     const uint8_t * restrict out, size_t n)
 {
@@ -697,28 +710,29 @@ run_band_box (const Job * job, float *mem, int y0, int y1)
   for (int k = 0; k < plan->rows; k++) {
     const uint8_t *srow = source_row (job, y0 - plan->ay + k);
     if (bytes) {
-      update_columns_bytes (middle, srow, NULL, row_n);
+      job->loops->update_columns_bytes (middle, srow, NULL, row_n);
       continue;
     }
-    load_row (in, srow, job->src, job->xmap, plan->ax, job->padded_width);
-    update_columns (col, in, out, n);
+    job->loops->load_row (in, srow, job->src, job->xmap, plan->ax,
+        job->padded_width);
+    job->loops->update_columns (col, in, out, n);
   }
   for (int y = y0; y < y1; y++) {
     const uint8_t *entering = source_row (job, y - plan->ay + plan->rows - 1);
     const uint8_t *leaving = source_row (job, y - plan->ay - 1);
     if (y > y0 && bytes) {
-      update_columns_bytes (middle, entering, leaving, row_n);
+      job->loops->update_columns_bytes (middle, entering, leaving, row_n);
     } else if (y > y0) {
-      load_row (in, entering, job->src, job->xmap, plan->ax,
+      job->loops->load_row (in, entering, job->src, job->xmap, plan->ax,
           job->padded_width);
-      load_row (out, leaving, job->src, job->xmap, plan->ax,
+      job->loops->load_row (out, leaving, job->src, job->xmap, plan->ax,
           job->padded_width);
-      update_columns (col, in, out, n);
+      job->loops->update_columns (col, in, out, n);
     }
     if (bytes)
       border_columns (col, job);
-    prefix_sums (prefix, col, n, nc);
-    window_sums (acc, prefix, (size_t) job->src->width * nc,
+    prefix_sums (prefix, col, n, nc, job->isa);
+    job->loops->window_sums (acc, prefix, (size_t) job->src->width * nc,
         (size_t) plan->cols * nc, job->box_weight);
     emit_row (job, y, acc, packed, 0);
   }
@@ -739,6 +753,69 @@ make_taps (Tap * taps, const float *w, int rows, int cols, int nc,
         n++;
       }
   return n;
+}
+
+/* Each loop once per instruction set: the bodies above, inlined into
+ * functions built for it. */
+#define ISA_VERSION(attr, name, suffix, params, args) \
+  attr static void name##_##suffix params { name args; }
+#ifdef KCONV_X86
+#define ISA_VERSIONS(name, params, args) \
+  ISA_VERSION (__attribute__ ((target ("arch=x86-64-v4"))), name, v4, \
+      params, args) \
+  ISA_VERSION (__attribute__ ((target ("arch=x86-64-v3"))), name, v3, \
+      params, args) \
+  ISA_VERSION (, name, base, params, args)
+#else
+#define ISA_VERSIONS(name, params, args) \
+  ISA_VERSION (, name, base, params, args)
+#endif
+
+ISA_VERSIONS (accumulate_block, (float *restrict acc, size_t len,
+        const float *const *rows, const Tap * taps, int n_taps, size_t i0),
+    (acc, len, rows, taps, n_taps, i0))
+ISA_VERSIONS (load_row, (float *restrict out, const uint8_t * srow,
+        const KConvImage * im, const int *xmap, int ax, int padded_width),
+    (out, srow, im, xmap, ax, padded_width))
+ISA_VERSIONS (update_columns, (int32_t * restrict col,
+        const float *restrict in, const float *restrict out, size_t n),
+    (col, in, out, n))
+ISA_VERSIONS (window_sums, (float *restrict acc,
+        const int32_t * restrict prefix, size_t n, size_t span,
+        float weight), (acc, prefix, n, span, weight))
+ISA_VERSIONS (update_columns_bytes, (int32_t * restrict col,
+        const uint8_t * restrict in, const uint8_t * restrict out, size_t n),
+    (col, in, out, n))
+/* finish_row takes its AVX2 steps or not as its build allows */
+#ifdef KCONV_X86
+ISA_VERSION (__attribute__ ((target ("arch=x86-64-v4"))), finish_row, v4,
+    (uint8_t * restrict out, const float *restrict acc, size_t n,
+        const KConvPlan * plan, Put put), (out, acc, n, plan, put, 1))
+ISA_VERSION (__attribute__ ((target ("arch=x86-64-v3"))), finish_row, v3,
+    (uint8_t * restrict out, const float *restrict acc, size_t n,
+        const KConvPlan * plan, Put put), (out, acc, n, plan, put, 1))
+#endif
+ISA_VERSION (, finish_row, base, (uint8_t * restrict out,
+        const float *restrict acc, size_t n, const KConvPlan * plan,
+        Put put), (out, acc, n, plan, put, 0))
+
+#define LOOPS(suffix) { accumulate_block_##suffix, load_row_##suffix, \
+  finish_row_##suffix, update_columns_##suffix, window_sums_##suffix, \
+  update_columns_bytes_##suffix }
+
+static const Loops *
+loops_for (int isa)
+{
+#ifdef KCONV_X86
+  static const Loops v4 = LOOPS (v4), v3 = LOOPS (v3);
+  if (isa >= KCONV_ISA_AVX512)
+    return &v4;
+  if (isa >= KCONV_ISA_AVX2)
+    return &v3;
+#endif
+  static const Loops base = LOOPS (base);
+  (void) isa;
+  return &base;
 }
 
 /* A frame in bands of rows, one a thread, each with its own scratch. */
@@ -763,7 +840,7 @@ run_bands (int t, int n, void *ctx)
 
 KConvStatus
 kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
-    const KConvCpuFixed * fixed, int n_threads,
+    const KConvCpuFixed * fixed, const KConvCpuBox * box, int n_threads,
     KConvCpuScratch * scratch, const KConvImage * src, const KConvImage * dst)
 {
   Job job = { 0 };
@@ -792,6 +869,9 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
   if (pass == KCONV_CPU_FIXED && fixed && nc == src->pixel_stride)
     return kconv_cpu_fixed_run (fixed, n_threads, scratch, src, dst,
         job.keep_mask);
+  if (pass == KCONV_CPU_BOX && box && nc == src->pixel_stride && nc <= 4)
+    return kconv_cpu_box_run (box, n_threads, scratch, src, dst,
+        job.keep_mask);
   job.plan = plan;
   job.src = src;
   job.dst = dst;
@@ -802,12 +882,13 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
   job.out_len = round_up ((size_t) src->width * nc, BLOCK);
   job.raw_len = round_up ((size_t) job.padded_width * nc + job.out_len, 16);
   job.ring_len = job.separable ? job.out_len : job.raw_len;
-  job.avx512 = kconv_cpu_avx512 ();
+  job.isa = kconv_cpu_isa ();
+  job.loops = loops_for (job.isa);
 #ifdef KCONV_X86
   /* inexact sums written straight to the frame: finished in registers */
   job.fused = !plan->exact && !job.separable && !job.box
       && (job.keep_mask || nc == src->pixel_stride)
-      && job.avx512;
+      && job.isa >= KCONV_ISA_AVX512;
   job.keep_bits = kconv_cpu_keep_bits (job.keep_mask);
 #endif
 
@@ -876,12 +957,26 @@ kconv_cpu_scratch_clear (KConvCpuScratch * scratch)
 }
 
 int
+kconv_cpu_isa (void)
+{
+  const int allowed = kconv_tuning ().cpu_isa;
+#ifdef KCONV_X86
+  __builtin_cpu_init ();
+  if (allowed >= KCONV_ISA_AVX512 && __builtin_cpu_supports ("avx512f")
+      && __builtin_cpu_supports ("avx512bw"))
+    return KCONV_ISA_AVX512;
+  /* x86-64-v3, which the v3 loops are built for: AVX2 with FMA and BMI2
+   * (every such CPU has the rest of it) */
+  if (allowed >= KCONV_ISA_AVX2 && __builtin_cpu_supports ("avx2")
+      && __builtin_cpu_supports ("fma") && __builtin_cpu_supports ("bmi2"))
+    return KCONV_ISA_AVX2;
+#endif
+  (void) allowed;
+  return KCONV_ISA_BASELINE;
+}
+
+int
 kconv_cpu_avx512 (void)
 {
-#ifdef KCONV_X86
-  return __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports
-      ("avx512bw") && kconv_tuning ().cpu_avx512;
-#else
-  return 0;
-#endif
+  return kconv_cpu_isa () >= KCONV_ISA_AVX512;
 }

@@ -86,13 +86,16 @@ check_gaussians (void)
   free (out);
 }
 
-/* One exact kernel on random 0/255 frames (sums at both ends) of several
- * layouts and odd widths: the same bits as the reference, and the 16-bit
- * path taken or not as `int16` says (1 or 0; -1: either), where the CPU
- * has AVX2. */
+/* One exact kernel (rows x cols) on random frames of several layouts and
+ * odd widths, 0/255 (sums at both ends) or noise: the same bits as the
+ * reference, and an integer path (16-bit lanes, or a box's running sums in
+ * integer lanes) taken or not as `int16` says (1 or 0; -1: either), where
+ * the CPU has AVX2.  Frames from 1 to `max_height` rows (bands of
+ * threads meet in the taller ones). */
 static void
-check_exact_kernel (const char *name, int n, const float *w, double divisor,
-    double offset, int absolute, int int16)
+check_exact_rect (const char *name, int rows, int cols, const float *w,
+    double divisor, double offset, int absolute, int int16, int noise,
+    int max_height)
 {
   static const struct
   {
@@ -102,19 +105,23 @@ check_exact_kernel (const char *name, int n, const float *w, double divisor,
   };
   static const int widths[] = { 1, 7, 37, 130 };
   __builtin_cpu_init ();
-  const int avx2 = __builtin_cpu_supports ("avx2");
+  const char *isa = getenv ("KCONV_CPU_ISA");
+  const int avx2 = __builtin_cpu_supports ("avx2")
+      && !(isa && !strcmp (isa, "baseline"));
   for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
     for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
-      const int width = widths[wi], height = 1 + (int) (wi * 7 + l) % 23;
+      const int width = widths[wi],
+          height = 1 + (int) (wi * 7 + l) * 13 % max_height;
       const int ps = layouts[l].ps;
       const ptrdiff_t stride = (ptrdiff_t) width * ps + 5;
       const size_t size = (size_t) stride * height;
       uint8_t *src = malloc (size), *ref = malloc (size), *out = malloc (size);
       for (size_t i = 0; i < size; i++)
-        src[i] = rand () % 2 ? 255 : (uint8_t) (rand () % 3);
+        src[i] = noise ? (uint8_t) (rand () >> 5) : rand () % 2 ? 255 :
+            (uint8_t) (rand () % 3);
       memcpy (ref, src, size);
       memcpy (out, src, size);
-      KConvKernel k = { n, n, w, divisor, offset, absolute };
+      KConvKernel k = { cols, rows, w, divisor, offset, absolute };
       KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
       KConvOptions opt = { KCONV_BACKEND_CPU, 2, -1 };
       KConvImage im = { src, width, height, stride, ps, layouts[l].nc,
@@ -132,12 +139,15 @@ check_exact_kernel (const char *name, int n, const float *w, double divisor,
           && kconv_filter_run (f, &im, &d) == KCONV_OK;
       CHECK (ok, "%s: run", name);
       if (ok) {
-        CHECK (memcmp (ref, out, size) == 0, "%s (div %g off %g abs %d), "
-            "%d-byte pixels, %dx%d: differs from the reference", name,
-            divisor, offset, absolute, ps, width, height);
-        const int took = strstr (kconv_filter_strategy (f), "16-bit") != NULL;
-        CHECK (!avx2 || int16 < 0 || took == int16, "%s (div %g): %s", name,
-            divisor, kconv_filter_strategy (f));
+        CHECK (memcmp (ref, out, size) == 0, "%s %dx%d (div %g off %g abs "
+            "%d), %d-byte pixels, %dx%d, border %d: differs from the "
+            "reference", name, cols, rows, divisor, offset, absolute, ps,
+            width, height, (int) (wi % 4));
+        const char *path = kconv_filter_strategy (f);
+        const int took = strstr (path, "16-bit") || strstr (path,
+            "integer lanes");
+        CHECK (!avx2 || int16 < 0 || took == int16, "%s %dx%d (div %g): %s",
+            name, cols, rows, divisor, path);
       }
       kconv_filter_free (fref);
       kconv_filter_free (f);
@@ -145,6 +155,65 @@ check_exact_kernel (const char *name, int n, const float *w, double divisor,
       free (ref);
       free (out);
     }
+}
+
+static void
+check_exact_kernel (const char *name, int n, const float *w, double divisor,
+    double offset, int absolute, int int16)
+{
+  check_exact_rect (name, n, n, w, divisor, offset, absolute, int16, 0, 23);
+}
+
+/* Boxes of every shape to 121x121 (1xN and Nx1 among them), by running
+ * sums: in integer lanes where |w| divides the divisor (16-bit to 16x16 when
+ * normalised, 32-bit beyond, or where the quotient can pass 1023), in floats
+ * where it does not; every border, layout and sign, offsets at the ends of
+ * their range, on 0/255 frames and on noise, frames tall enough for two
+ * threads' bands to meet. */
+static void
+check_boxes (void)
+{
+  static const struct
+  {
+    int rows, cols;
+    float w;
+    double divisor, offset;
+    int absolute, int_lanes;
+  } boxes[] = {
+    {5, 5, 1, 0, 0, 0, 1}, {7, 7, 1, 0, 0, 0, 1}, {9, 9, 1, 0, 3, 0, 1},
+    {15, 15, 1, 0, 0, 0, 1}, {16, 16, 1, 0, 0, 0, 1},
+    {17, 17, 1, 0, 0, 0, 1}, {31, 31, 1, 0, -2, 0, 1},
+    {61, 61, 1, 0, 0, 0, 1}, {121, 121, 1, 0, 0, 0, 1},
+    {1, 31, 1, 0, 0, 0, 1}, {31, 1, 1, 0, 0, 0, 1}, {1, 121, 1, 0, 0, 0, 1},
+    {121, 1, 1, 0, 0, 0, 1}, {5, 9, 1, 0, 0, 0, 1}, {9, 5, 1, 0, 0, 0, 1},
+    {3, 41, 1, 0, 0, 0, 1}, {41, 3, 1, 0, 7, 0, 1}, {2, 16, 1, 0, 0, 0, 1},
+    {6, 8, 1, 0, 0, 0, 1}, {12, 10, 1, 0, 0, 0, 1},
+    /* weights and divisors of other values and signs */
+    {7, 7, 3, 0, 0, 0, 1}, {7, 7, 1, 48, 0, 0, 1}, {7, 7, 1, 50, 0, 0, 1},
+    {7, 7, 1, 64, 0, 0, 1}, {7, 7, -1, 0, 0, 0, 1}, {7, 7, 1, -49, 200, 0, 1},
+    {7, 7, -1, 0, 255, 0, 1}, {7, 7, -1, 49, 0, 1, 1},
+    {7, 7, 1, -49, 0, 1, 1}, {7, 7, -2, -98, 0, 0, 1},
+    {9, 9, 1, 1, 0, 0, 1}, {5, 5, 1, 4, -600, 0, 1}, {5, 5, 1, 2, -5000, 0, 1},
+    {5, 5, 1, 25, 1e6, 0, 1}, {5, 5, 1, 25, -1e6, 0, 1},
+    {31, 31, 1, 961, 1e7, 0, 1}, {31, 31, 1, -961, 1e7, 0, 1},
+    {31, 31, -1, 961, -1e7, 1, 1}, {61, 61, 1, 7, 0, 0, 1},
+    {121, 121, 1, 1, -3000000, 0, 1},
+    /* |w| not dividing the divisor, or sums near 2^24 once it is added:
+     * running sums in floats (or 16-bit taps, where they hold it) */
+    {61, 61, 2, 3, 0, 0, 0}, {7, 7, 2, 49, 0, 0, -1},
+    {121, 121, 1, 33554432, 0, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof boxes / sizeof boxes[0]; i++) {
+    const int n = boxes[i].rows * boxes[i].cols;
+    float *w = malloc (sizeof (float) * n);
+    for (int j = 0; j < n; j++)
+      w[j] = boxes[i].w;
+    for (int noise = 0; noise < 2; noise++)
+      check_exact_rect ("box", boxes[i].rows, boxes[i].cols, w,
+          boxes[i].divisor, boxes[i].offset, boxes[i].absolute,
+          boxes[i].int_lanes, noise, 300);
+    free (w);
+  }
 }
 
 /* Exact kernels in 16-bit lanes: the named ones, boxes, divisors that are
@@ -183,23 +252,12 @@ check_exact_16bit (void)
   for (size_t i = 0; i < sizeof odd_divisors / sizeof odd_divisors[0]; i++)
     check_exact_kernel ("7x7 of 2", 7, w7, odd_divisors[i], (int) i - 4,
         (int) i % 2, 1);
-  /* boxes: the divisor is the count of weights; from 5x5 in two passes,
-   * to 11x11 (255 * 121 fits 16 bits, 255 * 169 does not) */
+  /* named boxes: the divisor is the count of weights; 3x3 in two passes
+   * of 16-bit lanes, from 5x5 by running sums in integer lanes */
   for (int n = 3; n <= 13; n += 2) {
     int rows, cols;
     float *w = kconv_named_kernel (KCONV_NAMED_BOX, n, 0, &rows, &cols);
-    check_exact_kernel ("box", n, w, 0, n % 3, n % 4 == 1, n <= 11);
-    free (w);
-  }
-  /* larger boxes: running sums (a weight of 3 and a divisor of its own
-   * too) */
-  static const int big_boxes[] = { 15, 31, 61, 121 };
-  for (size_t i = 0; i < sizeof big_boxes / sizeof big_boxes[0]; i++) {
-    const int n = big_boxes[i];
-    float *w = malloc (sizeof (float) * n * n);
-    for (int j = 0; j < n * n; j++)
-      w[j] = i % 2 ? 3.f : 1.f;
-    check_exact_kernel ("big box", n, w, i % 2 ? 0 : -7, (int) i * 5, 0, 0);
+    check_exact_kernel ("box", n, w, 0, n % 3, n % 4 == 1, 1);
     free (w);
   }
   /* rank 1 with signs, the divisor negative: two passes, exact */
@@ -304,6 +362,7 @@ main (int argc, char **argv)
   conv_table_run (KCONV_BACKEND_CPU, seed, KCONV_MAX_KERNEL_SIZE);
   check_gaussians ();
   check_exact_16bit ();
+  check_boxes ();
   check_exact_finish ();
 
   printf ("forced: direct\n");

@@ -24,6 +24,7 @@ struct KConvFilter
   KConvPath path;
   KConvCpuFixed *cpu_fixed;     /* the CPU's 16-bit path that takes it */
   int cpu_box;                  /* exact, every weight one value */
+  KConvCpuBox *cpu_box_sums;    /* its running sums in integer lanes */
   int n_threads;
   KConvCpuScratch cpu_scratch;
   KConvCpuFft *cpu_fft;
@@ -189,6 +190,10 @@ cpu_separable_pays (const KConvPlan * plan)
 #define CPU_FFT_MIN_TAPS_MANY_THREADS CPU_FFT_MIN_TAPS_EXACT
 #endif
 
+/* From this many weights on, boxes take running sums in integer lanes
+ * (kconv-box.c) rather than two passes of taps in 16-bit lanes. */
+#define CPU_BOX_SUMS_MIN_TAPS 25
+
 /* An exact kernel whose weights are all one value */
 static int
 plan_is_box (const KConvPlan * plan)
@@ -202,8 +207,12 @@ plan_is_box (const KConvPlan * plan)
 }
 
 static KConvPath
-cpu_path (const KConvPlan * plan, const KConvCpuFixed * fixed, int n_threads)
+cpu_path (const KConvPlan * plan, const KConvCpuFixed * fixed,
+    const KConvCpuBox * box_sums, int n_threads)
 {
+  /* boxes of any shape (1xN and Nx1 too): running sums down and across */
+  if (box_sums && plan->rows * plan->cols >= CPU_BOX_SUMS_MIN_TAPS)
+    return KCONV_PATH_SEPARABLE;
   /* small exact kernels: one pass in 16-bit lanes beats two in floats */
   if (kconv_cpu_fixed_kind (fixed) == KCONV_CPU_FIXED_INT)
     return KCONV_PATH_DIRECT;
@@ -259,12 +268,16 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
       options->n_threads < kconv_cpu_count () ? options->n_threads :
       kconv_cpu_count ();
   /* the CPU's 16-bit paths, worked out once (a CUDA filter may fall back) */
-  if (backend != KCONV_BACKEND_REFERENCE && kconv_tuning ().cpu_fixed)
-    f->cpu_fixed = kconv_cpu_fixed_new (&f->plan);
   f->cpu_box = plan_is_box (&f->plan);
+  if (backend != KCONV_BACKEND_REFERENCE && kconv_tuning ().cpu_fixed) {
+    f->cpu_fixed = kconv_cpu_fixed_new (&f->plan);
+    if (f->cpu_box)
+      f->cpu_box_sums = kconv_cpu_box_new (&f->plan);
+  }
   f->path = backend == KCONV_BACKEND_REFERENCE ? KCONV_PATH_DIRECT :
       backend == KCONV_BACKEND_CPU ?
-      cpu_path (&f->plan, f->cpu_fixed, f->n_threads) :
+      cpu_path (&f->plan, f->cpu_fixed, f->cpu_box_sums,
+          f->n_threads) :
       separable_pays (&f->plan) ? KCONV_PATH_SEPARABLE : KCONV_PATH_DIRECT;
   f->backend = backend;
 #ifdef KCONV_HAVE_FFTW
@@ -280,7 +293,8 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
         options->device_id, &f->cuda);
     if (st != KCONV_OK && options->backend == KCONV_BACKEND_AUTO) {
       f->backend = KCONV_BACKEND_CPU;   /* auto: a GPU that fails to start */
-      f->path = cpu_path (&f->plan, f->cpu_fixed, f->n_threads);
+      f->path = cpu_path (&f->plan, f->cpu_fixed, f->cpu_box_sums,
+          f->n_threads);
 #ifdef KCONV_HAVE_FFTW
       if (f->path == KCONV_PATH_FFT)
         f->cpu_fft = kconv_cpu_fft_new (&f->plan);
@@ -337,6 +351,11 @@ cpu_pass (const KConvFilter * f)
 {
   const int separable = f->path == KCONV_PATH_SEPARABLE;
   const KConvCpuFixedKind fixed = kconv_cpu_fixed_kind (f->cpu_fixed);
+  /* boxes by integer running sums from the size where they beat two
+   * passes of taps */
+  if (separable && f->cpu_box_sums
+      && f->plan.rows * f->plan.cols >= CPU_BOX_SUMS_MIN_TAPS)
+    return KCONV_CPU_BOX;
   if ((fixed == KCONV_CPU_FIXED_INT && !separable)
       || (fixed == KCONV_CPU_FIXED_INT_SEPARABLE && separable)
       || (fixed == KCONV_CPU_FIXED_BLUR && separable))
@@ -360,7 +379,7 @@ filter_run (KConvFilter * f, const KConvImage * src, const KConvImage * dst)
         return kconv_cpu_fft_run (f->cpu_fft, f->n_threads, src, dst);
 #endif
       return kconv_cpu_run (&f->plan, cpu_pass (f), f->cpu_fixed,
-          f->n_threads, &f->cpu_scratch, src, dst);
+          f->cpu_box_sums, f->n_threads, &f->cpu_scratch, src, dst);
 #ifdef KCONV_HAVE_CUDA
     case KCONV_BACKEND_CUDA:
       return kconv_cuda_run (f->cuda, src, dst, f->n_threads);
@@ -574,6 +593,7 @@ kconv_filter_free (KConvFilter * f)
     return;
   kconv_cpu_scratch_clear (&f->cpu_scratch);
   kconv_cpu_fixed_free (f->cpu_fixed);
+  kconv_cpu_box_free (f->cpu_box_sums);
 #ifdef KCONV_HAVE_FFTW
   kconv_cpu_fft_free (f->cpu_fft);
 #endif
@@ -617,6 +637,9 @@ kconv_filter_strategy (const KConvFilter * f)
         return f->plan.exact ? "separable: horizontal then vertical pass, "
             "exact in 16-bit lanes" : "separable: horizontal then vertical "
             "pass, 16-bit fixed point";
+      if (pass == KCONV_CPU_BOX && f->cpu_box_sums)
+        return "separable: running sums down and across (a box), exact in "
+            "integer lanes";
       if (pass == KCONV_CPU_BOX)
         return "separable: running sums down and across (a box), exact";
       return "separable: horizontal then vertical pass";

@@ -21,8 +21,10 @@ from_environment (KConvTuning * t)
     snprintf (t->cpu_strategy, sizeof t->cpu_strategy, "%s", v);
   v = getenv ("KCONV_CPU_FIXED");
   t->cpu_fixed = !v || strcmp (v, "0") != 0;
-  v = getenv ("KCONV_CPU_AVX512");
-  t->cpu_avx512 = !v || strcmp (v, "0") != 0;
+  v = getenv ("KCONV_CPU_ISA");
+  t->cpu_isa = !v ? KCONV_ISA_AVX512 : !strcmp (v, "avx2") ?
+      KCONV_ISA_AVX2 : !strcmp (v, "baseline") ? KCONV_ISA_BASELINE :
+      KCONV_ISA_AVX512;
   if ((v = getenv ("KCONV_CUDA_STRATEGY")))
     snprintf (t->cuda_strategy, sizeof t->cuda_strategy, "%s", v);
   v = getenv ("KCONV_CUDA_PACKED");

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Read once from the environment (KCONV_CPU_STRATEGY, KCONV_CPU_FIXED,
- * KCONV_CPU_AVX512, KCONV_CUDA_STRATEGY, KCONV_CUDA_PACKED,
+ * KCONV_CPU_ISA, KCONV_CUDA_STRATEGY, KCONV_CUDA_PACKED,
  * KCONV_CUDA_BANDS, KCONV_CUDA_MATCH_PRUNE, KCONV_CUDA_WAIT,
  * KCONV_CUDA_COPIES); a test or benchmark may set them for the process
  * instead.  A filter takes them when it is made.
@@ -34,13 +34,24 @@ enum
   KCONV_COPIES_SHARED_UP,
 };
 
+/* KCONV_CPU_ISA: avx512 (the default: as wide as the CPU allows), avx2
+ * (x86-64-v3) or baseline (plain x86-64, SSE2) */
+enum
+{
+  KCONV_ISA_BASELINE,
+  KCONV_ISA_AVX2,
+  KCONV_ISA_AVX512,
+};
+
 typedef struct
 {
   char cpu_strategy[16];        /* "" (measured choice), "direct" or "fft" */
   int cpu_fixed;                /* 0 keeps blurs on the CPU in floats (no
                                  * 16-bit fixed point) */
-  int cpu_avx512;               /* 0 keeps the CPU's paths to AVX2 where
-                                 * AVX-512 is there (to test them) */
+  int cpu_isa;                  /* the widest instruction set the CPU's
+                                 * paths may take, KCONV_ISA_*: narrower
+                                 * than the CPU's to test and time those
+                                 * paths (KCONV_CPU_ISA=avx2, baseline) */
   char cuda_strategy[16];       /* "" or small, direct, separable, fft, mma,
                                  * wgmma, sepmma: forced where it takes the
                                  * kernel */
