@@ -43,6 +43,7 @@ struct KConvCpuBox
   int d;                        /* d' above */
   int half;                     /* h above */
   int wide;                     /* 32-bit lanes */
+  int exact22;                  /* ... where every S + h < 2^22 - 1 */
   int pow2;                     /* d' = 2^shift: a shift */
   int shift;
   KConvMagic magic;
@@ -88,6 +89,7 @@ kconv_cpu_box_new (const KConvPlan * plan)
     free (b);
     return NULL;
   }
+  b->exact22 = u_max < (1 << 22) - 1;
   if (!b->wide)
     b->offset = b->offset > NARROW_MAX_OFFSET ? NARROW_MAX_OFFSET :
         b->offset < -NARROW_MAX_OFFSET ? -NARROW_MAX_OFFSET : b->offset;
@@ -160,17 +162,15 @@ static void
 border_columns (uint16_t * col, const BoxJob * job)
 {
   const int nc = job->nc, ax = job->plan->ax;
-  const size_t px = (size_t) nc * sizeof *col;
   for (int x = 0; x < job->padded; x++) {
     if (x == ax)
       x = ax + job->src->width;         /* the middle is done */
     if (x >= job->padded)
       break;
-    if (job->xmap[x] < 0)
-      memset (col + (size_t) x * nc, 0, px);
-    else
-      memcpy (col + (size_t) x * nc, col + (size_t) (ax + job->xmap[x]) * nc,
-          px);
+    uint16_t *to = col + (size_t) x * nc;
+    const int from = job->xmap[x];
+    for (int c = 0; c < nc; c++)
+      to[c] = from < 0 ? 0 : col[(size_t) (ax + from) * nc + c];
   }
 }
 
@@ -336,51 +336,106 @@ prefix32 (int32_t * prefix, const uint16_t * col, size_t n, int nc)
 
 /* offset +- floor ((S + h) / d') of 16 window sums, as signed 16-bit */
 BOX_AVX2 static ALWAYS_INLINE __m256i
-finish16 (__m256i s, const KConvCpuBox * b)
+finish16 (__m256i s, const KConvCpuBox * b, int negative, int pow2)
 {
   const __m256i u = _mm256_add_epi16 (s, _mm256_set1_epi16 ((short) b->half));
-  const __m256i q = b->pow2 ? _mm256_srl_epi16 (u,
+  const __m256i q = pow2 ? _mm256_srl_epi16 (u,
       _mm_cvtsi32_si128 (b->shift)) : kconv_magic_divide (u, &b->magic);
   const __m256i off = _mm256_set1_epi16 ((short) b->offset);
-  return b->negative ? _mm256_sub_epi16 (off, q) : _mm256_add_epi16 (off, q);
+  return negative ? _mm256_sub_epi16 (off, q) : _mm256_add_epi16 (off, q);
 }
 
-/* The same for 8 sums in 32-bit lanes (offset +- q clamps when packed) */
+/* The same for 8 sums in 32-bit lanes (offset +- q clamps when packed).
+ * Below 2^22 (exact: every box to 121x121 with a divisor to 2^13) the
+ * quotient is (u + 1/2) / d' truncated: that lies at least 1 / 2d' from
+ * an integer, and the float product is off by less, relative 2^-23.
+ * Above, the estimate is corrected a step each way. */
 BOX_AVX2 static ALWAYS_INLINE __m256i
-finish32 (__m256i s, const KConvCpuBox * b)
+finish32 (__m256i s, const KConvCpuBox * b, int negative, int exact22)
 {
-  const __m256i u = _mm256_add_epi32 (s, _mm256_set1_epi32 (b->half));
-  const __m256i d = _mm256_set1_epi32 (b->d);
-  __m256i q = _mm256_cvttps_epi32 (_mm256_mul_ps (_mm256_cvtepi32_ps (u),
-          _mm256_set1_ps (b->inv_d)));
-  const __m256i r = _mm256_sub_epi32 (u, _mm256_mullo_epi32 (q, d));
-  q = _mm256_sub_epi32 (q, _mm256_cmpgt_epi32 (r,
-          _mm256_sub_epi32 (d, _mm256_set1_epi32 (1))));  /* r >= d: +1 */
-  q = _mm256_add_epi32 (q, _mm256_cmpgt_epi32 (_mm256_setzero_si256 (), r));
+  __m256i q;
+  if (exact22) {
+    q = _mm256_cvttps_epi32 (_mm256_mul_ps (_mm256_add_ps
+            (_mm256_cvtepi32_ps (s), _mm256_set1_ps (b->half + 0.5f)),
+            _mm256_set1_ps (b->inv_d)));
+  } else {
+    const __m256i u = _mm256_add_epi32 (s, _mm256_set1_epi32 (b->half));
+    const __m256i d = _mm256_set1_epi32 (b->d);
+    q = _mm256_cvttps_epi32 (_mm256_mul_ps (_mm256_cvtepi32_ps (u),
+            _mm256_set1_ps (b->inv_d)));
+    const __m256i r = _mm256_sub_epi32 (u, _mm256_mullo_epi32 (q, d));
+    q = _mm256_sub_epi32 (q, _mm256_cmpgt_epi32 (r,
+            _mm256_sub_epi32 (d, _mm256_set1_epi32 (1))));  /* r >= d: +1 */
+    q = _mm256_add_epi32 (q, _mm256_cmpgt_epi32 (_mm256_setzero_si256 (),
+            r));
+  }
   const __m256i off = _mm256_set1_epi32 (b->offset);
-  return b->negative ? _mm256_sub_epi32 (off, q) : _mm256_add_epi32 (off, q);
+  return negative ? _mm256_sub_epi32 (off, q) : _mm256_add_epi32 (off, q);
 }
 
 /* An output row from the prefix sums: window sums span apart */
+BOX_AVX2 static ALWAYS_INLINE void
+window_row16_as (uint8_t * drow, const uint8_t * srow,
+    const uint16_t * prefix, size_t span, size_t row_bytes, uint32_t keep,
+    const KConvCpuBox * b, int negative, int pow2)
+{
+  for (size_t c = 0; c * KCONV_CHUNK < row_bytes; c++) {
+    const uint16_t *p = prefix + c * KCONV_CHUNK;
+    const __m256i lo = finish16 (_mm256_sub_epi16 (_mm256_loadu_si256
+            ((const __m256i *) (p + span)),
+            _mm256_loadu_si256 ((const __m256i *) p)), b, negative, pow2);
+    const __m256i hi = finish16 (_mm256_sub_epi16 (_mm256_loadu_si256
+            ((const __m256i *) (p + span + 16)),
+            _mm256_loadu_si256 ((const __m256i *) (p + 16))), b, negative,
+        pow2);
+    const __m256i v = _mm256_permute4x64_epi64 (_mm256_packus_epi16 (lo, hi),
+        0xd8);
+    const size_t rest = row_bytes - c * KCONV_CHUNK;
+    kconv_put_chunk (drow, srow, c, rest < KCONV_CHUNK ? rest : KCONV_CHUNK,
+        v, keep);
+  }
+}
+
+BOX_AVX2 static ALWAYS_INLINE void
+window_row32_as (uint8_t * drow, const uint8_t * srow,
+    const int32_t * prefix, size_t span, size_t row_bytes, uint32_t keep,
+    const KConvCpuBox * b, int negative, int exact22)
+{
+  const __m256i order = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
+  for (size_t c = 0; c * KCONV_CHUNK < row_bytes; c++) {
+    __m256i q[4];
+    for (int k = 0; k < 4; k++) {
+      const int32_t *p = prefix + c * KCONV_CHUNK + 8 * k;
+      q[k] = finish32 (_mm256_sub_epi32 (_mm256_loadu_si256
+              ((const __m256i *) (p + span)),
+              _mm256_loadu_si256 ((const __m256i *) p)), b, negative,
+          exact22);
+    }
+    const __m256i v = _mm256_permutevar8x32_epi32 (_mm256_packus_epi16
+        (_mm256_packs_epi32 (q[0], q[1]), _mm256_packs_epi32 (q[2], q[3])),
+        order);
+    const size_t rest = row_bytes - c * KCONV_CHUNK;
+    kconv_put_chunk (drow, srow, c, rest < KCONV_CHUNK ? rest : KCONV_CHUNK,
+        v, keep);
+  }
+}
+
+/* one copy for each sign and kind of division, the choice out of the
+ * loop */
 BOX_AVX2 static void
 window_row16 (uint8_t * drow, const uint8_t * srow, const uint16_t * prefix,
     size_t span, const BoxJob * job)
 {
   const KConvCpuBox *b = job->box;
-  for (size_t c = 0; c * KCONV_CHUNK < job->row_bytes; c++) {
-    const uint16_t *p = prefix + c * KCONV_CHUNK;
-    const __m256i lo = finish16 (_mm256_sub_epi16 (_mm256_loadu_si256
-            ((const __m256i *) (p + span)),
-            _mm256_loadu_si256 ((const __m256i *) p)), b);
-    const __m256i hi = finish16 (_mm256_sub_epi16 (_mm256_loadu_si256
-            ((const __m256i *) (p + span + 16)),
-            _mm256_loadu_si256 ((const __m256i *) (p + 16))), b);
-    const __m256i v = _mm256_permute4x64_epi64 (_mm256_packus_epi16 (lo, hi),
-        0xd8);
-    const size_t rest = job->row_bytes - c * KCONV_CHUNK;
-    kconv_put_chunk (drow, srow, c, rest < KCONV_CHUNK ? rest : KCONV_CHUNK,
-        v, job->keep);
-  }
+  const size_t n = job->row_bytes;
+  if (b->negative && b->pow2)
+    window_row16_as (drow, srow, prefix, span, n, job->keep, b, 1, 1);
+  else if (b->negative)
+    window_row16_as (drow, srow, prefix, span, n, job->keep, b, 1, 0);
+  else if (b->pow2)
+    window_row16_as (drow, srow, prefix, span, n, job->keep, b, 0, 1);
+  else
+    window_row16_as (drow, srow, prefix, span, n, job->keep, b, 0, 0);
 }
 
 BOX_AVX2 static void
@@ -388,22 +443,15 @@ window_row32 (uint8_t * drow, const uint8_t * srow, const int32_t * prefix,
     size_t span, const BoxJob * job)
 {
   const KConvCpuBox *b = job->box;
-  const __m256i order = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
-  for (size_t c = 0; c * KCONV_CHUNK < job->row_bytes; c++) {
-    __m256i q[4];
-    for (int k = 0; k < 4; k++) {
-      const int32_t *p = prefix + c * KCONV_CHUNK + 8 * k;
-      q[k] = finish32 (_mm256_sub_epi32 (_mm256_loadu_si256
-              ((const __m256i *) (p + span)),
-              _mm256_loadu_si256 ((const __m256i *) p)), b);
-    }
-    const __m256i v = _mm256_permutevar8x32_epi32 (_mm256_packus_epi16
-        (_mm256_packs_epi32 (q[0], q[1]), _mm256_packs_epi32 (q[2], q[3])),
-        order);
-    const size_t rest = job->row_bytes - c * KCONV_CHUNK;
-    kconv_put_chunk (drow, srow, c, rest < KCONV_CHUNK ? rest : KCONV_CHUNK,
-        v, job->keep);
-  }
+  const size_t n = job->row_bytes;
+  if (b->negative && b->exact22)
+    window_row32_as (drow, srow, prefix, span, n, job->keep, b, 1, 1);
+  else if (b->negative)
+    window_row32_as (drow, srow, prefix, span, n, job->keep, b, 1, 0);
+  else if (b->exact22)
+    window_row32_as (drow, srow, prefix, span, n, job->keep, b, 0, 1);
+  else
+    window_row32_as (drow, srow, prefix, span, n, job->keep, b, 0, 0);
 }
 
 static void
