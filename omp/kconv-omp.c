@@ -162,7 +162,6 @@ accumulate_finish_avx512 (uint8_t * out, size_t n, const float *const *rows,
   return i0;
 }
 
-/* (after Job) */
 
 /* Widens one source row (NULL: a row of zeros) into packed floats with
  * cols - 1 border pixels around it, laid out by xmap. */
@@ -338,6 +337,43 @@ finish_exact_avx2 (uint8_t * out, const float *acc, size_t n, float sign,
 }
 
 #define HAVE_FINISH_AVX2 1
+
+/* The same with AVX2: 64 sums a step in 8 registers, two 32-byte stores;
+ * keep (the 4-byte mask), where not 0, as for put_32. */
+__attribute__ ((target ("avx2,fma")))
+static size_t
+accumulate_finish_avx2 (uint8_t * out, size_t n, const float *const *rows,
+    const Tap * taps, int n_taps, float bias, int absolute,
+    const uint8_t * keep_src, uint32_t keep)
+{
+  const __m256 vbias = _mm256_set1_ps (bias), top = _mm256_set1_ps (255.f);
+  const __m256i absmask = _mm256_set1_epi32 (absolute ? 0x7fffffff : -1);
+  const __m256i vkeep = _mm256_set1_epi32 ((int) keep);
+  size_t i0 = 0;
+  for (; i0 + 64 <= n; i0 += 64) {
+    __m256 a[8];
+    for (int k = 0; k < 8; k++)
+      a[k] = _mm256_setzero_ps ();
+    for (int t = 0; t < n_taps; t++) {
+      const float *s = rows[taps[t].row] + taps[t].offset + i0;
+      const __m256 w = _mm256_set1_ps (taps[t].weight);
+      for (int k = 0; k < 8; k++)
+        a[k] = _mm256_fmadd_ps (w, _mm256_loadu_ps (s + 8 * k), a[k]);
+    }
+    for (int h = 0; h < 2; h++) {
+      __m256i q[4];
+      for (int k = 0; k < 4; k++) {
+        __m256 v = _mm256_castsi256_ps (_mm256_and_si256
+            (_mm256_castps_si256 (a[4 * h + k]), absmask));
+        q[k] = _mm256_cvttps_epi32 (_mm256_min_ps (_mm256_add_ps (v, vbias),
+                top));
+      }
+      put_32 (out + i0 + 32 * h, q, keep_src ? keep_src + i0 + 32 * h : NULL,
+          vkeep);
+    }
+  }
+  return i0;
+}
 #endif
 
 /* Packed sums to 8-bit samples, by the rule in kconv.h.  Written with
@@ -461,7 +497,8 @@ typedef struct {
   uint32_t keep_mask;           /* convolving 4 bytes for 3: the real ones */
   uint64_t keep_bits;           /* the same, a bit a byte over 64 bytes */
   int isa;                      /* kconv_cpu_isa (), once a frame */
-  int fused;                    /* accumulate_finish_avx512 takes the rows */
+  int fused;                    /* accumulate_finish_avx512 (or _avx2)
+                                 * takes the rows */
   Tap *taps2d, *taps_h, *taps_v;
   int n_taps2d, n_taps_h, n_taps_v;
 } Job;
@@ -571,10 +608,14 @@ run_band (const Job * job, float *mem, int y0, int y1)
     if (job->fused) {
       const size_t n = (size_t) job->src->width * job->src->n_channels;
       const uint8_t *srow = job->src->data + (ptrdiff_t) y * job->src->stride;
-      done = accumulate_finish_avx512 (job->dst->data +
-          (ptrdiff_t) y * job->dst->stride, n, ordered, job->taps2d,
+      uint8_t *drow = job->dst->data + (ptrdiff_t) y * job->dst->stride;
+      done = job->isa >= KCONV_ISA_AVX512 ?
+          accumulate_finish_avx512 (drow, n, ordered, job->taps2d,
           job->n_taps2d, plan->bias, plan->absolute,
-          job->keep_mask ? srow : NULL, job->keep_bits);
+          job->keep_mask ? srow : NULL, job->keep_bits) :
+          accumulate_finish_avx2 (drow, n, ordered, job->taps2d,
+          job->n_taps2d, plan->bias, plan->absolute,
+          job->keep_mask ? srow : NULL, job->keep_mask);
       if (done == n)
         continue;
       job->loops->accumulate_block (acc, job->out_len, ordered, job->taps2d,
@@ -888,7 +929,7 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
   /* inexact sums written straight to the frame: finished in registers */
   job.fused = !plan->exact && !job.separable && !job.box
       && (job.keep_mask || nc == src->pixel_stride)
-      && job.isa >= KCONV_ISA_AVX512;
+      && job.isa >= KCONV_ISA_AVX2;
   job.keep_bits = kconv_cpu_keep_bits (job.keep_mask);
 #endif
 
