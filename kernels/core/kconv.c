@@ -191,7 +191,9 @@ cpu_separable_pays (const KConvPlan * plan)
 #endif
 
 /* From this many weights on, boxes take running sums in integer lanes
- * (kconv-box.c) rather than two passes of taps in 16-bit lanes. */
+ * (kconv-box.c) rather than two passes of taps in 16-bit lanes: measured
+ * on 1080p RGBA, 5x5 0.80 ms against 0.88 (AVX-512) and 1.33 (AVX2);
+ * 3x3 stays with the taps where AVX-512 is there (0.72 against 0.84). */
 #define CPU_BOX_SUMS_MIN_TAPS 25
 
 /* An exact kernel whose weights are all one value */
