@@ -228,45 +228,65 @@ scan32 (__m256i v, int nc)
   return v;
 }
 
-/* The lane of a register of `lanes` whose channel lane j of the next one
- * continues: the last of its channel. */
-static int
-carry_lane (int j, int nc, int lanes)
-{
-  return lanes - 1 - ((((-1 - j) % nc) + nc) % nc);
-}
+/* The carry from one register to the next: the totals so far of each
+ * channel (T, channel c in place c), to which each register adds its own
+ * (its last lane of each channel, X) and from which each register takes
+ * its lanes' (C): one add on the chain from a register to the next.  Lane j
+ * of register k is channel (lanes * k + j) mod nc; with 3 channels the
+ * pattern repeats every 3 registers, so there are 3 of each shuffle. */
+#define BOX_PERIOD 3
 
 /* prefix[i + nc] = col[i] + col[i - nc] + ..., prefix[0 .. nc) = 0 */
 BOX_AVX2 static ALWAYS_INLINE void
 prefix16_nc (uint16_t * restrict prefix, const uint16_t * restrict col,
     size_t n, int nc)
 {
-  /* the carry: the last 4 lanes put in every quarter, then each lane picks
-   * its channel's */
-  uint8_t pick[32];
-  for (int j = 0; j < 16; j++) {
-    const int from = carry_lane (j, nc, 16) - 12;
-    pick[2 * j] = (uint8_t) (2 * from);
-    pick[2 * j + 1] = (uint8_t) (2 * from + 1);
-  }
-  const __m256i ctl = _mm256_loadu_si256 ((const __m256i *) pick);
+  /* in 16-bit lanes T is 4 words repeated in every quarter (pshufb stays
+   * within 128-bit halves); X is gathered from the last quarter */
   memset (prefix, 0, (size_t) nc * sizeof *prefix);
-  __m256i carry = _mm256_setzero_si256 ();
+  __m256i totals = _mm256_setzero_si256 ();
+  if (16 % nc == 0) {
+    /* every register starts on channel 0: T kept in lane order (lane j
+     * the total of channel j mod nc), so C = T */
+    uint8_t lane[32];
+    for (int j = 0; j < 16; j++) {
+      const int last = 15 - (15 - j) % nc;
+      lane[2 * j] = (uint8_t) (2 * (last - 12));
+      lane[2 * j + 1] = (uint8_t) (2 * (last - 12) + 1);
+    }
+    const __m256i ctl = _mm256_loadu_si256 ((const __m256i *) lane);
+    for (size_t i = 0; i < n; i += 16) {
+      __m256i v = scan16 (_mm256_loadu_si256 ((const __m256i *) (col + i)),
+          nc);
+      const __m256i x = _mm256_shuffle_epi8 (_mm256_permute4x64_epi64 (v,
+              0xff), ctl);
+      v = _mm256_add_epi16 (v, totals);
+      totals = _mm256_add_epi16 (totals, x);
+      _mm256_storeu_si256 ((__m256i *) (prefix + nc + i), v);
+    }
+    return;
+  }
+  uint8_t take[BOX_PERIOD][32], add[BOX_PERIOD][32];
+  for (int r = 0; r < BOX_PERIOD; r++)
+    for (int j = 0; j < 16; j++) {
+      const int c = (16 * r + j) % nc, pos = j % 4;
+      take[r][2 * j] = (uint8_t) (2 * c);
+      take[r][2 * j + 1] = (uint8_t) (2 * c + 1);
+      const int last = 15 - (16 * r + 15 - pos + 4 * nc) % nc;
+      add[r][2 * j] = pos < nc ? (uint8_t) (2 * (last - 12)) : 0x80;
+      add[r][2 * j + 1] = pos < nc ? (uint8_t) (2 * (last - 12) + 1) : 0x80;
+    }
+  int r = 0;
   for (size_t i = 0; i < n; i += 16) {
     __m256i v = scan16 (_mm256_loadu_si256 ((const __m256i *) (col + i)),
         nc);
-    if (16 % nc == 0) {
-      /* every register starts on channel 0: the carry grows by this
-       * register's totals, one add on the chain from one to the next */
-      const __m256i total = _mm256_shuffle_epi8 (_mm256_permute4x64_epi64 (v,
-              0xff), ctl);
-      v = _mm256_add_epi16 (v, carry);
-      carry = _mm256_add_epi16 (carry, total);
-    } else {
-      v = _mm256_add_epi16 (v, carry);
-      carry = _mm256_shuffle_epi8 (_mm256_permute4x64_epi64 (v, 0xff), ctl);
-    }
+    const __m256i x = _mm256_shuffle_epi8 (_mm256_permute4x64_epi64 (v,
+            0xff), _mm256_loadu_si256 ((const __m256i *) add[r]));
+    v = _mm256_add_epi16 (v, _mm256_shuffle_epi8 (totals,
+            _mm256_loadu_si256 ((const __m256i *) take[r])));
+    totals = _mm256_add_epi16 (totals, x);
     _mm256_storeu_si256 ((__m256i *) (prefix + nc + i), v);
+    r = r + 1 == BOX_PERIOD ? 0 : r + 1;
   }
 }
 
@@ -274,24 +294,40 @@ BOX_AVX2 static ALWAYS_INLINE void
 prefix32_nc (int32_t * restrict prefix, const uint16_t * restrict col,
     size_t n, int nc)
 {
-  int32_t pick[8];
-  for (int j = 0; j < 8; j++)
-    pick[j] = carry_lane (j, nc, 8);
-  const __m256i ctl = _mm256_loadu_si256 ((const __m256i *) pick);
   memset (prefix, 0, (size_t) nc * sizeof *prefix);
-  __m256i carry = _mm256_setzero_si256 ();
+  __m256i totals = _mm256_setzero_si256 ();
+  if (8 % nc == 0) {
+    int32_t lane[8];
+    for (int j = 0; j < 8; j++)
+      lane[j] = 7 - (7 - j) % nc;
+    const __m256i ctl = _mm256_loadu_si256 ((const __m256i *) lane);
+    for (size_t i = 0; i < n; i += 8) {
+      __m256i v = scan32 (_mm256_cvtepu16_epi32 (_mm_loadu_si128
+              ((const __m128i *) (col + i))), nc);
+      const __m256i x = _mm256_permutevar8x32_epi32 (v, ctl);
+      v = _mm256_add_epi32 (v, totals);
+      totals = _mm256_add_epi32 (totals, x);
+      _mm256_storeu_si256 ((__m256i *) (prefix + nc + i), v);
+    }
+    return;
+  }
+  int32_t take[BOX_PERIOD][8], add[BOX_PERIOD][8];
+  for (int r = 0; r < BOX_PERIOD; r++)
+    for (int j = 0; j < 8; j++) {
+      take[r][j] = (8 * r + j) % nc;
+      add[r][j] = j < nc ? 7 - (8 * r + 7 - j + 4 * nc) % nc : 0;
+    }
+  int r = 0;
   for (size_t i = 0; i < n; i += 8) {
     __m256i v = scan32 (_mm256_cvtepu16_epi32 (_mm_loadu_si128
             ((const __m128i *) (col + i))), nc);
-    if (8 % nc == 0) {
-      const __m256i total = _mm256_permutevar8x32_epi32 (v, ctl);
-      v = _mm256_add_epi32 (v, carry);
-      carry = _mm256_add_epi32 (carry, total);
-    } else {
-      v = _mm256_add_epi32 (v, carry);
-      carry = _mm256_permutevar8x32_epi32 (v, ctl);
-    }
+    const __m256i x = _mm256_permutevar8x32_epi32 (v,
+        _mm256_loadu_si256 ((const __m256i *) add[r]));
+    v = _mm256_add_epi32 (v, _mm256_permutevar8x32_epi32 (totals,
+            _mm256_loadu_si256 ((const __m256i *) take[r])));
+    totals = _mm256_add_epi32 (totals, x);
     _mm256_storeu_si256 ((__m256i *) (prefix + nc + i), v);
+    r = r + 1 == BOX_PERIOD ? 0 : r + 1;
   }
 }
 

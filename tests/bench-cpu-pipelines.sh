@@ -18,8 +18,10 @@ declare -A elements=(
   [cv-smooth3]="cvsmooth type=gaussian kernel-width=3 kernel-height=3"
   [kconv-sobel-x]="kconvfilter kernel=sobel-x backend=cpu frames-in-flight=1"
   [cv-sobel]="cvsobel"
+  [kconv-box31]="kconvfilter kernel=box kernel-size=31 backend=cpu frames-in-flight=1"
+  [cv-blur31]="cvsmooth type=blur kernel-width=31 kernel-height=31"
 )
-order="identity kconv-gaussian3 cv-smooth3 kconv-sobel-x cv-sobel"
+order="identity kconv-gaussian3 cv-smooth3 kconv-sobel-x cv-sobel kconv-box31 cv-blur31"
 busy="gst-launch-1.0 -q videotestsrc num-buffers=100000 ! $caps ! cvsmooth ! fakesink sync=false"
 
 seconds() {      # seconds a pipeline takes

@@ -71,7 +71,8 @@ bench_case (const BenchArgs * args, int width, int height, int channels,
   const int gaussian = kind == KIND_GAUSSIAN;
   char name[64];
   snprintf (name, sizeof name, "%dx%d %s %s %dx%d", width, height,
-      channels == 4 ? "RGBA" : "GRAY8", kind_names[kind], size, size);
+      channels == 4 ? "RGBA" : channels == 3 ? "RGB" : "GRAY8",
+      kind_names[kind], size, size);
   if (!bench_selected (args, name))
     return;
   Case c = { width, height, channels };
@@ -199,7 +200,7 @@ main (int argc, char **argv)
 
   static const int frames[][2] = { {1920, 1080}, {3840, 2160} };
   for (int f = 0; f < (args.quick ? 1 : 2); f++)
-    for (int ch = 4; ch >= 1; ch -= 3)
+    for (int ch = 4; ch >= 1; ch -= ch == 4 ? 1 : 2)    /* 4, 3, 1 */
       for (Kind kind = KIND_ARBITRARY; kind <= KIND_BOX; kind++)
         for (int s = 0; s < n_sizes; s++)
           if (kind != KIND_EDGE || sizes[s] == 3)
