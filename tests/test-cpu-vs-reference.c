@@ -213,7 +213,7 @@ check_boxes (void)
     for (int noise = 0; noise < 2; noise++)
       check_exact_rect ("box", boxes[i].rows, boxes[i].cols, w,
           boxes[i].divisor, boxes[i].offset, boxes[i].absolute,
-          boxes[i].int_lanes, noise, 61);
+          boxes[i].int_lanes, noise, n > 1000 ? 23 : 61);
     free (w);
   }
 }
