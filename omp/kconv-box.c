@@ -569,12 +569,10 @@ kconv_cpu_box_run (const KConvCpuBox * box, int n_threads,
   if (st != KCONV_OK)
     return st;
   job.scratch = (uint8_t *) scratch->data;
-  job.xmap = malloc (job.padded * sizeof (int));
+  job.xmap = kconv_plan_border_map (plan, src->width);
   if (!job.xmap)
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory for the "
         "box's border map");
-  for (int x = 0; x < job.padded; x++)
-    job.xmap[x] = kconv_border_index (plan->border, x - plan->ax, src->width);
 
   kconv_team_run (n_threads, run_bands, &job);
   free (job.xmap);

@@ -881,12 +881,9 @@ kconv_cpu_fixed_run (const KConvCpuFixed * fixed, int n_threads,
     return st;
   job.scratch = (uint8_t *) scratch->data;
 
-  const int padded = src->width + plan->cols - 1;
-  job.xmap = malloc (padded * sizeof (int));
+  job.xmap = kconv_plan_border_map (plan, src->width);
   if (!job.xmap)
     return KCONV_ERROR_OUT_OF_MEMORY;
-  for (int x = 0; x < padded; x++)
-    job.xmap[x] = kconv_border_index (plan->border, x - plan->ax, src->width);
 
   kconv_team_run (n_threads, run_bands, &job);
   free (job.xmap);

@@ -944,15 +944,13 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
     return st;
 
   int n_taps = plan->rows * plan->cols;
-  job.xmap = malloc (job.padded_width * sizeof (int));
+  job.xmap = kconv_plan_border_map (plan, src->width);
   Tap *taps = malloc ((n_taps + plan->rows + plan->cols) * sizeof (Tap));
   if (!job.xmap || !taps) {
     free (job.xmap);
     free (taps);
     return KCONV_ERROR_OUT_OF_MEMORY;
   }
-  for (int x = 0; x < job.padded_width; x++)
-    job.xmap[x] = kconv_border_index (plan->border, x - plan->ax, src->width);
 
   float scale = plan->exact ? 1.f : plan->scale;
   if (job.separable) {

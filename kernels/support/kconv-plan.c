@@ -157,3 +157,14 @@ kconv_plan_clear (KConvPlan * plan)
   free (plan->v);
   memset (plan, 0, sizeof *plan);
 }
+
+int *
+kconv_plan_border_map (const KConvPlan * plan, int width)
+{
+  const int padded = width + plan->cols - 1;
+  int *map = malloc ((size_t) padded * sizeof *map);
+  if (map)
+    for (int x = 0; x < padded; x++)
+      map[x] = kconv_border_index (plan->border, x - plan->ax, width);
+  return map;
+}

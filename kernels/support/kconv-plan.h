@@ -51,6 +51,11 @@ KConvStatus kconv_plan_init (KConvPlan * plan, const KConvKernel * kernel,
     KConvBorder border);
 void kconv_plan_clear (KConvPlan * plan);
 
+/* The source column each column of a row padded for the plan reads (x -
+ * ax, by its border rule, for x < width + cols - 1; -1 for a zero): a
+ * malloc'd array, NULL when out of memory. */
+int *kconv_plan_border_map (const KConvPlan * plan, int width);
+
 #ifdef __CUDACC__
 #define KCONV_HOST_DEVICE __host__ __device__
 #define KCONV_OUT_OF_LINE __noinline__
