@@ -398,9 +398,9 @@ gst_kconv_base_start (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
   KConvBackend backend = gst_kconv_base_backend (self, NULL);
   if (!kconv_backend_available (backend)) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, SETTINGS,
         ("backend=%s requested but it is not available",
-            kconv_backend_name (backend)), ("%s", kconv_last_error ()));
+            kconv_backend_name (backend)), KCONV_ERROR_BACKEND_UNAVAILABLE);
     return FALSE;
   }
   return TRUE;
@@ -545,44 +545,67 @@ gst_kconv_base_submit_input_buffer (GstBaseTransform * trans,
   return ret;
 }
 
-/* A frame in flight the GPU failed: again on the CPU, where auto allows. */
-static KConvStatus
-gst_kconv_base_redo (KConvInflightFrame * f, gpointer user_data)
+gboolean
+gst_kconv_base_submit (GstKConvBase * self, KConvInflightFrame * f)
+{
+  GstKConvBaseClass *klass = GST_KCONV_BASE_GET_CLASS (self);
+  KConvStatus st = klass->submit_frame (self, f);
+  if (st != KCONV_OK && gst_kconv_base_fall_back (self, st)) {
+    kconv_slot_wait (f->slot);  /* what the GPU did of it, if anything */
+    if (!klass->rebuild_core (self, f))
+      return FALSE;             /* its error posted */
+    st = klass->submit_frame (self, f);
+  }
+  if (st != KCONV_OK) {
+    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED, ("Processing failed"),
+        st);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A frame in flight that failed: again on the CPU where it was the GPU and
+ * backend=auto allows, else its error. */
+static GstFlowReturn
+gst_kconv_base_redo (KConvInflightFrame * f, KConvStatus failed,
+    gpointer user_data)
 {
   GstKConvBase *self = user_data;
   GstKConvBaseClass *klass = GST_KCONV_BASE_GET_CLASS (self);
-  KConvStatus failed = f->status;
-  if (!klass->redo_frame || (!self->gpu_failed
-          && !gst_kconv_base_fall_back (self, failed)))
-    return failed;
-  GST_DEBUG_OBJECT (self, "computing a frame in flight again on the CPU");
-  return klass->redo_frame (self, f);
+  if (f->mapped && klass->submit_frame && (self->gpu_failed
+          || gst_kconv_base_fall_back (self, failed))) {
+    GST_DEBUG_OBJECT (self, "computing a frame in flight again on the CPU");
+    if (!klass->rebuild_core (self, f))
+      return GST_FLOW_ERROR;    /* its error posted */
+    failed = klass->submit_frame (self, f);
+    if (failed == KCONV_OK)
+      failed = kconv_slot_wait (f->slot);
+    if (failed == KCONV_OK)
+      return GST_FLOW_OK;
+  }
+  GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
+      ("Processing failed while the frame was in flight"), failed);
+  return GST_FLOW_ERROR;
 }
 
 /* A frame in flight whose work is done: the subclass completes it. */
-static KConvStatus
+static GstFlowReturn
 gst_kconv_base_finish (KConvInflightFrame * f, gpointer user_data)
 {
   GstKConvBase *self = user_data;
   GstKConvBaseClass *klass = GST_KCONV_BASE_GET_CLASS (self);
-  return klass->finish_frame ? klass->finish_frame (self, f) : KCONV_OK;
+  return klass->finish_frame ? klass->finish_frame (self, f) : GST_FLOW_OK;
 }
 
 /* Finishes the oldest frame in flight. */
 static GstFlowReturn
 gst_kconv_base_finish_oldest (GstKConvBase * self, GstBuffer ** outbuf)
 {
-  KConvStatus st = kconv_inflight_pop (&self->inflight, outbuf,
+  GstFlowReturn ret = kconv_inflight_pop (&self->inflight, outbuf,
       gst_kconv_base_redo, gst_kconv_base_finish, self);
   if (kconv_inflight_length (&self->inflight) == 0)
     self->drain_all = FALSE;
-  if (st != KCONV_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Processing failed while the frame was in flight"), ("%s: %s",
-            kconv_status_string (st), kconv_last_error ()));
-    return GST_FLOW_ERROR;
-  }
-  return GST_FLOW_OK;
+  return ret;
 }
 
 static GstFlowReturn

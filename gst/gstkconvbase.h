@@ -15,6 +15,13 @@
 
 G_BEGIN_DECLS
 
+/* The one way the elements post a failed core call as an element error:
+ * text as GST_ELEMENT_ERROR's message, the core's status and its detail
+ * (kconv_last_error) as the debug text. */
+#define GST_KCONV_POST_CORE_ERROR(el, domain, code, text, status) \
+  GST_ELEMENT_ERROR (el, domain, code, text, ("%s: %s", \
+          kconv_status_string (status), kconv_last_error ()))
+
 #define GST_TYPE_KCONV_BASE (gst_kconv_base_get_type ())
 #define GST_KCONV_BASE(obj) \
     (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_KCONV_BASE, GstKConvBase))
@@ -82,12 +89,17 @@ struct _GstKConvBase
  *   with gst_kconv_base_queue() or gst_kconv_base_queue_done(); called
  *   with the CUDA context current on CUDA memory.  Subclasses that leave
  *   it NULL work in transform_ip or transform_frame(_ip).
- * @redo_frame: computes a frame in flight again on the CPU after the GPU
- *   failed it (gst_kconv_base_fall_back() has made the options say CPU);
- *   its buffers still mapped.  NULL: such a frame is an error.
+ * @submit_frame: starts the work of a mapped frame on its slot with the
+ *   core as it is (gst_kconv_base_submit() calls it, and again on the CPU
+ *   after the GPU failed the frame); returns the core's status.
+ * @rebuild_core: makes the core again for the options in force (the CPU,
+ *   once gst_kconv_base_fall_back() has made them say so), for the frame
+ *   about to be submitted; FALSE with its own error posted.
  * @finish_frame: completes a frame in flight whose work is done, just
  *   before it goes out, its buffers still mapped (an element that reports
- *   what it found does it here, in order).  May be NULL.
+ *   what it found does it here, in order).  Returns GST_FLOW_OK, or a
+ *   flow whose error it has posted itself (the base posts no other).
+ *   May be NULL.
  * @frames_held: how many frames the element may hold now, for the latency
  *   it reports (1: each leaves as soon as it is done).  NULL:
  *   frames-in-flight.
@@ -100,8 +112,9 @@ struct _GstKConvBaseClass
 
   void (*free_core) (GstKConvBase * base);
   GstFlowReturn (*start_frame) (GstKConvBase * base, GstBuffer * inbuf);
-  KConvStatus (*redo_frame) (GstKConvBase * base, KConvInflightFrame * f);
-  KConvStatus (*finish_frame) (GstKConvBase * base, KConvInflightFrame * f);
+  KConvStatus (*submit_frame) (GstKConvBase * base, KConvInflightFrame * f);
+  gboolean (*rebuild_core) (GstKConvBase * base, KConvInflightFrame * f);
+  GstFlowReturn (*finish_frame) (GstKConvBase * base, KConvInflightFrame * f);
   guint (*frames_held) (GstKConvBase * base);
   GstDebugCategory *debug;
 
@@ -124,6 +137,10 @@ guint gst_kconv_base_options (GstKConvBase * base, KConvOptions * options);
  * warning on the bus, and returns TRUE: the caller computes the frame
  * again.  FALSE: the caller posts its error. */
 gboolean gst_kconv_base_fall_back (GstKConvBase * base, KConvStatus st);
+/* Submits the work of a mapped frame (submit_frame); where the GPU fails
+ * and backend=auto allows, goes on on the CPU (rebuild_core, then
+ * submit_frame again).  FALSE with the element error posted, once. */
+gboolean gst_kconv_base_submit (GstKConvBase * base, KConvInflightFrame * f);
 /* After a core was made for backend=auto: when it runs on the CPU although
  * a GPU is there, the GPU failed to start, which is said as any GPU failure */
 void gst_kconv_base_check_auto_start (GstKConvBase * base,

@@ -70,19 +70,10 @@
 GST_DEBUG_CATEGORY_STATIC (gst_kconv_filter_debug);
 #define GST_CAT_DEFAULT gst_kconv_filter_debug
 
-typedef enum
-{
-  GST_KCONV_KERNEL_IDENTITY = KCONV_NAMED_IDENTITY,
-  GST_KCONV_KERNEL_EDGE = KCONV_NAMED_EDGE,
-  GST_KCONV_KERNEL_LAPLACIAN = KCONV_NAMED_LAPLACIAN,
-  GST_KCONV_KERNEL_SHARPEN = KCONV_NAMED_SHARPEN,
-  GST_KCONV_KERNEL_BOX = KCONV_NAMED_BOX,
-  GST_KCONV_KERNEL_GAUSSIAN = KCONV_NAMED_GAUSSIAN,
-  GST_KCONV_KERNEL_SOBEL_X = KCONV_NAMED_SOBEL_X,
-  GST_KCONV_KERNEL_SOBEL_Y = KCONV_NAMED_SOBEL_Y,
-  GST_KCONV_KERNEL_EMBOSS = KCONV_NAMED_EMBOSS,
-  GST_KCONV_KERNEL_CUSTOM,
-} GstKConvKernel;
+/* The `kernel` property: the core's named kernels (KConvNamedKernel, their
+ * values the same) and custom, at a value past any of them that stays
+ * where it is when kernels are added. */
+#define GST_KCONV_KERNEL_CUSTOM 1000
 
 typedef enum
 {
@@ -113,7 +104,7 @@ enum
   N_PROPERTIES
 };
 
-#define DEFAULT_KERNEL GST_KCONV_KERNEL_IDENTITY
+#define DEFAULT_KERNEL KCONV_NAMED_IDENTITY
 #define DEFAULT_KERNEL_SIZE 3
 #define DEFAULT_SIGMA 0.0
 #define DEFAULT_DIVISOR 0.0
@@ -129,7 +120,7 @@ static GParamSpec *properties[N_PROPERTIES];
 /* Everything a property sets; read and written under the object lock. */
 typedef struct
 {
-  GstKConvKernel kernel;
+  gint kernel;                  /* KConvNamedKernel, or GST_KCONV_KERNEL_CUSTOM */
   gint kernel_size;
   gdouble sigma;
   gfloat *custom;               /* custom_rows * custom_cols */
@@ -171,23 +162,21 @@ static GType
 gst_kconv_kernel_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_KCONV_KERNEL_IDENTITY, "Identity (passthrough)", "identity"},
-    {GST_KCONV_KERNEL_EDGE, "Edges, 8-neighbour Laplacian", "edge"},
-    {GST_KCONV_KERNEL_LAPLACIAN, "Laplacian, 4-neighbour", "laplacian"},
-    {GST_KCONV_KERNEL_SHARPEN, "Sharpen", "sharpen"},
-    {GST_KCONV_KERNEL_BOX, "Box blur of kernel-size", "box"},
-    {GST_KCONV_KERNEL_GAUSSIAN, "Gaussian blur of kernel-size and sigma",
-        "gaussian"},
-    {GST_KCONV_KERNEL_SOBEL_X, "Sobel, horizontal gradient", "sobel-x"},
-    {GST_KCONV_KERNEL_SOBEL_Y, "Sobel, vertical gradient", "sobel-y"},
-    {GST_KCONV_KERNEL_EMBOSS, "Emboss", "emboss"},
-    {GST_KCONV_KERNEL_CUSTOM, "Custom, from the matrix property", "custom"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type))
+  /* from the core's table, then custom */
+  static GEnumValue values[KCONV_NAMED_COUNT + 2];
+  if (g_once_init_enter (&type)) {
+    for (gint i = 0; i < KCONV_NAMED_COUNT; i++) {
+      const KConvNamedKernelInfo *k = kconv_named_kernel_info (i);
+      values[i].value = k->id;
+      values[i].value_name = k->description;
+      values[i].value_nick = k->nick;
+    }
+    values[KCONV_NAMED_COUNT].value = GST_KCONV_KERNEL_CUSTOM;
+    values[KCONV_NAMED_COUNT].value_name = "Custom, from the matrix property";
+    values[KCONV_NAMED_COUNT].value_nick = "custom";
     g_once_init_leave (&type, g_enum_register_static ("GstKConvKernel",
             values));
+  }
   return type;
 }
 
@@ -499,17 +488,21 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   guint cookie = self->settings_cookie;
   GST_OBJECT_UNLOCK (self);
 
-  /* kernel-size sizes box and gaussian only: say so, once a size */
-  gboolean sized = snap.kernel == GST_KCONV_KERNEL_BOX
-      || snap.kernel == GST_KCONV_KERNEL_GAUSSIAN;
-  if (snap.kernel_size_set && !sized && snap.kernel_size != DEFAULT_KERNEL_SIZE
+  /* kernel-size sizes some named kernels only: say so, once a size */
+  const KConvNamedKernelInfo *named = kconv_named_kernel_info (snap.kernel);
+  if (snap.kernel_size_set && !(named && named->sized)
+      && snap.kernel_size != DEFAULT_KERNEL_SIZE
       && snap.kernel_size != self->size_warned) {
-    GEnumValue *v = g_enum_get_value (g_type_class_peek (GST_TYPE_KCONV_KERNEL),
-        snap.kernel);
+    GString *sized = g_string_new (NULL);
+    for (gint i = 0; i < KCONV_NAMED_COUNT; i++)
+      if (kconv_named_kernel_info (i)->sized)
+        g_string_append_printf (sized, "%s%s", sized->len ? ", " : "",
+            kconv_named_kernel_info (i)->nick);
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
-        ("kernel-size=%d has no effect with kernel=%s: it sizes the box and "
-            "gaussian kernels only", snap.kernel_size, v ? v->value_nick : "?"),
+        ("kernel-size=%d has no effect with kernel=%s: it sizes only %s",
+            snap.kernel_size, named ? named->nick : "custom", sized->str),
         (NULL));
+    g_string_free (sized, TRUE);
     self->size_warned = snap.kernel_size;
   }
 
@@ -547,15 +540,14 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   g_free (snap.custom);
 
   if (st == KCONV_ERROR_BACKEND_UNAVAILABLE) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, SETTINGS,
         ("backend=%s requested but it is not available",
-            kconv_backend_name (options.backend)), ("%s", kconv_last_error ()));
+            kconv_backend_name (options.backend)), st);
     return FALSE;
   }
   if (st != KCONV_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Could not set up the convolution"), ("%s: %s",
-            kconv_status_string (st), kconv_last_error ()));
+    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, SETTINGS,
+        ("Could not set up the convolution"), st);
     return FALSE;
   }
 
@@ -663,9 +655,8 @@ gst_kconv_filter_start_frame_on_device (GstKConvFilter * self,
       if (st == KCONV_OK)
         ret = GST_FLOW_OK;
       else
-        GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Convolution failed on "
-                "the GPU"), ("%s: %s", kconv_status_string (st),
-                kconv_last_error ()));
+        GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
+            ("Convolution failed on " "the GPU"), st);
     }
     gst_video_frame_unmap (&in);
   }
@@ -745,15 +736,7 @@ gst_kconv_filter_start_frame (GstKConvBase * base, GstBuffer * inbuf)
         (NULL));
     return GST_FLOW_ERROR;
   }
-  KConvStatus st = submit_planes (self, f);
-  if (st != KCONV_OK && gst_kconv_base_fall_back (base, st)) {
-    kconv_slot_wait (f->slot);  /* what the GPU did of it, if anything */
-    st = gst_kconv_filter_ensure_core (self) ? submit_planes (self, f) :
-        KCONV_ERROR_BACKEND_UNAVAILABLE;
-  }
-  if (st != KCONV_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Convolution failed"),
-        ("%s: %s", kconv_status_string (st), kconv_last_error ()));
+  if (!gst_kconv_base_submit (base, f)) {
     kconv_inflight_frame_discard (&base->inflight, f);
     return GST_FLOW_ERROR;
   }
@@ -761,15 +744,16 @@ gst_kconv_filter_start_frame (GstKConvBase * base, GstBuffer * inbuf)
   return GST_FLOW_OK;
 }
 
-/* A frame the GPU failed, again on the CPU (the options say CPU now). */
 static KConvStatus
-gst_kconv_filter_redo_frame (GstKConvBase * base, KConvInflightFrame * f)
+gst_kconv_filter_submit_frame (GstKConvBase * base, KConvInflightFrame * f)
 {
-  GstKConvFilter *self = GST_KCONV_FILTER (base);
-  if (!gst_kconv_filter_ensure_core (self))
-    return KCONV_ERROR_BACKEND_UNAVAILABLE;
-  KConvStatus st = submit_planes (self, f);
-  return st != KCONV_OK ? st : kconv_slot_wait (f->slot);
+  return submit_planes (GST_KCONV_FILTER (base), f);
+}
+
+static gboolean
+gst_kconv_filter_rebuild_core (GstKConvBase * base, KConvInflightFrame * f)
+{
+  return gst_kconv_filter_ensure_core (GST_KCONV_FILTER (base));
 }
 
 static void
@@ -843,7 +827,8 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_kconv_filter_set_caps);
   base_class->free_core = GST_DEBUG_FUNCPTR (gst_kconv_filter_free_core);
   base_class->start_frame = GST_DEBUG_FUNCPTR (gst_kconv_filter_start_frame);
-  base_class->redo_frame = GST_DEBUG_FUNCPTR (gst_kconv_filter_redo_frame);
+  base_class->submit_frame = GST_DEBUG_FUNCPTR (gst_kconv_filter_submit_frame);
+  base_class->rebuild_core = GST_DEBUG_FUNCPTR (gst_kconv_filter_rebuild_core);
 
   gst_type_mark_as_plugin_api (GST_TYPE_KCONV_KERNEL, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_KCONV_ABSOLUTE, 0);

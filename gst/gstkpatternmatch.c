@@ -533,9 +533,8 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
     self->matcher = NULL;
     KConvStatus st = kmatch_new (&opt, &self->matcher);
     if (st != KCONV_OK) {
-      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-          ("Could not set up template matching"), ("%s: %s",
-              kconv_status_string (st), kconv_last_error ()));
+      GST_KCONV_POST_CORE_ERROR (self, LIBRARY, SETTINGS,
+          ("Could not set up template matching"), st);
       return FALSE;
     }
     GST_DEBUG_OBJECT (self, "matching on %s",
@@ -724,23 +723,6 @@ rebuild_matcher (GstKPatternMatch * self, GstVideoFrame * frame, MatchJob * job)
       job->channels, &job->im);
 }
 
-/* Starts the job's search on slot (NULL: searches at once into the slot
- * of one); falls back to the CPU where backend=auto allows. */
-static KConvStatus
-match_job_submit (GstKPatternMatch * self, GstVideoFrame * frame,
-    MatchJob * job, KConvSlot * slot)
-{
-  KConvStatus st = kmatch_submit (self->matcher, slot, &job->im,
-      job->rgb_luma, &job->region, job->snap.max_matches);
-  if (st != KCONV_OK && gst_kconv_base_fall_back (GST_KCONV_BASE (self), st)) {
-    kconv_slot_wait (slot);     /* what the GPU did of it, if anything */
-    st = rebuild_matcher (self, frame, job) ? kmatch_submit (self->matcher,
-        slot, &job->im, job->rgb_luma, &job->region,
-        job->snap.max_matches) : KCONV_ERROR_BACKEND_UNAVAILABLE;
-  }
-  return st;
-}
-
 /* Reports a searched frame: the matches under the threshold become the
  * last match, metas on its buffer, boxes drawn and the bus message. */
 static GstFlowReturn
@@ -764,18 +746,15 @@ match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
     self->last = matches[0];
 
   kmatch_report_metas (frame->buffer, matches, n, job->tw, job->th, job->norm);
-  for (gint i = 0; job->snap.draw && i < n; i++) {
-    if (kconv_frame_draw_box (frame, matches[i].x, matches[i].y, job->tw,
-            job->th, on_device) != KCONV_OK) {
-      GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Drawing the match failed"),
-          ("%s", kconv_last_error ()));
-      return GST_FLOW_ERROR;
-    }
-  }
-  if (on_device && job->snap.draw && n > 0
-      && kconv_device_sync (NULL) != KCONV_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Drawing the match failed"),
-        ("%s", kconv_last_error ()));
+  KConvStatus st = KCONV_OK;
+  for (gint i = 0; job->snap.draw && i < n && st == KCONV_OK; i++)
+    st = kconv_frame_draw_box (frame, matches[i].x, matches[i].y, job->tw,
+        job->th, on_device);
+  if (st == KCONV_OK && on_device && job->snap.draw && n > 0)
+    st = kconv_device_sync (NULL);
+  if (st != KCONV_OK) {
+    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
+        ("Drawing the match failed"), st);
     return GST_FLOW_ERROR;
   }
   gst_element_post_message (GST_ELEMENT (self),
@@ -815,8 +794,8 @@ match_frame_now (GstKPatternMatch * self, GstVideoFrame * frame,
         &job->im, &job->region, job->snap.max_matches, matches, &n, NULL);
   GstFlowReturn ret = GST_FLOW_OK;
   if (st != KCONV_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Template search failed"),
-        ("%s: %s", kconv_status_string (st), kconv_last_error ()));
+    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
+        ("Template search failed"), st);
     ret = GST_FLOW_ERROR;
   } else if (job->report) {
     ret = match_job_report (self, frame, job, matches, n, on_device);
@@ -912,11 +891,7 @@ gst_kpattern_match_start_frame (GstKConvBase * base, GstBuffer * inbuf)
   }
   f->job = job;
   f->job_free = match_job_free;
-  KConvStatus st = job->search ? match_job_submit (self, &f->in, job,
-      f->slot) : KCONV_OK;
-  if (st != KCONV_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Template search failed"),
-        ("%s: %s", kconv_status_string (st), kconv_last_error ()));
+  if (!gst_kconv_base_submit (base, f)) {
     kconv_inflight_frame_discard (&base->inflight, f);
     return GST_FLOW_ERROR;
   }
@@ -946,7 +921,7 @@ gst_kpattern_match_frames_held (GstKConvBase * base)
 }
 
 /* A frame in flight whose search is done: its report, as it leaves. */
-static KConvStatus
+static GstFlowReturn
 gst_kpattern_match_finish_frame (GstKConvBase * base, KConvInflightFrame * f)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
@@ -955,31 +930,34 @@ gst_kpattern_match_finish_frame (GstKConvBase * base, KConvInflightFrame * f)
   gint n = 0;
 
   if (!job->report)
-    return KCONV_OK;
+    return GST_FLOW_OK;
   KConvStatus st = job->search ? kmatch_slot_matches (f->slot, matches, &n) :
       KCONV_OK;
-  if (st != KCONV_OK)
-    return st;
-  /* (its own error is posted first) */
-  if (match_job_report (self, &f->in, job, matches, n, FALSE) != GST_FLOW_OK)
-    return KCONV_ERROR_INVALID_ARGUMENT;
-  return KCONV_OK;
+  if (st != KCONV_OK) {
+    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
+        ("Template search failed"), st);
+    return GST_FLOW_ERROR;
+  }
+  return match_job_report (self, &f->in, job, matches, n, FALSE);
 }
 
-/* A frame the GPU failed, searched again on the CPU (the options say CPU
- * now). */
+/* Starts the frame's search on its slot (a frame with nothing to search
+ * has nothing to start). */
 static KConvStatus
-gst_kpattern_match_redo_frame (GstKConvBase * base, KConvInflightFrame * f)
+gst_kpattern_match_submit_frame (GstKConvBase * base, KConvInflightFrame * f)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
   MatchJob *job = f->job;
   if (!job->search)
     return KCONV_OK;
-  if (!rebuild_matcher (self, &f->in, job))
-    return KCONV_ERROR_BACKEND_UNAVAILABLE;
-  KConvStatus st = kmatch_submit (self->matcher, f->slot, &job->im,
-      job->rgb_luma, &job->region, job->snap.max_matches);
-  return st != KCONV_OK ? st : kconv_slot_wait (f->slot);
+  return kmatch_submit (self->matcher, f->slot, &job->im, job->rgb_luma,
+      &job->region, job->snap.max_matches);
+}
+
+static gboolean
+gst_kpattern_match_rebuild_core (GstKConvBase * base, KConvInflightFrame * f)
+{
+  return rebuild_matcher (GST_KPATTERN_MATCH (base), &f->in, f->job);
 }
 
 static void
@@ -1069,7 +1047,10 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
   base_class->start_frame = GST_DEBUG_FUNCPTR (gst_kpattern_match_start_frame);
   base_class->finish_frame =
       GST_DEBUG_FUNCPTR (gst_kpattern_match_finish_frame);
-  base_class->redo_frame = GST_DEBUG_FUNCPTR (gst_kpattern_match_redo_frame);
+  base_class->submit_frame =
+      GST_DEBUG_FUNCPTR (gst_kpattern_match_submit_frame);
+  base_class->rebuild_core =
+      GST_DEBUG_FUNCPTR (gst_kpattern_match_rebuild_core);
   base_class->frames_held = GST_DEBUG_FUNCPTR (gst_kpattern_match_frames_held);
 
   gst_type_mark_as_plugin_api (GST_TYPE_KMATCH_ON, 0);

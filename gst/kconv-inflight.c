@@ -142,26 +142,24 @@ kconv_inflight_due (KConvInflight * q, guint allowed)
       || kconv_slot_done (f->slot));
 }
 
-KConvStatus
+GstFlowReturn
 kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf,
     KConvInflightRedo redo, KConvInflightFinish finish, gpointer user_data)
 {
   *outbuf = NULL;
   KConvInflightFrame *f = g_queue_pop_head (&q->frames);
-  if (!f)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+  g_return_val_if_fail (f != NULL && redo != NULL, GST_FLOW_ERROR);
   KConvStatus st = frame_wait (f);
-  if (st != KCONV_OK && redo && f->mapped)
-    st = redo (f, user_data);
-  if (st == KCONV_OK && finish && f->mapped)
-    st = finish (f, user_data);
+  GstFlowReturn ret = st == KCONV_OK ? GST_FLOW_OK : redo (f, st, user_data);
+  if (ret == GST_FLOW_OK && finish && f->mapped)
+    ret = finish (f, user_data);
   frame_release (q, f);
-  if (st == KCONV_OK)
+  if (ret == GST_FLOW_OK)
     *outbuf = f->outbuf;
   else
     gst_buffer_unref (f->outbuf);
   g_free (f);
-  return st;
+  return ret;
 }
 
 KConvStatus

@@ -24,14 +24,16 @@ typedef struct
   GDestroyNotify job_free;
 } KConvInflightFrame;
 
-/* Computes a frame again (on the CPU, after the GPU failed it), its
- * buffers still mapped; KCONV_OK when its output is right now. */
-typedef KConvStatus (*KConvInflightRedo) (KConvInflightFrame * f,
-    gpointer user_data);
+/* Given a frame whose work failed (failed: how): computes it again (on the
+ * CPU, after the GPU failed it) where it can, GST_FLOW_OK when its output
+ * is right now; else posts the error and returns its flow. */
+typedef GstFlowReturn (*KConvInflightRedo) (KConvInflightFrame * f,
+    KConvStatus failed, gpointer user_data);
 
 /* Completes a frame whose work is done, its buffers still mapped (reads
- * its results, adds metas to its output); KCONV_OK when it may go out. */
-typedef KConvStatus (*KConvInflightFinish) (KConvInflightFrame * f,
+ * its results, adds metas to its output): GST_FLOW_OK when it may go out,
+ * else a flow whose error the callback has posted itself. */
+typedef GstFlowReturn (*KConvInflightFinish) (KConvInflightFrame * f,
     gpointer user_data);
 
 /* Frames oldest first, and slots ready for reuse.  Streaming thread only
@@ -81,11 +83,12 @@ guint kconv_inflight_length (const KConvInflight * q);
 gboolean kconv_inflight_due (KConvInflight * q, guint allowed);
 
 /* Finishes the oldest frame: waits for it, unmaps and releases the input,
- * and gives its output.  A frame that failed is given to redo (when not
- * NULL); a mapped frame whose work is done, to finish (when not NULL),
- * before it is released.  When either fails, returns its status and
- * *outbuf is NULL (the frame is released all the same). */
-KConvStatus kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf,
+ * and gives its output.  A frame that failed is given to redo; a mapped
+ * frame whose work is done, to finish (when not NULL), before it is
+ * released.  GST_FLOW_OK with *outbuf; otherwise the flow of redo or
+ * finish (which posted the error) and *outbuf NULL: the frame is released
+ * all the same. */
+GstFlowReturn kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf,
     KConvInflightRedo redo, KConvInflightFinish finish, gpointer user_data);
 
 /* Waits for every frame without releasing any (before the filter they were

@@ -102,7 +102,8 @@ NAME (fft_prepare) (FFT_T * f, int width, int height, int nch, int threads)
   }
   if (!ok) {
     NAME (fft_release) (f);
-    return KCONV_ERROR_OUT_OF_MEMORY;
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory for the "
+        "FFT's %dx%d tiles", f->tw, f->th);
   }
 
   NAME (setup_once) ();
@@ -115,7 +116,8 @@ NAME (fft_prepare) (FFT_T * f, int width, int height, int nch, int threads)
   f->inv = F (plan_dft_c2r_2d) (f->th, f->tw, spec, real, FFTW_MEASURE);
   if (!f->fwd || !f->inv) {
     NAME (fft_release) (f);
-    return KCONV_ERROR_OUT_OF_MEMORY;
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory for the "
+        "FFT's %dx%d tiles", f->tw, f->th);
   }
 
   /* the kernel's spectrum: the weights at the origin of a zero plane */

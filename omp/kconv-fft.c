@@ -23,6 +23,7 @@
 #include <fftw3.h>
 #include <pthread.h>
 #include "kconv-cpu.h"
+#include "kconv-error.h"
 #include "kconv-team.h"
 
 /* most time FFTW may spend choosing each plan, at the first frame of a size */

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kconv-cpu.h"
+#include "kconv-error.h"
 #include "kconv-lanes.h"
 #include "kconv-team.h"
 
@@ -851,7 +852,8 @@ kconv_cpu_fixed_run (const KConvCpuFixed * fixed, int n_threads,
 {
   FixedJob job = { 0 };
   if (!fixed || src->n_channels != src->pixel_stride)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "the 16-bit path takes "
+        "packed pixels only");
   const KConvPlan *plan = fixed->plan;
   job.w = fixed;
   job.plan = plan;
@@ -883,7 +885,8 @@ kconv_cpu_fixed_run (const KConvCpuFixed * fixed, int n_threads,
 
   job.xmap = kconv_plan_border_map (plan, src->width);
   if (!job.xmap)
-    return KCONV_ERROR_OUT_OF_MEMORY;
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory for a "
+        "border map");
 
   kconv_team_run (n_threads, run_bands, &job);
   free (job.xmap);
@@ -897,7 +900,8 @@ kconv_cpu_fixed_run (const KConvCpuFixed * fixed, int n_threads,
     KConvCpuScratch * scratch, const KConvImage * src, const KConvImage * dst,
     uint32_t keep)
 {
-  return KCONV_ERROR_BACKEND_UNAVAILABLE;
+  return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "the 16-bit path "
+      "needs x86-64");
 }
 
 #endif

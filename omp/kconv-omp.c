@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kconv-cpu.h"
+#include "kconv-error.h"
 #include "kconv-team.h"
 #include "kconv-tuning.h"
 
@@ -949,7 +950,8 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
   if (!job.xmap || !taps) {
     free (job.xmap);
     free (taps);
-    return KCONV_ERROR_OUT_OF_MEMORY;
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory for a "
+        "border map");
   }
 
   float scale = plan->exact ? 1.f : plan->scale;
@@ -981,7 +983,8 @@ kconv_cpu_scratch_reserve (KConvCpuScratch * scratch, size_t n_floats)
   size_t bytes = round_up (n_floats * sizeof (float), 64);
   scratch->data = aligned_alloc (64, bytes);
   if (!scratch->data)
-    return KCONV_ERROR_OUT_OF_MEMORY;
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory for %zu "
+        "bytes of scratch", bytes);
   memset (scratch->data, 0, bytes);
   scratch->n_floats = n_floats;
   return KCONV_OK;

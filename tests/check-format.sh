@@ -3,18 +3,24 @@
 # tests/gst-indent formats it (GStreamer's), the CUDA sources
 # (kernels/cuda/*.cu, *.cuh) as clang-format formats them with the
 # project's .clang-format.  What either would change is printed and fails
-# the test.  Skipped (77) where neither GNU indent nor clang-format is
-# installed; a part whose tool is missing is said and left out.
+# the test; a part whose tool is missing is said and left out.  And every
+# failure in the core and its backends says why: a status returned bare
+# (`return KCONV_ERROR_...`, without kconv_fail) fails the test.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 have_indent=0; have_clang=0
 command -v indent >/dev/null 2>&1 && have_indent=1
 command -v clang-format >/dev/null 2>&1 && have_clang=1
-[ $have_indent = 0 ] && [ $have_clang = 0 ] && {
-  echo "SKIP: neither GNU indent nor clang-format installed"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0
+if (cd "$src" && grep -rnE 'return[[:space:]]+KCONV_ERROR_' kernels omp \
+    --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh'); then
+  echo "the failures above return a status without saying why: return" \
+    "kconv_fail (status, \"...\") instead (kernels/support/kconv-error.h)"
+  status=1
+fi
+echo "kernels/, omp/: every failure goes through kconv_fail"
 if [ $have_indent = 1 ]; then
   for f in "$src"/gst/*.c; do
     "$src/tests/gst-indent" -o "$tmp/out.c" "$f" 2>"$tmp/err" || { cat "$tmp/err"; status=1; continue; }

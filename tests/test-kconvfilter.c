@@ -9,6 +9,7 @@
 #include <gst/video/video.h>
 
 #include "kconv.h"
+#include "kconv-matrix.h"
 #include "check-backends.h"
 #include "check-short-buffer.h"
 #include "check-properties.h"
@@ -762,7 +763,7 @@ GST_START_TEST (test_property_round_trip)
   g_free (matrix);
   gst_util_set_object_arg (G_OBJECT (e), "kernel", "custom");
   g_object_get (e, "kernel", &size, NULL);
-  fail_unless_equals_int (size, 9);     /* custom */
+  fail_unless_equals_int (size, 1000);  /* custom */
 
   /* frames-in-flight belongs to the base class */
   g_object_set (e, "frames-in-flight", 3, NULL);
@@ -844,6 +845,28 @@ GST_END_TEST;
 
 /* kernel-size follows a controller, frame by frame: a linear ramp from 3
  * to 7 passes the even sizes, which round up to odd without a warning. */
+/* The kernel property offers the core's named kernels, each at its value
+ * in the core, and custom past them all. */
+GST_START_TEST (test_kernel_values_from_the_core)
+{
+  GstElement *e = gst_element_factory_make ("kconvfilter", NULL);
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "kernel");
+  GEnumClass *values = G_PARAM_SPEC_ENUM (spec)->enum_class;
+  fail_unless_equals_int (values->n_values, KCONV_NAMED_COUNT + 1);
+  for (gint i = 0; i < KCONV_NAMED_COUNT; i++) {
+    GEnumValue *v = g_enum_get_value (values, i);
+    fail_unless (v != NULL, "no kernel value %d", i);
+    fail_unless_equals_string (v->value_nick,
+        kconv_named_kernel_info (i)->nick);
+  }
+  GEnumValue *custom = g_enum_get_value_by_nick (values, "custom");
+  fail_unless (custom != NULL && custom->value >= KCONV_NAMED_COUNT);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_controlled_kernel_size)
 {
   GstHarness *h = harness_new ("GRAY8", 16, 8, "kernel", "box", NULL);
@@ -1001,7 +1024,7 @@ GST_START_TEST (test_presets)
   fail_unless (gst_preset_load_preset (GST_PRESET (e), "emboss-grey"));
   gchar *matrix;
   g_object_get (e, "kernel", &kernel, "matrix", &matrix, NULL);
-  fail_unless_equals_int (kernel, 9);   /* custom */
+  fail_unless_equals_int (kernel, 1000);        /* custom */
   fail_unless_equals_string (matrix, "-1 -1 0; -1 0 1; 0 1 1");
   g_free (matrix);
   gst_object_unref (e);
@@ -1042,7 +1065,7 @@ GST_START_TEST (test_presets_round_trip)
   gdouble offset;
   g_object_get (l, "kernel", &kernel, "matrix", &matrix, "offset", &offset,
       NULL);
-  fail_unless_equals_int (kernel, 9);   /* custom */
+  fail_unless_equals_int (kernel, 1000);        /* custom */
   fail_unless_equals_string (matrix, "0.5 -1 0.25; 2 0 -3");
   fail_unless_equals_float (offset, 128.0);
   g_free (matrix);
@@ -1241,6 +1264,7 @@ kconvfilter_suite (void)
   tcase_add_test (tc, test_n_threads_capped_by_cores);
   tcase_add_test (tc, test_refusal_text_is_utf8);
   tcase_add_test (tc, test_refusals_before_start_are_bounded);
+  tcase_add_test (tc, test_kernel_values_from_the_core);
   tcase_add_test (tc, test_controlled_kernel_size);
   tcase_add_test (tc, test_kernel_size_without_effect);
   tcase_add_test (tc, test_presets);

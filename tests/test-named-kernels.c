@@ -175,6 +175,38 @@ test_named_on_impulse (void)
   }
 }
 
+/* The table of named kernels holds together: one row a kernel, in enum
+ * order, names unique, weights as the row says, and the signed ones (whose
+ * natural display is |v|) exactly those whose weights sum to 0. */
+static void
+test_named_table (void)
+{
+  CHECK (kconv_named_kernel_info (KCONV_NAMED_COUNT) == NULL
+      && kconv_named_kernel_info ((KConvNamedKernel) - 1) == NULL,
+      "a kernel past the table");
+  for (int i = 0; i < KCONV_NAMED_COUNT; i++) {
+    const KConvNamedKernelInfo *k = kconv_named_kernel_info (i);
+    CHECK (k && (int) k->id == i && k->nick && k->nick[0] && k->description,
+        "row %d of the named kernels", i);
+    if (!k)
+      continue;
+    for (int j = 0; j < i; j++)
+      CHECK (strcmp (kconv_named_kernel_info (j)->nick, k->nick) != 0,
+          "two named kernels called %s", k->nick);
+    int rows, cols;
+    float *w = kconv_named_kernel (i, 5, 0, &rows, &cols);
+    CHECK (w && (k->sized ? rows == 5 && cols == 5 : rows == k->rows
+            && cols == k->cols), "%s: its weights", k->nick);
+    double sum = 0;
+    for (int t = 0; w && t < rows * cols; t++)
+      sum += w[t];
+    CHECK (k->is_signed == (fabs (sum) < 1e-6)
+        && kconv_named_kernel_is_signed (i) == k->is_signed,
+        "%s: signed %d, its weights sum to %g", k->nick, k->is_signed, sum);
+    free (w);
+  }
+}
+
 static void
 test_borders (void)
 {
@@ -308,6 +340,7 @@ test_api_errors (void)
 int
 main (void)
 {
+  test_named_table ();
   test_named_on_impulse ();
   test_borders ();
   test_rounding ();

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "kconv.h"
 #include "kconv-matrix.h"
+#include "kconv-error.h"
 
 static int
 is_space (char c)
@@ -174,56 +175,73 @@ kconv_gaussian_default_sigma (int size)
   return 0.3 * ((size - 1) * 0.5 - 1.0) + 0.8;
 }
 
-static float *
-from_table (const float *t, int r, int c, int *rows, int *cols)
+static const float identity[] = { 1 };
+static const float edge[] = { -1, -1, -1, -1, 8, -1, -1, -1, -1 };
+static const float laplacian[] = { 0, 1, 0, 1, -4, 1, 0, 1, 0 };
+static const float sharpen[] = { 0, -1, 0, -1, 5, -1, 0, -1, 0 };
+static const float sobel_x[] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
+static const float sobel_y[] = { -1, -2, -1, 0, 0, 0, 1, 2, 1 };
+static const float emboss[] = { -2, -1, 0, -1, 1, 1, 0, 1, 2 };
+
+/* The one list of named kernels: a new one is a row here and a value in
+ * KConvNamedKernel (kconv-matrix.h), in the same place. */
+static const KConvNamedKernelInfo named_kernels[KCONV_NAMED_COUNT] = {
+  {KCONV_NAMED_IDENTITY, "identity", "Identity (passthrough)", 0, 0, 1, 1,
+      identity},
+  {KCONV_NAMED_EDGE, "edge", "Edges, 8-neighbour Laplacian", 0, 1, 3, 3,
+      edge},
+  {KCONV_NAMED_LAPLACIAN, "laplacian", "Laplacian, 4-neighbour", 0, 1, 3, 3,
+      laplacian},
+  {KCONV_NAMED_SHARPEN, "sharpen", "Sharpen", 0, 0, 3, 3, sharpen},
+  {KCONV_NAMED_BOX, "box", "Box blur of kernel-size", 1, 0, 0, 0, NULL},
+  {KCONV_NAMED_GAUSSIAN, "gaussian", "Gaussian blur of kernel-size and sigma",
+      1, 0, 0, 0, NULL},
+  {KCONV_NAMED_SOBEL_X, "sobel-x", "Sobel, horizontal gradient", 0, 1, 3, 3,
+      sobel_x},
+  {KCONV_NAMED_SOBEL_Y, "sobel-y", "Sobel, vertical gradient", 0, 1, 3, 3,
+      sobel_y},
+  {KCONV_NAMED_EMBOSS, "emboss", "Emboss", 0, 0, 3, 3, emboss},
+};
+
+const KConvNamedKernelInfo *
+kconv_named_kernel_info (KConvNamedKernel which)
 {
-  float *w = malloc (r * c * sizeof (float));
-  if (w)
-    memcpy (w, t, r * c * sizeof (float));
-  *rows = r;
-  *cols = c;
-  return w;
+  if ((int) which < 0 || which >= KCONV_NAMED_COUNT)
+    return NULL;
+  return &named_kernels[which];
 }
 
 float *
 kconv_named_kernel (KConvNamedKernel which, int size, double sigma,
     int *rows, int *cols)
 {
-  static const float identity[] = { 1 };
-  static const float edge[] = { -1, -1, -1, -1, 8, -1, -1, -1, -1 };
-  static const float laplacian[] = { 0, 1, 0, 1, -4, 1, 0, 1, 0 };
-  static const float sharpen[] = { 0, -1, 0, -1, 5, -1, 0, -1, 0 };
-  static const float sobel_x[] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
-  static const float sobel_y[] = { -1, -2, -1, 0, 0, 0, 1, 2, 1 };
-  static const float emboss[] = { -2, -1, 0, -1, 1, 1, 0, 1, 2 };
-
-  switch (which) {
-    case KCONV_NAMED_IDENTITY:
-      return from_table (identity, 1, 1, rows, cols);
-    case KCONV_NAMED_EDGE:
-      return from_table (edge, 3, 3, rows, cols);
-    case KCONV_NAMED_LAPLACIAN:
-      return from_table (laplacian, 3, 3, rows, cols);
-    case KCONV_NAMED_SHARPEN:
-      return from_table (sharpen, 3, 3, rows, cols);
-    case KCONV_NAMED_SOBEL_X:
-      return from_table (sobel_x, 3, 3, rows, cols);
-    case KCONV_NAMED_SOBEL_Y:
-      return from_table (sobel_y, 3, 3, rows, cols);
-    case KCONV_NAMED_EMBOSS:
-      return from_table (emboss, 3, 3, rows, cols);
-    case KCONV_NAMED_BOX:
-    case KCONV_NAMED_GAUSSIAN:
-      break;
-    default:
+  const KConvNamedKernelInfo *k = kconv_named_kernel_info (which);
+  if (!k) {
+    kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "no named kernel %d", which);
+    return NULL;
+  }
+  if (!k->sized) {
+    float *w = malloc (k->rows * k->cols * sizeof (float));
+    if (!w) {
+      kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
       return NULL;
+    }
+    memcpy (w, k->weights, k->rows * k->cols * sizeof (float));
+    *rows = k->rows;
+    *cols = k->cols;
+    return w;
   }
 
-  if (size < 1 || size > KCONV_MAX_KERNEL_SIZE || size % 2 == 0)
+  if (size < 1 || size > KCONV_MAX_KERNEL_SIZE || size % 2 == 0) {
+    kconv_fail (KCONV_ERROR_INVALID_KERNEL, "a %s of size %d: the size must "
+        "be odd, 1 to %d", k->nick, size, KCONV_MAX_KERNEL_SIZE);
     return NULL;
+  }
   float *w = malloc (size * size * sizeof (float));
-  if (!w)
+  if (!w) {
+    kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     return NULL;
+  }
   *rows = *cols = size;
   if (which == KCONV_NAMED_BOX) {
     for (int i = 0; i < size * size; i++)
@@ -251,6 +269,6 @@ kconv_named_kernel (KConvNamedKernel which, int size, double sigma,
 int
 kconv_named_kernel_is_signed (KConvNamedKernel which)
 {
-  return which == KCONV_NAMED_EDGE || which == KCONV_NAMED_LAPLACIAN
-      || which == KCONV_NAMED_SOBEL_X || which == KCONV_NAMED_SOBEL_Y;
+  const KConvNamedKernelInfo *k = kconv_named_kernel_info (which);
+  return k && k->is_signed;
 }

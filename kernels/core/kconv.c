@@ -12,6 +12,7 @@
 #include "kconv-cpu.h"
 #include "kconv-reference.h"
 #include "kconv-team.h"
+#include "kconv-backend.h"
 #include "kconv-slot.h"
 #ifdef KCONV_HAVE_CUDA
 #include "kconv-cuda.h"
@@ -57,6 +58,7 @@ kconv_status_string (KConvStatus status)
 KConvStatus
 kconv_force_strategy (KConvBackend backend, const char *name)
 {
+  kconv_clear_error ();
   static const char *const cpu[] = { "direct", "fft", NULL };
   static const char *const cuda[] = { "small", "direct", "separable", "fft",
     "mma", "wgmma", "sepmma", NULL
@@ -129,22 +131,26 @@ cuda_unavailable (void)
       );
 }
 
-int
-kconv_backend_available (KConvBackend backend)
+KConvStatus
+kconv_backend_check (KConvBackend backend)
 {
   switch (backend) {
     case KCONV_BACKEND_AUTO:
     case KCONV_BACKEND_CPU:
     case KCONV_BACKEND_REFERENCE:
-      return 1;
+      return KCONV_OK;
     case KCONV_BACKEND_CUDA:
-      if (cuda_usable ())
-        return 1;
-      cuda_unavailable ();
-      return 0;
+      return cuda_usable ()? KCONV_OK : cuda_unavailable ();
   }
-  kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "unknown backend %d", backend);
-  return 0;
+  return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "unknown backend %d",
+      backend);
+}
+
+int
+kconv_backend_available (KConvBackend backend)
+{
+  kconv_clear_error ();
+  return kconv_backend_check (backend) == KCONV_OK;
 }
 
 KConvBackend
@@ -240,6 +246,7 @@ KConvStatus
 kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
     const KConvOptions * options, KConvFilter ** out)
 {
+  kconv_clear_error ();
   static const KConvOptions defaults = { KCONV_BACKEND_AUTO, 0, -1 };
   if (!out)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_new: no "
@@ -253,13 +260,14 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
         "negative n_threads or an unknown backend");
 
   KConvBackend backend = kconv_backend_resolve (options->backend);
-  if (!kconv_backend_available (backend))
-    return KCONV_ERROR_BACKEND_UNAVAILABLE;      /* the reason recorded */
+  KConvStatus st = kconv_backend_check (backend);
+  if (st != KCONV_OK)
+    return st;
 
   KConvFilter *f = calloc (1, sizeof *f);
   if (!f)
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
-  KConvStatus st = kconv_plan_init (&f->plan, kernel, border);
+  st = kconv_plan_init (&f->plan, kernel, border);
   if (st != KCONV_OK) {
     free (f);
     return st;
@@ -396,6 +404,7 @@ KConvStatus
 kconv_filter_run (KConvFilter * f, const KConvImage * src,
     const KConvImage * dst)
 {
+  kconv_clear_error ();
   if (!f || !images_match (src, dst))
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_run: the "
         "images are invalid, differ in size or layout, or overlap");
@@ -406,6 +415,7 @@ KConvStatus
 kconv_filter_run_device (KConvFilter * f, const KConvImage * src,
     const KConvImage * dst, void *stream)
 {
+  kconv_clear_error ();
   if (!f || !src || !dst || src->width != dst->width
       || src->height != dst->height || src->n_channels != dst->n_channels)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
@@ -433,6 +443,7 @@ KConvStatus
 kconv_device_copy (void *dst, ptrdiff_t dst_stride, const void *src,
     ptrdiff_t src_stride, size_t row_bytes, int rows, void *stream)
 {
+  kconv_clear_error ();
 #ifdef KCONV_HAVE_CUDA
   return kconv_cuda_copy_device (dst, dst_stride, src, src_stride,
       row_bytes, rows, stream);
@@ -446,6 +457,7 @@ kconv_device_copy (void *dst, ptrdiff_t dst_stride, const void *src,
 KConvStatus
 kconv_device_sync (void *stream)
 {
+  kconv_clear_error ();
 #ifdef KCONV_HAVE_CUDA
   return kconv_cuda_sync (stream);
 #else
@@ -476,6 +488,7 @@ KConvStatus
 kconv_device_draw_box (const KConvImage * im, int x, int y, int w, int h,
     int thickness, const uint8_t value[KCONV_MAX_CHANNELS], void *stream)
 {
+  kconv_clear_error ();
 #ifdef KCONV_HAVE_CUDA
   return kconv_cuda_draw_box (im, x, y, w, h, thickness, value, stream);
 #else
@@ -509,6 +522,7 @@ KConvStatus
 kconv_filter_submit (KConvFilter * f, KConvSlot * slot,
     const KConvImage * src, const KConvImage * dst)
 {
+  kconv_clear_error ();
   if (!f || !slot || !images_match (src, dst))
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_submit: "
         "the images are invalid, differ in size or layout, or overlap");
@@ -522,6 +536,7 @@ kconv_filter_submit (KConvFilter * f, KConvSlot * slot,
 KConvStatus
 kconv_slot_wait (KConvSlot * slot)
 {
+  kconv_clear_error ();
   if (!slot)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_slot_wait: no "
         "slot");

@@ -9,6 +9,7 @@
 #include "kmatch-cpu.h"
 #include "kconv-reference.h"
 #include "kconv-team.h"
+#include "kconv-backend.h"
 #include "kconv-slot.h"
 #ifdef KCONV_HAVE_CUDA
 #include "kmatch-cuda.h"
@@ -37,6 +38,7 @@ struct KMatch
 KConvStatus
 kmatch_new (const KConvOptions * options, KMatch ** out)
 {
+  kconv_clear_error ();
   static const KConvOptions defaults = { KCONV_BACKEND_AUTO, 0, -1 };
   if (!out)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_new: no place "
@@ -48,9 +50,10 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_new: n_threads "
         "is negative");
   KConvBackend backend = kconv_backend_resolve (options->backend);
-  if (backend == KCONV_BACKEND_CUDA
-      && !kconv_backend_available (KCONV_BACKEND_CUDA))
-    return KCONV_ERROR_BACKEND_UNAVAILABLE;     /* the reason recorded */
+  KConvStatus st = backend == KCONV_BACKEND_CUDA ?
+      kconv_backend_check (KCONV_BACKEND_CUDA) : KCONV_OK;
+  if (st != KCONV_OK)
+    return st;
   if (backend < KCONV_BACKEND_CPU || backend > KCONV_BACKEND_REFERENCE)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_new: unknown "
         "backend");
@@ -60,7 +63,7 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
   m->backend = backend;
 #ifdef KCONV_HAVE_CUDA
   if (backend == KCONV_BACKEND_CUDA) {
-    KConvStatus st = kmatch_cuda_new (options->device_id, &m->cuda);
+    st = kmatch_cuda_new (options->device_id, &m->cuda);
     if (st != KCONV_OK && options->backend == KCONV_BACKEND_AUTO) {
       m->backend = KCONV_BACKEND_CPU;   /* auto: a GPU that fails to start */
     } else if (st != KCONV_OK) {
@@ -81,6 +84,7 @@ KConvStatus
 kmatch_set_template (KMatch * m, const uint8_t * samples, int width,
     int height, ptrdiff_t stride, int channels)
 {
+  kconv_clear_error ();
   if (!m || !samples || width < 1 || height < 1 || channels < 1
       || channels > KCONV_MAX_CHANNELS || stride < (ptrdiff_t) width * channels)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_set_template: no "
@@ -112,6 +116,7 @@ KConvStatus
 kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
     ptrdiff_t mask_stride)
 {
+  kconv_clear_error ();
   if (!m || !m->tmpl || (mask && mask_stride < m->tw))
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
         "kmatch_set_template_mask: no template yet, or a mask stride "
@@ -347,6 +352,7 @@ kmatch_search (KMatch * m, const KConvImage * frame,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
     int *n_matches, uint64_t * sad_map)
 {
+  kconv_clear_error ();
   return search (m, frame, 0, 0, region, max_matches, matches, n_matches,
       sad_map, NULL);
 }
@@ -356,6 +362,7 @@ kmatch_search_luma (KMatch * m, const KConvImage * rgb_frame,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
     int *n_matches, uint64_t * sad_map)
 {
+  kconv_clear_error ();
   return search (m, rgb_frame, 1, 0, region, max_matches, matches,
       n_matches, sad_map, NULL);
 }
@@ -365,6 +372,7 @@ kmatch_search_device (KMatch * m, const KConvImage * frame, int luma,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
     int *n_matches)
 {
+  kconv_clear_error ();
   return search (m, frame, luma, 1, region, max_matches, matches, n_matches,
       NULL, NULL);
 }
@@ -373,6 +381,7 @@ KConvStatus
 kmatch_submit (KMatch * m, KConvSlot * slot, const KConvImage * frame,
     int luma, const KMatchRegion * region, int max_matches)
 {
+  kconv_clear_error ();
   if (!slot || max_matches < 1)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_submit: no "
         "slot, or max_matches below 1");
@@ -398,6 +407,7 @@ KConvStatus
 kmatch_slot_matches (KConvSlot * slot, KMatchPosition * matches,
     int *n_matches)
 {
+  kconv_clear_error ();
   if (!slot || !matches || !n_matches)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_slot_matches: "
         "no slot or no place for the matches");

@@ -327,7 +327,8 @@ kmatch_cuda_new (int device_id, KMatchCuda **out)
   *out = NULL;
   KMatchCuda *g = (KMatchCuda *) calloc (1, sizeof *g);
   if (!g)
-    return KCONV_ERROR_OUT_OF_MEMORY;
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "kmatch_cuda_new: out of "
+                                                  "memory");
   g->device = device_id < 0 ? 0 : device_id;
   cudaError_t e = (cudaError_t) kconv_cuda_use_device (g->device);
   if (e == cudaSuccess)
@@ -354,7 +355,10 @@ kmatch_cuda_set_template (KMatchCuda *g, const uint8_t *tmpl, int tw, int th,
 {
   /* 65535 is the largest x the key holds, and y the grid's */
   if (ch != 1 && ch != 3)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
+        "the GPU's search takes "
+        "1 or 3 channels, not %d",
+        ch);
   const int row = tw * ch, words = (row + 3) / 4, wp = words + 1;
   /* copy k: the row's bytes start at byte CH * k % 4 */
   uint8_t *t = (uint8_t *) calloc ((size_t) th * wp, 16);
@@ -364,7 +368,10 @@ kmatch_cuda_set_template (KMatchCuda *g, const uint8_t *tmpl, int tw, int th,
     free (t);
     free (mk);
     free (pm);
-    return KCONV_ERROR_OUT_OF_MEMORY;
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY,
+        "no memory for a %dx%d "
+        "template's GPU layout",
+        tw, th);
   }
   for (int k = 0; k < GROUP; k++) {
     const int r = ch * k % 4;
@@ -636,8 +643,13 @@ kmatch_cuda_submit (KMatchCuda *g, KMatchCudaSlot **slotp, const uint8_t *frame,
     ptrdiff_t stride, int on_device, const KMatchCudaLayout *layout, int mw,
     int mh, uint64_t *sad_map, int n_threads)
 {
-  if (!g->d_tmpl || mw > 65535 || mh > 65535)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+  if (!g->d_tmpl)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "no template set");
+  if (mw > 65535 || mh > 65535)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
+        "the GPU's search "
+        "covers at most 65535x65535 positions, not %dx%d",
+        mw, mh);
   KMatchCudaSlot *s = *slotp;
   if (!s) {
     s = (KMatchCudaSlot *) calloc (1, sizeof *s);

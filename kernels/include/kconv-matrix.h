@@ -21,6 +21,9 @@ int kconv_matrix_parse (const char *text, float **weights, int *rows,
  * value is written with the fewest digits that read back to the same float. */
 char *kconv_matrix_format (const float *weights, int rows, int cols);
 
+/* The named kernels, in the order of their table (kconv-matrix.c), which
+ * is the one list of them: the element's `kernel` values, its
+ * documentation and the tests are made from it. */
 typedef enum {
   KCONV_NAMED_IDENTITY,
   KCONV_NAMED_EDGE,
@@ -31,11 +34,27 @@ typedef enum {
   KCONV_NAMED_SOBEL_X,
   KCONV_NAMED_SOBEL_Y,
   KCONV_NAMED_EMBOSS,
+  KCONV_NAMED_COUNT
 } KConvNamedKernel;
+
+typedef struct {
+  KConvNamedKernel id;
+  const char *nick;             /* its name on the element: "sobel-x" */
+  const char *description;      /* a line for gst-inspect */
+  int sized;                    /* shaped by a size (box, gaussian) */
+  int is_signed;                /* gives signed results, naturally shown as
+                                 * |v| (edge detectors) */
+  int rows, cols;               /* a fixed kernel's shape and weights */
+  const float *weights;         /* (NULL where sized) */
+} KConvNamedKernelInfo;
+
+/* The named kernel `which`, or NULL when there is none. */
+const KConvNamedKernelInfo *kconv_named_kernel_info (KConvNamedKernel which);
 
 /* The weights of a named kernel.  size (odd) applies to box and gaussian,
  * sigma to gaussian (0: 0.3 * ((size - 1) / 2 - 1) + 0.8, as OpenCV).
- * Returns a malloc'd rows * cols array, or NULL. */
+ * Returns a malloc'd rows * cols array, or NULL (kconv_last_error says
+ * why). */
 float *kconv_named_kernel (KConvNamedKernel which, int size, double sigma,
     int *rows, int *cols);
 

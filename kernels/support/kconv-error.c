@@ -21,6 +21,12 @@ kconv_fail (KConvStatus status, const char *format, ...)
   return status;
 }
 
+void
+kconv_clear_error (void)
+{
+  last_error[0] = '\0';
+}
+
 const char *
 kconv_last_error (void)
 {

@@ -20,6 +20,11 @@ extern "C" {
 KConvStatus kconv_fail (KConvStatus status, const char *format, ...)
     __attribute__ ((format (printf, 2, 3)));
 
+/* Forgets the last failure's detail.  Each entry point of the API that
+ * returns a status calls it first, so that the detail read after a failure
+ * is that failure's, never an earlier one's. */
+void kconv_clear_error (void);
+
 /* Fault injection, for tests: with KCONV_FAULT=KIND:N in the environment
  * (KIND alloc, copy, launch or sync), the Nth CUDA call of that kind in the
  * process, counted from 1, fails as if the GPU had.  Whether the call with

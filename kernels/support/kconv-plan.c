@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "kconv-error.h"
 #include "kconv-plan.h"
 
 static int
@@ -85,20 +86,26 @@ KConvStatus
 kconv_plan_init (KConvPlan * plan, const KConvKernel * k, KConvBorder border)
 {
   memset (plan, 0, sizeof *plan);
-  if (!k || !k->weights || k->cols < 1 || k->rows < 1
-      || k->cols > KCONV_MAX_KERNEL_SIZE || k->rows > KCONV_MAX_KERNEL_SIZE)
-    return KCONV_ERROR_INVALID_KERNEL;
+  if (!k || !k->weights)
+    return kconv_fail (KCONV_ERROR_INVALID_KERNEL, "no kernel weights");
+  if (k->cols < 1 || k->rows < 1 || k->cols > KCONV_MAX_KERNEL_SIZE
+      || k->rows > KCONV_MAX_KERNEL_SIZE)
+    return kconv_fail (KCONV_ERROR_INVALID_KERNEL, "a kernel of %dx%d: each "
+        "side must be 1 to %d", k->cols, k->rows, KCONV_MAX_KERNEL_SIZE);
   if (border < KCONV_BORDER_ZERO || border > KCONV_BORDER_WRAP)
-    return KCONV_ERROR_INVALID_ARGUMENT;
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "unknown border mode %d",
+        (int) border);
   if (!isfinite (k->divisor) || !isfinite (k->offset))
-    return KCONV_ERROR_INVALID_KERNEL;
+    return kconv_fail (KCONV_ERROR_INVALID_KERNEL, "the divisor and the "
+        "offset must be finite numbers");
 
   int n = k->cols * k->rows;
   double sum = 0.0, sum_abs = 0.0;
   int all_integer = 1;
   for (int i = 0; i < n; i++) {
     if (!isfinite (k->weights[i]))
-      return KCONV_ERROR_INVALID_KERNEL;
+      return kconv_fail (KCONV_ERROR_INVALID_KERNEL, "weight %d of the "
+          "kernel is not a finite number", i);
     sum += k->weights[i];
     sum_abs += fabs (k->weights[i]);
     all_integer &= is_integer (k->weights[i]);
@@ -136,7 +143,8 @@ kconv_plan_init (KConvPlan * plan, const KConvKernel * k, KConvBorder border)
   plan->v = malloc (k->rows * sizeof (float));
   if (!plan->weights || !plan->h || !plan->v) {
     kconv_plan_clear (plan);
-    return KCONV_ERROR_OUT_OF_MEMORY;
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory for a "
+        "%dx%d kernel", k->cols, k->rows);
   }
   memcpy (plan->weights, k->weights, n * sizeof (float));
 
