@@ -20,6 +20,7 @@
 #include <gst/base/gstbasetransform.h>
 
 #include "gstkconvbase.h"
+#include "kconv-testing.h"
 #include "kconv-formats.h"
 #include "kconv-pinned-allocator.h"
 #include "kconv-refusal.h"
@@ -394,6 +395,9 @@ gst_kconv_base_start (GstBaseTransform * trans)
     return FALSE;
   GST_OBJECT_LOCK (self);
   self->gpu_failed = FALSE;     /* a new stream tries the GPU again */
+  /* (the element's own type: in instance_init it is still the base's) */
+  self->inflight.hold = GPOINTER_TO_INT (g_type_get_qdata (G_OBJECT_TYPE
+          (self), g_quark_from_static_string (KCONV_TESTING_HOLD_FRAMES)));
   self->upstream_live = -1;
   GST_OBJECT_UNLOCK (self);
   KConvBackend backend = gst_kconv_base_backend (self, NULL);
@@ -680,7 +684,7 @@ gst_kconv_base_sink_event (GstBaseTransform * trans, GstEvent * event)
 
 /* How many frames may be held: frames-in-flight on CUDA; on the CPU a
  * frame is done when it comes in and leaves at once (unless
- * KCONV_HOLD_FRAMES holds it). */
+ * a test's hook holds it: kconv-testing.h). */
 static guint
 gst_kconv_base_frames_held (GstKConvBase * self)
 {

@@ -13,7 +13,6 @@ kconv_inflight_init (KConvInflight * q)
 {
   g_queue_init (&q->frames);
   g_queue_init (&q->idle_slots);
-  q->hold = g_strcmp0 (g_getenv ("KCONV_HOLD_FRAMES"), "1") == 0;
 }
 
 /* An idle slot, or a new one. */

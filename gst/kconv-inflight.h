@@ -49,7 +49,8 @@ typedef struct
 {
   GQueue frames;
   GQueue idle_slots;
-  gboolean hold;                /* KCONV_HOLD_FRAMES */
+  gboolean hold;                /* frames leave only when due by count (a
+                                 * test's hook: kconv-testing.h) */
 } KConvInflight;
 
 void kconv_inflight_init (KConvInflight * q);

@@ -22,7 +22,7 @@ typedef struct
   GMutex lock;
   GQueue free;                  /* newest first */
   gsize size;                   /* of a buffer, from the config */
-  gboolean newest_first;        /* no maximum, KCONV_POOL_ORDER not fifo */
+  gboolean newest_first;        /* no maximum */
 } KConvPinnedPool;
 
 typedef struct
@@ -47,8 +47,7 @@ kconv_pinned_pool_set_config (GstBufferPool * pool, GstStructure * config)
   self->size = size;
   /* with a maximum, an acquire may wait inside GstBufferPool for a buffer
    * released to it: the stack would leave it waiting */
-  self->newest_first = max == 0
-      && g_strcmp0 (g_getenv ("KCONV_POOL_ORDER"), "fifo") != 0;
+  self->newest_first = max == 0;
   return TRUE;
 }
 

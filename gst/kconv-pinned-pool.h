@@ -12,8 +12,7 @@ G_BEGIN_DECLS
  * (GstBufferPool's are oldest first): a source filling frames cycles
  * through as few buffers as it needs at once, which stay in the CPU's
  * caches, however many the pool was made with.  A pool configured with a
- * maximum number of buffers, or KCONV_POOL_ORDER=fifo in the environment
- * (for measurements), keeps GstBufferPool's order. */
+ * maximum number of buffers keeps GstBufferPool's order. */
     GstBufferPool * kconv_pinned_pool_new (void);
 
 G_END_DECLS

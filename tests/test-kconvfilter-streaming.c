@@ -11,6 +11,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 #include "check-backends.h"
+#include "kconv-testing.h"
 
 #define MATRIX "1 2 1; 2 4 2; 1 2 1"
 static const float matrix_weights[] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
@@ -165,15 +166,27 @@ watch_order (GstHarness * h)
 }
 
 /* Most tests here count frames in flight, so they hold frames at a fixed
- * depth (KCONV_HOLD_FRAMES=1, set for the suite); test_done_frames_leave
- * runs without it, the way the element runs. */
+ * depth (the hook of kconv-testing.h, set for the suite);
+ * test_done_frames_leave runs without it, the way the element runs. */
 static void
 hold_frames (gboolean hold)
 {
-  if (hold)
-    g_setenv ("KCONV_HOLD_FRAMES", "1", TRUE);
-  else
-    g_unsetenv ("KCONV_HOLD_FRAMES");
+  static const gchar *const elements[] = { "kconvfilter", "kpatternmatch" };
+  for (guint i = 0; i < G_N_ELEMENTS (elements); i++) {
+    GstElementFactory *found = gst_element_factory_find (elements[i]);
+    /* (called from the suite's setup too, outside any test) */
+    if (!found)
+      g_error ("no %s", elements[i]);
+    GstPluginFeature *f = gst_plugin_feature_load (GST_PLUGIN_FEATURE (found));
+    if (!f)
+      g_error ("%s does not load", elements[i]);
+    g_type_set_qdata (gst_element_factory_get_element_type
+        (GST_ELEMENT_FACTORY (f)),
+        g_quark_from_static_string (KCONV_TESTING_HOLD_FRAMES),
+        GINT_TO_POINTER (hold));
+    gst_object_unref (f);
+    gst_object_unref (found);
+  }
 }
 
 /* Runs "SOURCE ! ELEMENT ! fakesink" to EOS (num-buffers frames of 30 fps
@@ -269,7 +282,7 @@ GST_END_TEST;
 
 /* frames-in-flight=auto: one frame at a time behind a live source, three
  * behind a source that is not live (a file); an explicit value is kept
- * either way.  Frames are held at their depth here (KCONV_HOLD_FRAMES), so
+ * either way.  Frames are held at their depth here (the testing hook), so
  * the lag shows the depth on every backend. */
 GST_START_TEST (test_auto_frames_in_flight)
 {

@@ -15,9 +15,7 @@
 #                                              holds one of these words)
 # A control row holds five frames in the queue (identity behind
 # min-threshold-buffers=5): what more buffers cycling through the source's
-# pool cost with no element at all; two rows run the element with its pools
-# in GstBufferPool's order, oldest buffer first (KCONV_POOL_ORDER=fifo),
-# beside its own order, newest first.  GST_PLUGIN_PATH must point at the
+# pool cost with no element at all.  GST_PLUGIN_PATH must point at the
 # kconv build.
 set -uo pipefail
 out=${1:-gpu-results}
@@ -38,9 +36,6 @@ add $hd 2500 "1080p RGBA gaussian 5" "queue ! kconvfilter kernel=gaussian kernel
 add $hd 2500 "1080p RGBA gaussian 31" "queue ! kconvfilter kernel=gaussian kernel-size=31 backend=$be"
 add $hd 2500 "1080p RGBA box 31" "queue ! kconvfilter kernel=box kernel-size=31 backend=$be"
 add $hd 2500 "1080p RGBA edge frames-in-flight=1" "queue ! kconvfilter kernel=edge backend=$be frames-in-flight=1"
-# the element's pools in GstBufferPool's order (oldest buffer first)
-add $hd 2500 "1080p RGBA edge pools oldest first" "queue ! kconvfilter kernel=edge backend=$be" KCONV_POOL_ORDER=fifo
-add $hd 2500 "1080p RGBA gaussian 31 pools oldest first" "queue ! kconvfilter kernel=gaussian kernel-size=31 backend=$be" KCONV_POOL_ORDER=fifo
 gray="format=GRAY8,width=1920,height=1080"
 kpm="kpatternmatch template-region=100,100,64,64 backend=$be"
 add $gray 5000 "1080p GRAY8 identity" "queue ! identity"
