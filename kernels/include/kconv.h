@@ -210,7 +210,8 @@ const char *kconv_filter_strategy (const KConvFilter * filter);
 KConvStatus kconv_force_strategy (KConvBackend backend, const char *name);
 
 /* More about the last failure in the calling thread (e.g. a CUDA message),
- * or "". */
+ * or "": a sentence that says why.  Each call that returns a KConvStatus
+ * clears it first, so it is never an earlier call's. */
 const char *kconv_last_error (void);
 
 #ifdef __cplusplus
