@@ -1,14 +1,118 @@
-/* kconv: the core's view of its backends
+/* kconv: what the core asks of a backend, and the table of them
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each backend (the scalar reference, the CPU, CUDA) is one table of
+ * operations, in a file of its own (backend-*.c); filters and matchers hold
+ * the table they run on and the backend's own state.  The core dispatches
+ * through the table alone, and the rule for falling back is written once
+ * (kconv_backend_start).  A new backend is a file with its table, a line in
+ * kconv-backends.c and its build.
  */
 #ifndef KCONV_BACKEND_H
 #define KCONV_BACKEND_H
 
 #include "kconv.h"
+#include "kmatch.h"
+#include "kconv-plan.h"
+
+typedef struct KConvBackendOps KConvBackendOps;
+
+struct KConvFilter
+{
+  KConvPlan plan;
+  const KConvBackendOps *ops;   /* the backend it runs on */
+  void *impl;                   /* that backend's state for it */
+  KConvPath path;               /* set by the backend's filter_new */
+  int n_threads;                /* CPU threads (copies, on CUDA) */
+};
+
+/* A search the backend's device takes: the matched region's samples at
+ * base, rows stride apart (device memory when on_device), packed as the
+ * template is (in_order), or pixels of pixel_stride bytes whose channels
+ * lie at offsets (or whose R, G, B give luma); mw x mh positions. */
+typedef struct
+{
+  const uint8_t *base;
+  ptrdiff_t stride;
+  int on_device, in_order, pixel_stride, offsets[3], luma;
+  int mw, mh, n_threads;
+} KMatchQuery;
+
+struct KConvBackendOps
+{
+  KConvBackend id;
+  /* whether it can run here (records nothing); else unusable says why */
+  int (*usable) (void);
+  const char *unusable;
+
+  /* Filters.  filter_new makes f->impl for f->plan (the device when it
+   * has devices) and sets f->path.  NULL submit: it runs at once; NULL
+   * run_device and stream: host memory only. */
+  KConvStatus (*filter_new) (KConvFilter * f, int device_id);
+  KConvStatus (*filter_run) (KConvFilter * f, const KConvImage * src,
+      const KConvImage * dst);
+  KConvStatus (*filter_submit) (KConvFilter * f, KConvSlot * slot,
+      const KConvImage * src, const KConvImage * dst);
+  KConvStatus (*filter_run_device) (KConvFilter * f, const KConvImage * src,
+      const KConvImage * dst, void *stream);
+  void *(*filter_stream) (const KConvFilter * f);
+  const char *(*filter_describe) (const KConvFilter * f);
+  void (*filter_free) (KConvFilter * f);
+
+  /* Matchers on a device (NULL on the host backends, whose search is the
+   * core's own, kmatch.c).  match_takes: whether the device searches this
+   * template over mw x mh positions (else the host does). */
+  KConvStatus (*match_new) (int device_id, void **impl);
+  KConvStatus (*match_set_template) (void *impl, const uint8_t * tmpl,
+      int tw, int th, int ch, const uint8_t * byte_mask);
+  int (*match_takes) (const void *impl, int ch, int mw, int mh);
+  KConvStatus (*match_search) (void *impl, const KMatchQuery * q,
+      KMatchPosition * best, uint64_t * sad_map);
+  KConvStatus (*match_submit) (void *impl, KConvSlot * slot,
+      const KMatchQuery * q);
+  void (*match_slot_best) (KConvSlot * slot, KMatchPosition * best);
+  void (*match_free) (void *impl);
+
+  /* A slot's frames in flight on the backend (NULL: none ever are) */
+  KConvStatus (*slot_wait) (KConvSlot * slot);
+  int (*slot_done) (KConvSlot * slot);
+  void (*slot_free) (KConvSlot * slot);
+
+  /* Device memory (NULL on the host backends) */
+  KConvStatus (*device_copy) (void *dst, ptrdiff_t dst_stride,
+      const void *src, ptrdiff_t src_stride, size_t row_bytes, int rows,
+      void *stream);
+  KConvStatus (*device_sync) (void *stream);
+  KConvStatus (*device_draw_box) (const KConvImage * image, int x, int y,
+      int w, int h, int thickness, const uint8_t value[KCONV_MAX_CHANNELS],
+      void *stream);
+  void *(*host_alloc) (size_t size);    /* page-locked; NULL if it cannot */
+  void (*host_free) (void *data);
+  void (*transfer_bytes) (uint64_t * to_device, uint64_t * to_host);
+  void (*staged_bytes) (uint64_t * to_device, uint64_t * to_host);
+};
+
+extern const KConvBackendOps kconv_backend_reference;
+extern const KConvBackendOps kconv_backend_cpu;
+extern const KConvBackendOps kconv_backend_cuda;
+
+/* The backend's table, NULL when this build has none (AUTO: none). */
+const KConvBackendOps *kconv_backend_ops (KConvBackend backend);
+
+/* The backend with device memory in this build, NULL if none. */
+const KConvBackendOps *kconv_backend_device (void);
 
 /* KCONV_OK when the backend can run here (AUTO: always); else the status,
  * with the reason recorded (kconv_fail). */
 KConvStatus kconv_backend_check (KConvBackend backend);
+
+/* The one fallback rule.  Starts obj on the backend `asked` resolves to
+ * (start: the backend's part of it); where that was AUTO's choice of a
+ * device that then fails to start, on the CPU instead.  *chosen is the
+ * backend it runs on. */
+KConvStatus kconv_backend_start (KConvBackend asked,
+    KConvStatus (*start) (const KConvBackendOps * ops, void *obj), void *obj,
+    const KConvBackendOps ** chosen);
 
 #endif /* KCONV_BACKEND_H */

@@ -6,19 +6,14 @@
 #define KCONV_SLOT_H
 
 #include "kmatch.h"
-#ifdef KCONV_HAVE_CUDA
-#include "kconv-cuda.h"
-#include "kmatch-cuda.h"
-#endif
 
 struct KConvSlot
 {
-#ifdef KCONV_HAVE_CUDA
-  KConvCudaSlot *cuda;          /* a filter's frame */
-  KMatchCudaSlot *match;        /* a matcher's frame */
-#endif
+  /* the device backend's own (kconv-backend.h: slot_wait, slot_free) */
+  void *frame;                  /* a filter's frame */
+  void *match;                  /* a matcher's frame */
   /* the last search submitted: its matches, found at submission, or
-   * (match_on_gpu) one to read from the GPU's answer at the region's
+   * (match_on_gpu) one to read from the device's answer at the region's
    * origin */
   KMatchPosition *matches;
   int n_matches, matches_size;

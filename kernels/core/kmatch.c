@@ -11,16 +11,12 @@
 #include "kconv-team.h"
 #include "kconv-backend.h"
 #include "kconv-slot.h"
-#ifdef KCONV_HAVE_CUDA
-#include "kmatch-cuda.h"
-#endif
 
 struct KMatch
 {
-  KConvBackend backend;
-#ifdef KCONV_HAVE_CUDA
-  KMatchCuda *cuda;
-#endif
+  const KConvBackendOps *ops;   /* the backend it runs on */
+  void *impl;                   /* a device backend's matcher (else NULL:
+                                 * the host searches, below) */
   int n_threads;
   uint8_t *tmpl;                /* packed tw * th * ch */
   int tw, th, ch;
@@ -35,11 +31,28 @@ struct KMatch
   KMatchPrune *prune;           /* the CPU's pruning search, made on first use */
 };
 
+typedef struct
+{
+  KMatch *m;
+  int device_id;
+} MatchStart;
+
+/* A matcher's part on a backend (kconv_backend_start): the device's
+ * matcher; nothing on the host backends, whose search is below */
+static KConvStatus
+match_start (const KConvBackendOps * ops, void *obj)
+{
+  MatchStart *start = obj;
+  start->m->impl = NULL;
+  return ops->match_new ? ops->match_new (start->device_id,
+      &start->m->impl) : KCONV_OK;
+}
+
 KConvStatus
 kmatch_new (const KConvOptions * options, KMatch ** out)
 {
-  kconv_clear_error ();
   static const KConvOptions defaults = { KCONV_BACKEND_AUTO, 0, -1 };
+  kconv_clear_error ();
   if (!out)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_new: no place "
         "for the matcher (out is NULL)");
@@ -49,35 +62,36 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
   if (options->n_threads < 0)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_new: n_threads "
         "is negative");
-  KConvBackend backend = kconv_backend_resolve (options->backend);
-  KConvStatus st = backend == KCONV_BACKEND_CUDA ?
-      kconv_backend_check (KCONV_BACKEND_CUDA) : KCONV_OK;
-  if (st != KCONV_OK)
-    return st;
-  if (backend < KCONV_BACKEND_CPU || backend > KCONV_BACKEND_REFERENCE)
+  if (options->backend < KCONV_BACKEND_AUTO
+      || options->backend > KCONV_BACKEND_REFERENCE)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_new: unknown "
         "backend");
   KMatch *m = calloc (1, sizeof *m);
   if (!m)
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
-  m->backend = backend;
-#ifdef KCONV_HAVE_CUDA
-  if (backend == KCONV_BACKEND_CUDA) {
-    st = kmatch_cuda_new (options->device_id, &m->cuda);
-    if (st != KCONV_OK && options->backend == KCONV_BACKEND_AUTO) {
-      m->backend = KCONV_BACKEND_CPU;   /* auto: a GPU that fails to start */
-    } else if (st != KCONV_OK) {
-      free (m);
-      return st;
-    }
+  MatchStart start = { m, options->device_id };
+  KConvStatus st = kconv_backend_start (options->backend, match_start, &start,
+      &m->ops);
+  if (st != KCONV_OK) {
+    free (m);
+    return st;
   }
-#endif
   /* at most one thread a core, as for filters */
   m->n_threads = !options->n_threads ? kconv_default_threads () :
       options->n_threads < kconv_cpu_count () ? options->n_threads :
       kconv_cpu_count ();
   *out = m;
   return KCONV_OK;
+}
+
+/* The template (and mask) to the device, where it searches this template */
+static KConvStatus
+device_template (KMatch * m)
+{
+  if (!m->impl || !m->ops->match_takes (m->impl, m->ch, 1, 1))
+    return KCONV_OK;
+  return m->ops->match_set_template (m->impl, m->tmpl, m->tw, m->th, m->ch,
+      m->mask);
 }
 
 KConvStatus
@@ -104,12 +118,7 @@ kmatch_set_template (KMatch * m, const uint8_t * samples, int width,
   m->th = height;
   m->ch = channels;
   m->pixels = width * height;
-#ifdef KCONV_HAVE_CUDA
-  if (m->cuda && (channels == 1 || channels == 3))
-    return kmatch_cuda_set_template (m->cuda, t, width, height, channels,
-        NULL);
-#endif
-  return KCONV_OK;
+  return device_template (m);
 }
 
 KConvStatus
@@ -149,12 +158,7 @@ kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
   m->mask = bm;
   m->tmpl_masked = tm;
   m->pixels = pixels;
-#ifdef KCONV_HAVE_CUDA
-  if (m->cuda && (m->ch == 1 || m->ch == 3))
-    return kmatch_cuda_set_template (m->cuda, m->tmpl, m->tw, m->th, m->ch,
-        bm);
-#endif
-  return KCONV_OK;
+  return device_template (m);
 }
 
 int
@@ -163,15 +167,12 @@ kmatch_template_pixels (const KMatch * m)
   return m ? m->pixels : 0;
 }
 
-#ifdef KCONV_HAVE_CUDA
-/* The GPU takes the search when it holds this template and region. */
+/* The device takes the search when it holds this template and region. */
 static int
-on_gpu (const KMatch * m, int mw, int mh)
+on_device_backend (const KMatch * m, int mw, int mh)
 {
-  /* the result key holds 16-bit coordinates */
-  return m->cuda && (m->ch == 1 || m->ch == 3) && mw <= 65535 && mh <= 65535;
+  return m->impl && m->ops->match_takes (m->impl, m->ch, mw, mh);
 }
-#endif
 
 static int
 overlaps (const KMatchPosition * a, const KMatchPosition * b, int w, int h)
@@ -257,13 +258,11 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
   for (int c = 0; c < ch && in_order; c++)
     in_order = frame->channel_offset[c] == c;
 
-#ifdef KCONV_HAVE_CUDA
-  if (on_gpu (m, mw, mh)) {
-    /* the GPU gathers (or makes the luma of) what it compares itself */
-    KMatchCudaLayout layout = { ps, {frame->channel_offset[0],
-            frame->channel_offset[1], frame->channel_offset[2]}, luma };
-    int bx, by;
-    uint64_t bs;
+  if (on_device_backend (m, mw, mh)) {
+    KMatchQuery q = { base, stride, on_device, in_order, ps,
+      {frame->channel_offset[0], frame->channel_offset[1],
+          frame->channel_offset[2]}, luma, mw, mh, m->n_threads
+    };
     int best_only = max_matches == 1 && !sad_map;
     uint64_t *map = NULL;
     if (!best_only) {
@@ -274,18 +273,16 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     if (slot && best_only) {
       slot->origin_x = r.x;
       slot->origin_y = r.y;
-      KConvStatus st = kmatch_cuda_submit (m->cuda, &slot->match, base,
-          stride, on_device, in_order ? NULL : &layout, mw, mh, NULL,
-          m->n_threads);
+      KConvStatus st = m->ops->match_submit (m->impl, slot, &q);
       slot->match_on_gpu = st == KCONV_OK;
       return st;
     }
-    KConvStatus st = kmatch_cuda_search (m->cuda, base, stride, on_device,
-        in_order ? NULL : &layout, mw, mh, &bx, &by, &bs, map, m->n_threads);
+    KMatchPosition best;
+    KConvStatus st = m->ops->match_search (m->impl, &q, &best, map);
     if (st != KCONV_OK)
       return st;
     if (best_only) {
-      matches[0] = (KMatchPosition) { bx + r.x, by + r.y, bs };
+      matches[0] = (KMatchPosition) { best.x + r.x, best.y + r.y, best.sad };
       *n_matches = 1;
     } else {
       *n_matches = pick_best (map, mw, mh, m->tw, m->th, r.x, r.y,
@@ -293,7 +290,6 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     }
     return KCONV_OK;
   }
-#endif
   if (on_device)
     return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
         "kmatch_search_device: the matcher does not run on CUDA");
@@ -314,7 +310,7 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
   }
 
   /* without a map to fill, the CPU skips what it can prove loses */
-  if (!sad_map && m->backend == KCONV_BACKEND_CPU) {
+  if (!sad_map && m->ops->id == KCONV_BACKEND_CPU) {
     if (!m->prune && !(m->prune = kmatch_prune_new ()))
       return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     int n = kmatch_prune_search (m->prune, base, stride,
@@ -335,7 +331,7 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
   uint64_t *map = sad_map;
   if (!map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
-  if (m->backend == KCONV_BACKEND_REFERENCE)
+  if (m->ops->id == KCONV_BACKEND_REFERENCE)
     kmatch_reference_map (base, stride, m->tmpl, m->tw, m->th, ch, mw, mh,
         map, m->mask);
   else
@@ -411,18 +407,16 @@ kmatch_slot_matches (KConvSlot * slot, KMatchPosition * matches,
   if (!slot || !matches || !n_matches)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_slot_matches: "
         "no slot or no place for the matches");
-#ifdef KCONV_HAVE_CUDA
-  if (slot->match_on_gpu) {
-    int x, y;
-    uint64_t sad;
-    kmatch_cuda_slot_best (slot->match, &x, &y, &sad);
-    slot->matches[0] = (KMatchPosition) { x + slot->origin_x,
-      y + slot->origin_y, sad
+  const KConvBackendOps *device = kconv_backend_device ();
+  if (slot->match_on_gpu && device) {
+    KMatchPosition best;
+    device->match_slot_best (slot, &best);
+    slot->matches[0] = (KMatchPosition) { best.x + slot->origin_x,
+      best.y + slot->origin_y, best.sad
     };
     slot->n_matches = 1;
     slot->match_on_gpu = 0;
   }
-#endif
   memcpy (matches, slot->matches, sizeof *matches * (size_t) slot->n_matches);
   *n_matches = slot->n_matches;
   return KCONV_OK;
@@ -431,7 +425,7 @@ kmatch_slot_matches (KConvSlot * slot, KMatchPosition * matches,
 KConvBackend
 kmatch_backend (const KMatch * m)
 {
-  return m->backend;
+  return m->ops->id;
 }
 
 void
@@ -439,9 +433,8 @@ kmatch_free (KMatch * m)
 {
   if (!m)
     return;
-#ifdef KCONV_HAVE_CUDA
-  kmatch_cuda_free (m->cuda);
-#endif
+  if (m->impl)
+    m->ops->match_free (m->impl);
   free (m->tmpl);
   free (m->mask);
   free (m->tmpl_masked);

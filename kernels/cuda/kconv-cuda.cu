@@ -156,7 +156,7 @@ kconv_cuda_count_transfer (int to_device, size_t bytes)
 }
 
 extern "C" void
-kconv_transfer_bytes (uint64_t *to_device, uint64_t *to_host)
+kconv_cuda_transfer_bytes (uint64_t *to_device, uint64_t *to_host)
 {
   *to_device = __atomic_load_n (&bytes_to_device, __ATOMIC_RELAXED);
   *to_host = __atomic_load_n (&bytes_to_host, __ATOMIC_RELAXED);
@@ -170,7 +170,7 @@ kconv_cuda_count_staged (int to_device, size_t bytes)
 }
 
 extern "C" void
-kconv_staged_bytes (uint64_t *to_device, uint64_t *to_host)
+kconv_cuda_staged_bytes (uint64_t *to_device, uint64_t *to_host)
 {
   *to_device = __atomic_load_n (&staged_to_device, __ATOMIC_RELAXED);
   *to_host = __atomic_load_n (&staged_to_host, __ATOMIC_RELAXED);

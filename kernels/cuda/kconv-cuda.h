@@ -100,6 +100,9 @@ void *kconv_cuda_current_context (void);
 
 /* Counts frame bytes crossing the bus, for kconv_transfer_bytes, and
  * those staged through pinned buffers, for kconv_staged_bytes. */
+/* The bytes counted so far (kconv_transfer_bytes, kconv_staged_bytes). */
+void kconv_cuda_transfer_bytes (uint64_t * to_device, uint64_t * to_host);
+void kconv_cuda_staged_bytes (uint64_t * to_device, uint64_t * to_host);
 void kconv_cuda_count_transfer (int to_device, size_t bytes);
 void kconv_cuda_count_staged (int to_device, size_t bytes);
 

@@ -1,0 +1,190 @@
+/* kconv: the CUDA backend's table (kernels/cuda/), built where CUDA is
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "kconv-backend.h"
+#include "kconv-cuda.h"
+#include "kconv-slot.h"
+#include "kmatch-cuda.h"
+
+static int
+cuda_usable (void)
+{
+  return kconv_cuda_device_count () > 0;
+}
+
+/* Two 1D passes cost about rows + cols taps plus a second trip through
+ * memory; only worth it once the 2D kernel is clearly larger. */
+static int
+separable_pays (const KConvPlan * plan)
+{
+  return plan->separable
+      && plan->rows * plan->cols >= 2 * (plan->rows + plan->cols);
+}
+
+static KConvStatus
+cuda_filter_new (KConvFilter * f, int device_id)
+{
+  KConvCuda *cu = NULL;
+  f->path = separable_pays (&f->plan) ? KCONV_PATH_SEPARABLE :
+      KCONV_PATH_DIRECT;
+  KConvStatus st = kconv_cuda_new (&f->plan, f->path == KCONV_PATH_SEPARABLE,
+      device_id, &cu);
+  f->impl = cu;
+  return st;
+}
+
+static KConvStatus
+cuda_filter_run (KConvFilter * f, const KConvImage * src,
+    const KConvImage * dst)
+{
+  return kconv_cuda_run (f->impl, src, dst, f->n_threads);
+}
+
+static KConvStatus
+cuda_filter_submit (KConvFilter * f, KConvSlot * slot, const KConvImage * src,
+    const KConvImage * dst)
+{
+  return kconv_cuda_submit (f->impl, (KConvCudaSlot **) & slot->frame, src,
+      dst, f->n_threads);
+}
+
+static KConvStatus
+cuda_filter_run_device (KConvFilter * f, const KConvImage * src,
+    const KConvImage * dst, void *stream)
+{
+  return kconv_cuda_run_device (f->impl, src, dst, stream);
+}
+
+static void *
+cuda_filter_stream (const KConvFilter * f)
+{
+  return kconv_cuda_compute_stream (f->impl);
+}
+
+static const char *
+cuda_filter_describe (const KConvFilter * f)
+{
+  return kconv_cuda_strategy (f->impl);
+}
+
+static void
+cuda_filter_free (KConvFilter * f)
+{
+  kconv_cuda_free (f->impl);
+  f->impl = NULL;
+}
+
+static KConvStatus
+cuda_match_new (int device_id, void **impl)
+{
+  return kmatch_cuda_new (device_id, (KMatchCuda **) impl);
+}
+
+static KConvStatus
+cuda_match_set_template (void *impl, const uint8_t * tmpl, int tw, int th,
+    int ch, const uint8_t * byte_mask)
+{
+  return kmatch_cuda_set_template (impl, tmpl, tw, th, ch, byte_mask);
+}
+
+/* the result key holds 16-bit coordinates; templates of 1 or 3 channels */
+static int
+cuda_match_takes (const void *impl, int ch, int mw, int mh)
+{
+  return impl && (ch == 1 || ch == 3) && mw <= 65535 && mh <= 65535;
+}
+
+/* the GPU gathers (or makes the luma of) what it compares itself */
+static const KMatchCudaLayout *
+layout_of (const KMatchQuery * q, KMatchCudaLayout * layout)
+{
+  if (q->in_order)
+    return NULL;
+  *layout = (KMatchCudaLayout) {
+  q->pixel_stride, {q->offsets[0], q->offsets[1], q->offsets[2]}, q->luma};
+  return layout;
+}
+
+static KConvStatus
+cuda_match_search (void *impl, const KMatchQuery * q, KMatchPosition * best,
+    uint64_t * sad_map)
+{
+  KMatchCudaLayout layout;
+  return kmatch_cuda_search (impl, q->base, q->stride, q->on_device,
+      layout_of (q, &layout), q->mw, q->mh, &best->x, &best->y, &best->sad,
+      sad_map, q->n_threads);
+}
+
+static KConvStatus
+cuda_match_submit (void *impl, KConvSlot * slot, const KMatchQuery * q)
+{
+  KMatchCudaLayout layout;
+  return kmatch_cuda_submit (impl, (KMatchCudaSlot **) & slot->match,
+      q->base, q->stride, q->on_device, layout_of (q, &layout), q->mw, q->mh,
+      NULL, q->n_threads);
+}
+
+static void
+cuda_match_slot_best (KConvSlot * slot, KMatchPosition * best)
+{
+  kmatch_cuda_slot_best (slot->match, &best->x, &best->y, &best->sad);
+}
+
+static void
+cuda_match_free (void *impl)
+{
+  kmatch_cuda_free (impl);
+}
+
+static KConvStatus
+cuda_slot_wait (KConvSlot * slot)
+{
+  KConvStatus st = kconv_cuda_slot_wait (slot->frame);
+  KConvStatus searched = kmatch_cuda_slot_wait (slot->match);
+  return st != KCONV_OK ? st : searched;
+}
+
+static int
+cuda_slot_done (KConvSlot * slot)
+{
+  return kconv_cuda_slot_done (slot->frame)
+      && kmatch_cuda_slot_done (slot->match);
+}
+
+static void
+cuda_slot_free (KConvSlot * slot)
+{
+  kconv_cuda_slot_free (slot->frame);
+  kmatch_cuda_slot_free (slot->match);
+}
+
+const KConvBackendOps kconv_backend_cuda = {
+  .id = KCONV_BACKEND_CUDA,
+  .usable = cuda_usable,
+  .unusable = "no usable CUDA device was found",
+  .filter_new = cuda_filter_new,
+  .filter_run = cuda_filter_run,
+  .filter_submit = cuda_filter_submit,
+  .filter_run_device = cuda_filter_run_device,
+  .filter_stream = cuda_filter_stream,
+  .filter_describe = cuda_filter_describe,
+  .filter_free = cuda_filter_free,
+  .match_new = cuda_match_new,
+  .match_set_template = cuda_match_set_template,
+  .match_takes = cuda_match_takes,
+  .match_search = cuda_match_search,
+  .match_submit = cuda_match_submit,
+  .match_slot_best = cuda_match_slot_best,
+  .match_free = cuda_match_free,
+  .slot_wait = cuda_slot_wait,
+  .slot_done = cuda_slot_done,
+  .slot_free = cuda_slot_free,
+  .device_copy = kconv_cuda_copy_device,
+  .device_sync = kconv_cuda_sync,
+  .device_draw_box = kconv_cuda_draw_box,
+  .host_alloc = kconv_cuda_host_alloc,
+  .host_free = kconv_cuda_host_free,
+  .transfer_bytes = kconv_cuda_transfer_bytes,
+  .staged_bytes = kconv_cuda_staged_bytes,
+};

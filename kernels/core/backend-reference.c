@@ -1,0 +1,49 @@
+/* kconv: the scalar reference's table (the arithmetic every backend meets)
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "kconv-backend.h"
+#include "kconv-reference.h"
+
+static int
+reference_usable (void)
+{
+  return 1;
+}
+
+static KConvStatus
+reference_filter_new (KConvFilter * f, int device_id)
+{
+  (void) device_id;
+  f->path = KCONV_PATH_DIRECT;
+  return KCONV_OK;
+}
+
+static KConvStatus
+reference_filter_run (KConvFilter * f, const KConvImage * src,
+    const KConvImage * dst)
+{
+  return kconv_reference_run (&f->plan, src, dst);
+}
+
+static const char *
+reference_filter_describe (const KConvFilter * f)
+{
+  (void) f;
+  return "direct 2D pass";
+}
+
+static void
+reference_filter_free (KConvFilter * f)
+{
+  (void) f;
+}
+
+const KConvBackendOps kconv_backend_reference = {
+  .id = KCONV_BACKEND_REFERENCE,
+  .usable = reference_usable,
+  .filter_new = reference_filter_new,
+  .filter_run = reference_filter_run,
+  .filter_describe = reference_filter_describe,
+  .filter_free = reference_filter_free,
+};

@@ -1,0 +1,91 @@
+/* kconv: the table of backends this build has, and the rule for falling back
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stddef.h>
+#include "kconv-backend.h"
+#include "kconv-error.h"
+
+/* The backends built in: the one place the core names them */
+static const KConvBackendOps *const backends[] = {
+  &kconv_backend_cpu,
+  &kconv_backend_reference,
+#ifdef KCONV_HAVE_CUDA
+  &kconv_backend_cuda,
+#endif
+};
+
+#define N_BACKENDS (sizeof backends / sizeof backends[0])
+
+const KConvBackendOps *
+kconv_backend_ops (KConvBackend backend)
+{
+  for (size_t i = 0; i < N_BACKENDS; i++)
+    if (backends[i]->id == backend)
+      return backends[i];
+  return NULL;
+}
+
+const KConvBackendOps *
+kconv_backend_device (void)
+{
+  for (size_t i = 0; i < N_BACKENDS; i++)
+    if (backends[i]->device_copy)
+      return backends[i];
+  return NULL;
+}
+
+KConvStatus
+kconv_backend_check (KConvBackend backend)
+{
+  if (backend == KCONV_BACKEND_AUTO)
+    return KCONV_OK;
+  const KConvBackendOps *ops = kconv_backend_ops (backend);
+  if (ops && ops->usable ())
+    return KCONV_OK;
+  if (ops)
+    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "%s", ops->unusable);
+  if (backend == KCONV_BACKEND_CUDA)
+    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "this build of kconv "
+        "has no CUDA support");
+  return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "unknown backend %d",
+      backend);
+}
+
+int
+kconv_backend_available (KConvBackend backend)
+{
+  kconv_clear_error ();
+  return kconv_backend_check (backend) == KCONV_OK;
+}
+
+KConvBackend
+kconv_backend_resolve (KConvBackend backend)
+{
+  if (backend != KCONV_BACKEND_AUTO)
+    return backend;
+  /* a device where one is usable, else the CPU */
+  const KConvBackendOps *device = kconv_backend_device ();
+  return device && device->usable ()? device->id : KCONV_BACKEND_CPU;
+}
+
+KConvStatus
+kconv_backend_start (KConvBackend asked,
+    KConvStatus (*start) (const KConvBackendOps * ops, void *obj), void *obj,
+    const KConvBackendOps ** chosen)
+{
+  const KConvBackend backend = kconv_backend_resolve (asked);
+  KConvStatus st = kconv_backend_check (backend);
+  if (st != KCONV_OK)
+    return st;
+  const KConvBackendOps *ops = kconv_backend_ops (backend);
+  st = start (ops, obj);
+  /* auto: a device that fails to start leaves the CPU */
+  if (st != KCONV_OK && asked == KCONV_BACKEND_AUTO
+      && backend != KCONV_BACKEND_CPU) {
+    ops = &kconv_backend_cpu;
+    st = start (ops, obj);
+  }
+  *chosen = st == KCONV_OK ? ops : NULL;
+  return st;
+}
