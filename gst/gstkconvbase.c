@@ -45,6 +45,7 @@ enum
   PROP_DEVICE_ID,
   PROP_N_THREADS,
   PROP_FRAMES_IN_FLIGHT,
+  PROP_GPU_WAIT,
 };
 
 #define DEFAULT_BACKEND KCONV_BACKEND_AUTO
@@ -52,6 +53,8 @@ enum
 #define DEFAULT_N_THREADS 0
 #define MAX_N_THREADS 1024
 #define DEFAULT_FRAMES_IN_FLIGHT 0      /* auto */
+#define DEFAULT_GPU_WAIT KCONV_GPU_WAIT_SPIN
+#define DEFAULT_COPY_STREAMS KCONV_COPY_STREAMS_OWN
 /* auto, upstream not live: upload, work and download of three frames
  * overlap on CUDA */
 #define AUTO_FRAMES_IN_FLIGHT 3
@@ -85,6 +88,45 @@ gst_kconv_backend_get_type (void)
   return type;
 }
 
+#define GST_TYPE_KCONV_GPU_WAIT (gst_kconv_gpu_wait_get_type ())
+GType
+gst_kconv_gpu_wait_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {KCONV_GPU_WAIT_SPIN, "Poll without rest: the least delay, a core busy "
+          "while a frame is on the GPU", "spin"},
+    {KCONV_GPU_WAIT_SLEEP, "Poll with 20 us naps between, leaving the core "
+          "to the threads that make the frames", "sleep"},
+    {KCONV_GPU_WAIT_BLOCK, "Block in the CUDA runtime until the GPU is done",
+        "block"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstKConvGpuWait",
+            values));
+  return type;
+}
+
+GType
+gst_kconv_copy_streams_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {KCONV_COPY_STREAMS_OWN, "The element's own upload and download streams",
+        "own"},
+    {KCONV_COPY_STREAMS_SHARED, "Streams shared both ways with the other "
+          "elements on the same CUDA context", "shared"},
+    {KCONV_COPY_STREAMS_SHARED_UP, "Uploads shared with the other elements "
+          "on the same CUDA context, downloads its own", "shared-up"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstKConvCopyStreams",
+            values));
+  return type;
+}
+
 static void
 gst_kconv_base_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -105,6 +147,9 @@ gst_kconv_base_set_property (GObject * object, guint prop_id,
       break;
     case PROP_N_THREADS:
       self->n_threads = g_value_get_uint (value);
+      break;
+    case PROP_GPU_WAIT:
+      self->gpu_wait = g_value_get_enum (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -134,6 +179,9 @@ gst_kconv_base_get_property (GObject * object, guint prop_id,
     case PROP_FRAMES_IN_FLIGHT:
       g_value_set_uint (value, self->frames_in_flight);
       break;
+    case PROP_GPU_WAIT:
+      g_value_set_enum (value, self->gpu_wait);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -148,6 +196,8 @@ gst_kconv_base_options (GstKConvBase * self, KConvOptions * options)
   options->backend = self->gpu_failed ? KCONV_BACKEND_CPU : self->backend;
   options->n_threads = (int) self->n_threads;
   options->device_id = self->device_id;
+  options->gpu_wait = self->gpu_wait;
+  options->copy_streams = self->copy_streams;
   guint cookie = self->options_cookie;
   GST_OBJECT_UNLOCK (self);
   if (self->on_cuda_memory) {
@@ -866,6 +916,11 @@ gst_kconv_base_class_init (GstKConvBaseClass * klass)
           "reported; 1 = one frame at a time; 0 = auto: 1 behind a live "
           "source, 3 otherwise", 0, MAX_FRAMES_IN_FLIGHT,
           DEFAULT_FRAMES_IN_FLIGHT, flags));
+  g_object_class_install_property (gobject_class, PROP_GPU_WAIT,
+      g_param_spec_enum ("gpu-wait", "GPU wait",
+          "How the streaming thread waits for a frame on the GPU: spin for "
+          "the least delay, sleep or block to leave the core to others",
+          GST_TYPE_KCONV_GPU_WAIT, DEFAULT_GPU_WAIT, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -890,6 +945,8 @@ gst_kconv_base_class_init (GstKConvBaseClass * klass)
       GST_DEBUG_FUNCPTR (gst_kconv_base_decide_allocation);
 
   gst_type_mark_as_plugin_api (GST_TYPE_KCONV_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_KCONV_GPU_WAIT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_KCONV_COPY_STREAMS, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_KCONV_BASE, 0);
 }
 
@@ -899,6 +956,8 @@ gst_kconv_base_init (GstKConvBase * self)
   self->backend = DEFAULT_BACKEND;
   self->device_id = DEFAULT_DEVICE_ID;
   self->n_threads = DEFAULT_N_THREADS;
+  self->gpu_wait = DEFAULT_GPU_WAIT;
+  self->copy_streams = DEFAULT_COPY_STREAMS;
   self->options_cookie = 1;
   self->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
   self->upstream_live = -1;

@@ -60,9 +60,11 @@ struct _GstKConvBase
   KConvInflight inflight;
 
   /*< private >*/
-  KConvBackend backend;         /* these three under the object lock */
+  KConvBackend backend;         /* these five under the object lock */
   gint device_id;
   guint n_threads;
+  KConvGpuWait gpu_wait;
+  KConvCopyStreams copy_streams;        /* kconvfilter's property */
   guint options_cookie;         /* bumped when one of them changes */
   gboolean gpu_failed;          /* backend=auto went on on the CPU; object
                                  * lock, until the element stops */
@@ -124,6 +126,9 @@ struct _GstKConvBaseClass
 
 GType gst_kconv_base_get_type (void);
 GType gst_kconv_backend_get_type (void);
+GType gst_kconv_gpu_wait_get_type (void);
+GType gst_kconv_copy_streams_get_type (void);
+#define GST_TYPE_KCONV_COPY_STREAMS (gst_kconv_copy_streams_get_type ())
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstKConvBase, gst_object_unref)
 
 /* The options the core is made with: backend, threads and device, or on

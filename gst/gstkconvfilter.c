@@ -101,6 +101,7 @@ enum
   PROP_ABSOLUTE,
   PROP_BORDER,
   PROP_PLANES,
+  PROP_COPY_STREAMS,
   N_PROPERTIES
 };
 
@@ -384,6 +385,10 @@ gst_kconv_filter_set_property (GObject * object, guint prop_id,
     case PROP_PLANES:
       s->planes = g_value_get_enum (value);
       break;
+    case PROP_COPY_STREAMS:    /* the base's option, for kconvfilter alone */
+      GST_KCONV_BASE (self)->copy_streams = g_value_get_enum (value);
+      GST_KCONV_BASE (self)->options_cookie++;
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -439,6 +444,9 @@ gst_kconv_filter_get_property (GObject * object, guint prop_id,
       break;
     case PROP_PLANES:
       g_value_set_enum (value, s->planes);
+      break;
+    case PROP_COPY_STREAMS:
+      g_value_set_enum (value, GST_KCONV_BASE (self)->copy_streams);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -818,6 +826,11 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
       "Which planes of YUV video to filter (auto: a kernel whose weights sum "
       "to 0 filters luma and makes chroma neutral grey, any other every "
       "plane)", GST_TYPE_KCONV_PLANES, DEFAULT_PLANES, flags);
+  properties[PROP_COPY_STREAMS] = g_param_spec_enum ("copy-streams",
+      "Copy streams", "Whose CUDA streams the frames' uploads and downloads "
+      "run on: shared streams serialise the copies of many filters on one "
+      "CUDA context", GST_TYPE_KCONV_COPY_STREAMS, KCONV_COPY_STREAMS_OWN,
+      flags);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   gst_element_class_set_static_metadata (element_class,

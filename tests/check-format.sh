@@ -21,6 +21,19 @@ if (cd "$src" && grep -rnE 'return[[:space:]]+KCONV_ERROR_' kernels omp \
   status=1
 fi
 echo "kernels/, omp/: every failure goes through kconv_fail"
+# kconv reads no environment: tests set their hooks from their own code.
+# Two files may: the OpenMP runtime's own variables, which kconv sets for
+# it unless the user did (kconv-omp-defaults.c), and the fault injection
+# of test builds (kconv-error.c, under KCONV_FAULT_INJECTION)
+if (cd "$src" && grep -rnE '\bg?_?getenv *\(' kernels omp gst \
+    --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
+    | grep -v '^kernels/support/kconv-omp-defaults.c:' \
+    | grep -v '^kernels/support/kconv-error.c:'); then
+  echo "the lines above read the environment: a test hook belongs in the" \
+    "tests' own code (tests/tuning-env.h, gst/kconv-testing.h)"
+  status=1
+fi
+echo "kernels/, omp/, gst/: no environment read"
 if [ $have_indent = 1 ]; then
   for f in "$src"/gst/*.c; do
     "$src/tests/gst-indent" -o "$tmp/out.c" "$f" 2>"$tmp/err" || { cat "$tmp/err"; status=1; continue; }

@@ -16,6 +16,7 @@
 #include "check.h"
 #include "test-rng.h"
 #include "conv-table.h"
+#include "kconv-tuning.h"
 
 typedef struct {
   const char *name;

@@ -20,6 +20,7 @@
 #include "kconv.h"
 #include "kconv-matrix.h"
 #include "bench-harness.h"
+#include "tuning-env.h"
 #ifdef KCONV_BENCH_OPENCV
 #include "bench-peer-opencv.h"
 #endif
@@ -156,6 +157,7 @@ bench_case (const BenchArgs * args, int width, int height, int channels,
 int
 main (int argc, char **argv)
 {
+  tuning_from_environment ();
   BenchArgs args;
   /* --sizes is this benchmark's own; the rest are the harness's */
   int sizes[16] = { 3, 5, 7, 15, 31 }, n_sizes = 5;

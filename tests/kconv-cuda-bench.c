@@ -20,6 +20,7 @@
 #include "kconv.h"
 #include "kconv-matrix.h"
 #include "bench-harness.h"
+#include "tuning-env.h"
 #ifdef KCONV_BENCH_NPP
 #include "bench-peer-npp.h"
 #endif
@@ -214,6 +215,7 @@ measure_copy_gbs (void)
 int
 main (int argc, char **argv)
 {
+  tuning_from_environment ();
   BenchArgs args;
   if (bench_args_parse (argc, argv, BENCH_THREADS | BENCH_CSV | BENCH_ONLY,
           "case,size,kconv_cuda_ms,npp_ms,kconv_cpu_ms,direct_ms,fft_ms,"

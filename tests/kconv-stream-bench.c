@@ -16,7 +16,7 @@
  * pageable download, one after another), measured in the same run.
  *
  *   kconv-stream-bench [--frames N] [--csv FILE] [--only TEXT]
- *                      [--pipelines N]
+ *                      [--pipelines N] [--gpu-wait spin|sleep|block]
  * (--only: the cases whose name contains TEXT; --pipelines: N copies of
  * each kconvfilter pipeline at once, one process, frames/s all together
  * and the process's CPU time a frame, beside the bus limit)
@@ -33,6 +33,7 @@
 #include "kconv-matrix.h"
 #include "bench-bus.h"
 #include "bench-harness.h"
+#include "tuning-env.h"
 
 /* frames before timing: negotiation, the filter, and both pools grown to
  * what the pipeline holds (a pinned 4K buffer takes milliseconds to make) */
@@ -190,11 +191,15 @@ push_frame (GstElement * src, GstBuffer * buf, guint64 index)
 /* frames: how many to time.  one_at_a_time: wait for each frame before
  * pushing the next (latency of a lone frame).  gate: NULL, or where
  * pipelines run at once meet before their timed frames. */
+/* --gpu-wait: the elements' gpu-wait property ("" leaves the default) */
+static gchar gpu_wait[32];
+
 static int
 run_pipeline (const Case * c, int in_flight, int pinned, int frames,
     int one_at_a_time, StartGate * gate, RunResult * res)
 {
-  gchar *fif = g_strdup_printf ("frames-in-flight=%d", in_flight);
+  gchar *fif = g_strdup_printf ("frames-in-flight=%d%s%s", in_flight,
+      gpu_wait[0] ? " gpu-wait=" : "", gpu_wait);
   gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
       "max-buffers=4 max-bytes=0 caps=video/x-raw,format=%s,width=%d,"
       "height=%d,framerate=1000/1 ! %s name=f %s ! fakesink name=sink "
@@ -419,8 +424,17 @@ naive_ms (const Case * c)
 int
 main (int argc, char **argv)
 {
+  tuning_from_environment ();
   BenchArgs args;
   gst_init (&argc, &argv);
+  /* (this program's own option, taken out before the shared ones) */
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp (argv[i], "--gpu-wait")) {
+      g_strlcpy (gpu_wait, argv[i + 1], sizeof gpu_wait);
+      memmove (argv + i, argv + i + 2, (argc - i - 2) * sizeof *argv);
+      argc -= 2;
+      break;
+    }
   if (bench_args_parse (argc, argv, BENCH_FRAMES | BENCH_CSV | BENCH_ONLY |
           BENCH_PIPELINES,
           "case,mode,frames_in_flight,fps,latency_ms,bus_fps,naive_ms", &args))

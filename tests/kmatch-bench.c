@@ -23,6 +23,7 @@
 #include "kmatch.h"
 #include "bench-harness.h"
 #include "photo.h"
+#include "tuning-env.h"
 #ifdef KCONV_BENCH_OPENCV
 #include "bench-peer-opencv.h"
 #endif
@@ -222,6 +223,7 @@ static const int cases[][4] = {
 int
 main (int argc, char **argv)
 {
+  tuning_from_environment ();
   BenchArgs args;
   if (bench_args_parse (argc, argv, BENCH_THREADS | BENCH_QUICK | BENCH_CSV |
           BENCH_ONLY | BENCH_PHOTOS,

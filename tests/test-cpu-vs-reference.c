@@ -18,6 +18,7 @@
 #include "check.h"
 #include "conv-table.h"
 #include "kconv-matrix.h"
+#include "tuning-env.h"
 
 static const char *const cpu_paths[] = { "direct", "fft" };
 
@@ -348,6 +349,7 @@ check_exact_finish (void)
 int
 main (int argc, char **argv)
 {
+  tuning_from_environment ();
   if (argc > 1 && !strcmp (argv[1], "--bench")) {
     BenchArgs args;
     argv[1] = argv[0];

@@ -22,6 +22,7 @@
 #include "check.h"
 #include "conv-table.h"
 #include "match-table.h"
+#include "tuning-env.h"
 
 static const char *const forced[] = { "small", "direct", "separable", "fft",
   "mma", "wgmma", "sepmma"
@@ -73,6 +74,7 @@ max_kernel (int argc, char **argv)
 int
 main (int argc, char **argv)
 {
+  tuning_from_environment ();
   const int bench = argc > 1 && !strcmp (argv[1], "--bench");
   BenchArgs args;
   if (bench) {

@@ -738,7 +738,8 @@ GST_START_TEST (test_property_round_trip)
 
   const gchar *enums[][2] = {
     {"border", "wrap"}, {"absolute", "true"}, {"planes", "luma"},
-    {"backend", "cpu"}, {"kernel", "sobel-y"}
+    {"backend", "cpu"}, {"kernel", "sobel-y"}, {"gpu-wait", "block"},
+    {"copy-streams", "shared-up"}
   };
   for (guint i = 0; i < G_N_ELEMENTS (enums); i++) {
     GValue v = G_VALUE_INIT;

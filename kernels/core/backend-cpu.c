@@ -134,9 +134,9 @@ cpu_filter_free (KConvFilter * f)
 }
 
 static KConvStatus
-cpu_filter_new (KConvFilter * f, int device_id)
+cpu_filter_new (KConvFilter * f, const KConvOptions * options)
 {
-  (void) device_id;
+  (void) options;
   CpuFilter *c = calloc (1, sizeof *c);
   if (!c)
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");

@@ -23,13 +23,13 @@ separable_pays (const KConvPlan * plan)
 }
 
 static KConvStatus
-cuda_filter_new (KConvFilter * f, int device_id)
+cuda_filter_new (KConvFilter * f, const KConvOptions * options)
 {
   KConvCuda *cu = NULL;
   f->path = separable_pays (&f->plan) ? KCONV_PATH_SEPARABLE :
       KCONV_PATH_DIRECT;
   KConvStatus st = kconv_cuda_new (&f->plan, f->path == KCONV_PATH_SEPARABLE,
-      device_id, &cu);
+      options->device_id, options->gpu_wait, options->copy_streams, &cu);
   f->impl = cu;
   return st;
 }
@@ -76,9 +76,10 @@ cuda_filter_free (KConvFilter * f)
 }
 
 static KConvStatus
-cuda_match_new (int device_id, void **impl)
+cuda_match_new (const KConvOptions * options, void **impl)
 {
-  return kmatch_cuda_new (device_id, (KMatchCuda **) impl);
+  return kmatch_cuda_new (options->device_id, options->gpu_wait,
+      (KMatchCuda **) impl);
 }
 
 static KConvStatus

@@ -12,9 +12,9 @@ reference_usable (void)
 }
 
 static KConvStatus
-reference_filter_new (KConvFilter * f, int device_id)
+reference_filter_new (KConvFilter * f, const KConvOptions * options)
 {
-  (void) device_id;
+  (void) options;
   f->path = KCONV_PATH_DIRECT;
   return KCONV_OK;
 }

@@ -49,7 +49,7 @@ struct KConvBackendOps
   /* Filters.  filter_new makes f->impl for f->plan (the device when it
    * has devices) and sets f->path.  NULL submit: it runs at once; NULL
    * run_device and stream: host memory only. */
-  KConvStatus (*filter_new) (KConvFilter * f, int device_id);
+  KConvStatus (*filter_new) (KConvFilter * f, const KConvOptions * options);
   KConvStatus (*filter_run) (KConvFilter * f, const KConvImage * src,
       const KConvImage * dst);
   KConvStatus (*filter_submit) (KConvFilter * f, KConvSlot * slot,
@@ -63,7 +63,7 @@ struct KConvBackendOps
   /* Matchers on a device (NULL on the host backends, whose search is the
    * core's own, kmatch.c).  match_takes: whether the device searches this
    * template over mw x mh positions (else the host does). */
-  KConvStatus (*match_new) (int device_id, void **impl);
+  KConvStatus (*match_new) (const KConvOptions * options, void **impl);
   KConvStatus (*match_set_template) (void *impl, const uint8_t * tmpl,
       int tw, int th, int ch, const uint8_t * byte_mask);
   int (*match_takes) (const void *impl, int ch, int mw, int mh);
@@ -96,6 +96,9 @@ struct KConvBackendOps
 extern const KConvBackendOps kconv_backend_reference;
 extern const KConvBackendOps kconv_backend_cpu;
 extern const KConvBackendOps kconv_backend_cuda;
+
+/* Whether every field of the options is in its range */
+int kconv_options_valid (const KConvOptions * options);
 
 /* The backend's table, NULL when this build has none (AUTO: none). */
 const KConvBackendOps *kconv_backend_ops (KConvBackend backend);

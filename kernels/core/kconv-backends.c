@@ -17,6 +17,17 @@ static const KConvBackendOps *const backends[] = {
 
 #define N_BACKENDS (sizeof backends / sizeof backends[0])
 
+int
+kconv_options_valid (const KConvOptions * o)
+{
+  return o->n_threads >= 0 && o->backend >= KCONV_BACKEND_AUTO
+      && o->backend <= KCONV_BACKEND_REFERENCE
+      && o->gpu_wait >= KCONV_GPU_WAIT_SPIN
+      && o->gpu_wait <= KCONV_GPU_WAIT_BLOCK
+      && o->copy_streams >= KCONV_COPY_STREAMS_OWN
+      && o->copy_streams <= KCONV_COPY_STREAMS_SHARED_UP;
+}
+
 const KConvBackendOps *
 kconv_backend_ops (KConvBackend backend)
 {

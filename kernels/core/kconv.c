@@ -90,7 +90,7 @@ kconv_path_name (KConvPath path)
 typedef struct
 {
   KConvFilter *f;
-  int device_id;
+  const KConvOptions *options;
 } FilterStart;
 
 /* A filter's part on a backend (kconv_backend_start) */
@@ -98,7 +98,7 @@ static KConvStatus
 filter_start (const KConvBackendOps * ops, void *obj)
 {
   FilterStart *start = obj;
-  KConvStatus st = ops->filter_new (start->f, start->device_id);
+  KConvStatus st = ops->filter_new (start->f, start->options);
   if (st != KCONV_OK)
     ops->filter_free (start->f);
   return st;
@@ -116,10 +116,9 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
   *out = NULL;
   if (!options)
     options = &defaults;
-  if (options->n_threads < 0 || options->backend < KCONV_BACKEND_AUTO
-      || options->backend > KCONV_BACKEND_REFERENCE)
+  if (!kconv_options_valid (options))
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_new: "
-        "negative n_threads or an unknown backend");
+        "negative n_threads, or an unknown backend, GPU wait or copy streams");
   /* (an unusable backend is said before a bad kernel) */
   KConvStatus st = kconv_backend_check (kconv_backend_resolve
       (options->backend));
@@ -138,7 +137,7 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
   f->n_threads = !options->n_threads ? kconv_default_threads () :
       options->n_threads < kconv_cpu_count () ? options->n_threads :
       kconv_cpu_count ();
-  FilterStart start = { f, options->device_id };
+  FilterStart start = { f, options };
   st = kconv_backend_start (options->backend, filter_start, &start, &f->ops);
   if (st != KCONV_OK) {
     kconv_plan_clear (&f->plan);

@@ -34,7 +34,7 @@ struct KMatch
 typedef struct
 {
   KMatch *m;
-  int device_id;
+  const KConvOptions *options;
 } MatchStart;
 
 /* A matcher's part on a backend (kconv_backend_start): the device's
@@ -44,8 +44,8 @@ match_start (const KConvBackendOps * ops, void *obj)
 {
   MatchStart *start = obj;
   start->m->impl = NULL;
-  return ops->match_new ? ops->match_new (start->device_id,
-      &start->m->impl) : KCONV_OK;
+  return ops->match_new ? ops->match_new (start->options, &start->m->impl) :
+      KCONV_OK;
 }
 
 KConvStatus
@@ -59,17 +59,13 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
   *out = NULL;
   if (!options)
     options = &defaults;
-  if (options->n_threads < 0)
-    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_new: n_threads "
-        "is negative");
-  if (options->backend < KCONV_BACKEND_AUTO
-      || options->backend > KCONV_BACKEND_REFERENCE)
-    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_new: unknown "
-        "backend");
+  if (!kconv_options_valid (options))
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_new: negative "
+        "n_threads, or an unknown backend, GPU wait or copy streams");
   KMatch *m = calloc (1, sizeof *m);
   if (!m)
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
-  MatchStart start = { m, options->device_id };
+  MatchStart start = { m, options };
   KConvStatus st = kconv_backend_start (options->backend, match_start, &start,
       &m->ops);
   if (st != KCONV_OK) {

@@ -103,15 +103,16 @@ release_one (int d, cudaStream_t stream, int is_shared)
 }
 
 extern "C" KConvStatus
-kconv_cuda_copies_take (KConvCudaCopies *c)
+kconv_cuda_copies_take (KConvCudaCopies *c, KConvCopyStreams mode)
 {
   memset (c, 0, sizeof *c);
-  const int mode = kconv_tuning ().cuda_copies;
   cudaStream_t up = NULL, down = NULL;
-  cudaError_t err = take_one (mode != KCONV_COPIES_OWN, 0, &up, &c->up_shared);
+  cudaError_t err =
+      take_one (mode != KCONV_COPY_STREAMS_OWN, 0, &up, &c->up_shared);
   c->up = (void *) up;
   if (err == cudaSuccess)
-    err = take_one (mode == KCONV_COPIES_SHARED, 1, &down, &c->down_shared);
+    err =
+        take_one (mode == KCONV_COPY_STREAMS_SHARED, 1, &down, &c->down_shared);
   c->down = (void *) down;
   if (err != cudaSuccess) {
     kconv_cuda_copies_release (c);

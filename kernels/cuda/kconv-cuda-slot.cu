@@ -50,7 +50,7 @@ struct KConvCudaSlot
   int broken; /* a submission failed half way */
   cudaEvent_t uploaded[MAX_BANDS], convolved[MAX_BANDS];
   cudaEvent_t done; /* after the last download queued */
-  int wait;         /* how done is waited for: KCONV_WAIT_* */
+  int wait;         /* how done is waited for: a KConvGpuWait */
   uint8_t *d_mem;   /* source and result planes, pitched */
   size_t d_size, d_used;
   uint8_t *h_stage; /* pinned staging for pageable frames */
@@ -124,17 +124,16 @@ slot_release (KConvCudaSlot *slot)
 }
 
 static KConvStatus
-slot_init (KConvCudaSlot *slot, int device)
+slot_init (KConvCudaSlot *slot, int device, KConvGpuWait wait)
 {
   slot->device = device;
-  const KConvTuning tuning = kconv_tuning ();
-  const int bands = tuning.cuda_bands;
+  const int bands = kconv_tuning ().cuda_bands;
   slot->max_bands = bands ? bands : MAX_BANDS;
   slot->max_bands = slot->max_bands < 1           ? 1
                     : slot->max_bands > MAX_BANDS ? MAX_BANDS
                                                   : slot->max_bands;
   KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (device));
-  slot->wait = tuning.cuda_wait;
+  slot->wait = wait;
   KCONV_CUDA_CHECK (cudaEventCreateWithFlags (&slot->done,
       kconv_cuda_done_event_flags (slot->wait)));
   for (int i = 0; i < MAX_BANDS; i++) {
@@ -374,12 +373,13 @@ kconv_cuda_submit (KConvCuda *cu, KConvCudaSlot **slotp, const KConvImage *src,
     *slotp = slot;
   }
   KConvStatus st = KCONV_OK;
-  if (slot->ready && slot->device != kconv_cuda_device_of (cu)) {
-    slot_finish (slot); /* moving to another device */
+  if (slot->ready && (slot->device != kconv_cuda_device_of (cu) ||
+                         slot->wait != kconv_cuda_wait_of (cu))) {
+    slot_finish (slot); /* moving to another device, or waited otherwise */
     slot_release (slot);
   }
   if (!slot->ready) {
-    st = slot_init (slot, kconv_cuda_device_of (cu));
+    st = slot_init (slot, kconv_cuda_device_of (cu), kconv_cuda_wait_of (cu));
     if (st != KCONV_OK) {
       slot_release (slot);
       return st;

@@ -57,6 +57,8 @@ typedef struct StrategyOps StrategyOps;
 struct KConvCuda
 {
   int device;
+  KConvGpuWait wait;             /* how its frames in flight are waited for */
+  KConvCopyStreams copy_streams; /* whose streams its copies run on */
   const StrategyOps *strategy;
   int fft_missing; /* the FFT was chosen, cuFFT is not here */
   KConvCudaFft *fft;
@@ -100,14 +102,14 @@ extern "C" unsigned
 kconv_cuda_done_event_flags (int wait)
 {
   return cudaEventDisableTiming |
-         (wait == KCONV_WAIT_BLOCK ? cudaEventBlockingSync : 0);
+         (wait == KCONV_GPU_WAIT_BLOCK ? cudaEventBlockingSync : 0);
 }
 
 extern "C" int
 kconv_cuda_event_wait (void *event, int wait)
 {
   cudaEvent_t e = (cudaEvent_t) event;
-  if (wait != KCONV_WAIT_SLEEP)
+  if (wait != KCONV_GPU_WAIT_SLEEP)
     return cudaEventSynchronize (e); /* spins, or blocks on a blocking event */
   /* naps leave the core to the threads that make the frames */
   const struct timespec nap = { 0, 20000 };
@@ -705,7 +707,7 @@ cuda_setup (KConvCuda *cu, const KConvPlan *plan)
       cudaDevAttrMaxSharedMemoryPerBlockOptin, cu->device));
   KCONV_CUDA_CHECK (
       cudaStreamCreateWithFlags (&cu->stream, cudaStreamNonBlocking));
-  KConvStatus st = kconv_cuda_copies_take (&cu->copies);
+  KConvStatus st = kconv_cuda_copies_take (&cu->copies, cu->copy_streams);
   if (st != KCONV_OK)
     return st;
 
@@ -729,13 +731,15 @@ cuda_setup (KConvCuda *cu, const KConvPlan *plan)
 
 extern "C" KConvStatus
 kconv_cuda_new (const KConvPlan *plan, int use_separable, int device_id,
-    KConvCuda **out)
+    KConvGpuWait wait, KConvCopyStreams copies, KConvCuda **out)
 {
   *out = NULL;
   KConvCuda *cu = (KConvCuda *) calloc (1, sizeof *cu);
   if (!cu)
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
   cu->device = device_id < 0 ? 0 : device_id;
+  cu->wait = wait;
+  cu->copy_streams = copies;
 
   Choice c = { plan, use_separable, plan->rows * plan->cols,
     mma_fits (plan, cu->device), kconv_cuda_wgmma_available (cu->device),
@@ -808,6 +812,12 @@ extern "C" int
 kconv_cuda_device_of (const KConvCuda *cu)
 {
   return cu->device;
+}
+
+extern "C" KConvGpuWait
+kconv_cuda_wait_of (const KConvCuda *cu)
+{
+  return cu->wait;
 }
 
 extern "C" void *

@@ -24,7 +24,8 @@ int kconv_cuda_device_count (void);
  * Every function here records why it fails with kconv_fail ()
  * (kconv-error.h). */
 KConvStatus kconv_cuda_new (const KConvPlan * plan, int use_separable,
-    int device_id, KConvCuda ** out);
+    int device_id, KConvGpuWait wait, KConvCopyStreams copies,
+    KConvCuda ** out);
 
 /* Host images in, host images out: upload, convolve, download, wait.
  * Pageable memory is staged through pinned buffers by n_threads threads. */
@@ -47,6 +48,8 @@ KConvStatus kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,
 int kconv_cuda_row_reach (const KConvCuda * cu, int *above, int *below);
 
 int kconv_cuda_device_of (const KConvCuda * cu);
+/* How its frames in flight are waited for (KConvOptions.gpu_wait) */
+KConvGpuWait kconv_cuda_wait_of (const KConvCuda * cu);
 
 /* The stream all of this filter's convolutions run on, one after another
  * (they share work buffers), as a cudaStream_t. */
@@ -63,7 +66,8 @@ typedef struct
   void *up, *down;              /* cudaStream_t */
   int up_shared, down_shared;
 } KConvCudaCopies;
-KConvStatus kconv_cuda_copies_take (KConvCudaCopies * copies);
+KConvStatus kconv_cuda_copies_take (KConvCudaCopies * copies,
+    KConvCopyStreams mode);
 void kconv_cuda_copies_release (KConvCudaCopies * copies);
 
 /* Frames in flight (kconv-cuda-slot.cu): a slot owns a frame's device
@@ -91,7 +95,7 @@ void kconv_cuda_host_free (void *data);
 int kconv_cuda_use_device (int device);
 
 /* Creation flags for an event a thread waits on, and the wait itself (a
- * cudaError_t), both for wait, a KCONV_WAIT_* (KCONV_CUDA_WAIT). */
+ * cudaError_t), both for wait, a KConvGpuWait. */
 unsigned kconv_cuda_done_event_flags (int wait);
 int kconv_cuda_event_wait (void *event, int wait);
 

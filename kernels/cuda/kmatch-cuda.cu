@@ -42,6 +42,7 @@ sad4_add (uint32_t a, uint32_t b, uint32_t acc)
 struct KMatchCuda
 {
   int device;
+  KConvGpuWait wait;     /* how its frames in flight are waited for */
   int smem_optin;        /* the device's shared memory a block may opt in to */
   int tw, th, ch, words; /* words: a template row, rounded up */
   uint4 *d_tmpl;         /* th x (words + 1), four shifted copies */
@@ -243,7 +244,7 @@ struct KMatchCudaSlot
   int pending; /* submitted, not yet waited for */
   int broken;  /* a submission failed half way */
   cudaEvent_t uploaded, done;
-  int wait;         /* how done is waited for: KCONV_WAIT_* */
+  int wait;         /* how done is waited for: a KConvGpuWait */
   uint8_t *d_frame; /* the compared samples, packed */
   size_t frame_size;
   uint8_t *d_raw; /* the region as it lies in the frame */
@@ -276,13 +277,13 @@ slot_release (KMatchCudaSlot *s)
 }
 
 static KConvStatus
-slot_init (KMatchCudaSlot *s, int device)
+slot_init (KMatchCudaSlot *s, int device, KConvGpuWait wait)
 {
   s->device = device;
   KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (device));
   KCONV_CUDA_CHECK (
       cudaEventCreateWithFlags (&s->uploaded, cudaEventDisableTiming));
-  s->wait = kconv_tuning ().cuda_wait;
+  s->wait = wait;
   KCONV_CUDA_CHECK (cudaEventCreateWithFlags (&s->done,
       kconv_cuda_done_event_flags (s->wait)));
   KCONV_CUDA_CHECK (cudaMalloc (&s->d_best, 3 * sizeof (uint64_t)));
@@ -322,7 +323,7 @@ grow (uint8_t **buf, size_t *size, size_t need, int host)
 }
 
 extern "C" KConvStatus
-kmatch_cuda_new (int device_id, KMatchCuda **out)
+kmatch_cuda_new (int device_id, KConvGpuWait wait, KMatchCuda **out)
 {
   *out = NULL;
   KMatchCuda *g = (KMatchCuda *) calloc (1, sizeof *g);
@@ -330,6 +331,7 @@ kmatch_cuda_new (int device_id, KMatchCuda **out)
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "kmatch_cuda_new: out of "
                                                   "memory");
   g->device = device_id < 0 ? 0 : device_id;
+  g->wait = wait;
   cudaError_t e = (cudaError_t) kconv_cuda_use_device (g->device);
   if (e == cudaSuccess)
     e = cudaStreamCreateWithFlags (&g->stream, cudaStreamNonBlocking);
@@ -660,9 +662,9 @@ kmatch_cuda_submit (KMatchCuda *g, KMatchCudaSlot **slotp, const uint8_t *frame,
   KConvStatus st = kmatch_cuda_slot_wait (s); /* (a caller's mistake) */
   if (st != KCONV_OK)
     return st;
-  if (s->ready && s->device != g->device)
-    slot_release (s); /* moving to another device */
-  if (!s->ready && (st = slot_init (s, g->device)) != KCONV_OK) {
+  if (s->ready && (s->device != g->device || s->wait != g->wait))
+    slot_release (s); /* moving to another device, or waited otherwise */
+  if (!s->ready && (st = slot_init (s, g->device, g->wait)) != KCONV_OK) {
     slot_release (s);
     return st;
   }

@@ -17,7 +17,8 @@ typedef struct KMatchCuda KMatchCuda;
 
 /* Every function here records why it fails with kconv_fail ()
  * (kconv-error.h). */
-KConvStatus kmatch_cuda_new (int device_id, KMatchCuda ** out);
+KConvStatus kmatch_cuda_new (int device_id, KConvGpuWait wait,
+    KMatchCuda ** out);
 /* byte_mask: NULL, or tw * th * ch bytes, 0xff where the template counts
  * and 0 where it does not (transparent pixels). */
 KConvStatus kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl,

@@ -92,10 +92,28 @@ typedef struct {
   int absolute;                 /* use |sum / divisor| */
 } KConvKernel;
 
+/* How a thread waits for a frame in flight on the GPU */
+typedef enum {
+  KCONV_GPU_WAIT_SPIN,          /* polls without rest (the CUDA runtime's
+                                 * default): the least delay, a core busy */
+  KCONV_GPU_WAIT_SLEEP,         /* polls with 20 us naps between */
+  KCONV_GPU_WAIT_BLOCK,         /* the runtime's blocking wait */
+} KConvGpuWait;
+
+/* Whose streams a filter's uploads and downloads run on */
+typedef enum {
+  KCONV_COPY_STREAMS_OWN,       /* its own */
+  KCONV_COPY_STREAMS_SHARED,    /* shared with the other filters of its CUDA
+                                 * context, both ways */
+  KCONV_COPY_STREAMS_SHARED_UP, /* shared for uploads only */
+} KConvCopyStreams;
+
 typedef struct {
   KConvBackend backend;
   int n_threads;                /* CPU threads, 0 = OpenMP's default; at most one a core */
   int device_id;                /* CUDA device, -1 = default */
+  KConvGpuWait gpu_wait;        /* 0 = spin */
+  KConvCopyStreams copy_streams;        /* 0 = own */
 } KConvOptions;
 
 typedef struct KConvFilter KConvFilter;
@@ -199,15 +217,6 @@ int kconv_filter_is_exact (const KConvFilter * filter);
 
 /* How the filter runs (for logs): the path, and on CUDA the kernel used. */
 const char *kconv_filter_strategy (const KConvFilter * filter);
-
-/* Forces the path that filters made from now on take on a backend, where
- * the path can take their kernel (else kconv chooses as usual): on
- * KCONV_BACKEND_CPU "direct" or "fft"; on KCONV_BACKEND_CUDA "small",
- * "direct", "separable", "fft", "mma", "wgmma" or "sepmma".  NULL gives the choice
- * back.  For tests and for measuring crossovers; the environment variables
- * KCONV_CPU_STRATEGY and KCONV_CUDA_STRATEGY set the same, read once.
- * KCONV_ERROR_INVALID_ARGUMENT for another backend or name. */
-KConvStatus kconv_force_strategy (KConvBackend backend, const char *name);
 
 /* More about the last failure in the calling thread (e.g. a CUDA message),
  * or "": a sentence that says why.  Each call that returns a KConvStatus

@@ -33,6 +33,7 @@ kconv_last_error (void)
   return last_error;
 }
 
+#ifdef KCONV_FAULT_INJECTION
 /* KCONV_FAULT=KIND:N, read once: the words in a call's text that make it
  * of each kind (launches are checked through kconv_cuda_launch_* or
  * cudaGetLastError) */
@@ -73,3 +74,4 @@ kconv_fault_due (const char *call)
     return 0;
   return __atomic_add_fetch (&fault_seen, 1, __ATOMIC_RELAXED) == fault_at;
 }
+#endif /* KCONV_FAULT_INJECTION */

@@ -25,11 +25,16 @@ KConvStatus kconv_fail (KConvStatus status, const char *format, ...)
  * is that failure's, never an earlier one's. */
 void kconv_clear_error (void);
 
-/* Fault injection, for tests: with KCONV_FAULT=KIND:N in the environment
+/* Fault injection, compiled into test builds alone (meson setup
+ * -Dfault_injection=true): with KCONV_FAULT=KIND:N in the environment
  * (KIND alloc, copy, launch or sync), the Nth CUDA call of that kind in the
  * process, counted from 1, fails as if the GPU had.  Whether the call with
  * the source text `call` is that one (counts it). */
+#ifdef KCONV_FAULT_INJECTION
 int kconv_fault_due (const char *call);
+#else
+#define kconv_fault_due(call) 0
+#endif
 
 #ifdef __cplusplus
 }

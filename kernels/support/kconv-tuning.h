@@ -2,37 +2,19 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Read once from the environment (KCONV_CPU_STRATEGY, KCONV_CPU_FIXED,
- * KCONV_CPU_ISA, KCONV_CUDA_STRATEGY, KCONV_CUDA_PACKED,
- * KCONV_CUDA_BANDS, KCONV_CUDA_MATCH_PRUNE, KCONV_CUDA_WAIT,
- * KCONV_CUDA_COPIES); a test or benchmark may set them for the process
- * instead.  A filter takes them when it is made.
+ * Not the public API: the tests and benchmarks include this header and set
+ * the knobs from their own code (tests/tuning-env.h reads them from the
+ * environment for them); kconv itself reads no environment.  A filter
+ * takes them when it is made.
  */
 #ifndef KCONV_TUNING_H
 #define KCONV_TUNING_H
 
+#include "kconv.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* KCONV_CUDA_WAIT: spin (the CUDA runtime's default), sleep (polls, with
- * 20 us naps between) or block (the runtime's blocking wait). */
-enum
-{
-  KCONV_WAIT_SPIN,
-  KCONV_WAIT_SLEEP,
-  KCONV_WAIT_BLOCK,
-};
-
-/* KCONV_CUDA_COPIES: a filter's upload and download streams are its own,
- * shared with the other filters of its CUDA context, or shared for
- * uploads only (shared-up). */
-enum
-{
-  KCONV_COPIES_OWN,
-  KCONV_COPIES_SHARED,
-  KCONV_COPIES_SHARED_UP,
-};
 
 /* KCONV_CPU_ISA: avx512 (the default: as wide as the CPU allows), avx2
  * (x86-64-v3) or baseline (plain x86-64, SSE2) */
@@ -64,16 +46,20 @@ typedef struct
                                  * (0: the default) */
   int cuda_match_prune;         /* -1: the GPU's search bounds positions
                                  * first where that pays; 0 never, 1 always */
-  int cuda_wait;                /* how a thread waits for a frame in flight
-                                 * on the GPU: KCONV_WAIT_* */
-  int cuda_copies;              /* whose copy streams: KCONV_COPIES_* */
 } KConvTuning;
 
-/* The knobs in force: the environment's, unless set. */
+/* The knobs in force: the defaults, unless set. */
 KConvTuning kconv_tuning (void);
 
-/* Sets them for the process; NULL goes back to the environment's. */
+/* Sets them for the process; NULL goes back to the defaults. */
 void kconv_tuning_set (const KConvTuning * tuning);
+
+/* Forces the path that filters made from now on take on a backend, where
+ * the path can take their kernel (else kconv chooses as usual): on
+ * KCONV_BACKEND_CPU "direct" or "fft"; on KCONV_BACKEND_CUDA "small",
+ * "direct", "separable", "fft", "mma", "wgmma" or "sepmma".  NULL gives the
+ * choice back.  KCONV_ERROR_INVALID_ARGUMENT for another backend or name. */
+KConvStatus kconv_force_strategy (KConvBackend backend, const char *name);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# GPU failures injected mid-stream (KCONV_FAULT, see kconv-error.h) into the
+# GPU failures injected mid-stream (KCONV_FAULT, see kconv-error.h; a build
+# made with -Dfault_injection=true, as no build for users is) into the
 # soak's pipeline (tests/soak.c): with backend=auto every frame must still
 # come out, in order, bit-identical to a run on the CPU, with a warning on
 # the bus; with backend=cuda the element must stop with an error.  Then the
@@ -15,6 +16,10 @@ export GST_PLUGIN_PATH_1_0=$PWD/$b/gst
 # resident-memory bound would count as growth as new kernels come into use
 export CUDA_MODULE_LOADING=EAGER
 status=0
+if ! grep -q KCONV_FAULT "$b/gst/libgstkconv.so"; then
+  echo "FAILED: $b has no fault injection (meson setup -Dfault_injection=true)"
+  exit 1
+fi
 hashes() { grep -o 'output hash [0-9a-f]*, message hash [0-9a-f]*' | head -1; }
 
 for el in ${ELEMENTS:-kconvfilter kpatternmatch}; do

@@ -4,7 +4,8 @@
 # runtime unpacked from .devgst (see the device notes in the README).
 #   tests/gpu/run.sh [OUTDIR]     results and the plot go to OUTDIR
 # BUILD names the build folder (default build); a GPU-only one keeps what
-# travels small:  meson setup build-gpu -Dgpu_archs=90
+# travels small, with the GPU failures tests/gpu/faults.sh injects compiled
+# in:  meson setup build-gpu -Dgpu_archs=90 -Dfault_injection=true
 # KERNEL_BENCH=0 skips the kernel benchmarks (device-resident timings);
 # FAULT_FRAMES sets the frames of each injected-fault run (default 3000).
 set -uo pipefail
