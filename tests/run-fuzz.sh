@@ -23,7 +23,9 @@ build() {   # target, sources...
   # shellcheck disable=SC2086
   clang $flags "tests/fuzz/$t.c" "$@" -lm -lpthread -o "$out/$t" || return 1
 }
-build fuzz-matrix kernels/core/kconv-matrix.c || exit 1
+# (the named kernels say why they fail through the error model)
+build fuzz-matrix kernels/core/kconv-matrix.c kernels/support/kconv-error.c \
+  -Ikernels/support || exit 1
 build fuzz-region kernels/core/kmatch-region.c || exit 1
 # shellcheck disable=SC2046
 build fuzz-template gst/kmatch-template.c gst/kmatch-template-decode.c \
