@@ -24,6 +24,7 @@
 #include <cuda_runtime.h>
 
 #include "kconv-cuda.h"
+#include "kconv-cuda-fence.cuh"
 #include "kconv-error.h"
 #include "kconv-tuning.h"
 #include "kconv-team.h"
@@ -45,13 +46,9 @@ typedef struct
 
 struct KConvCudaSlot
 {
-  int device;
-  int ready;  /* events made */
-  int broken; /* a submission failed half way */
+  KConvCudaFence fence; /* after the last download queued */
   cudaEvent_t uploaded[MAX_BANDS], convolved[MAX_BANDS];
-  cudaEvent_t done; /* after the last download queued */
-  int wait;         /* how done is waited for: a KConvGpuWait */
-  uint8_t *d_mem;   /* source and result planes, pitched */
+  uint8_t *d_mem; /* source and result planes, pitched */
   size_t d_size, d_used;
   uint8_t *h_stage; /* pinned staging for pageable frames */
   size_t h_size, h_used;
@@ -108,15 +105,14 @@ kconv_cuda_is_pinned (const void *p)
 static void
 slot_release (KConvCudaSlot *slot)
 {
-  (void) kconv_cuda_use_device (slot->device);
+  (void) kconv_cuda_use_device (slot->fence.device);
   for (int i = 0; i < MAX_BANDS; i++) {
     if (slot->uploaded[i])
       cudaEventDestroy (slot->uploaded[i]);
     if (slot->convolved[i])
       cudaEventDestroy (slot->convolved[i]);
   }
-  if (slot->done)
-    cudaEventDestroy (slot->done);
+  kconv_cuda_fence_release (&slot->fence);
   cudaFree (slot->d_mem);
   if (slot->h_stage)
     cudaFreeHost (slot->h_stage);
@@ -126,23 +122,20 @@ slot_release (KConvCudaSlot *slot)
 static KConvStatus
 slot_init (KConvCudaSlot *slot, int device, KConvGpuWait wait)
 {
-  slot->device = device;
   const int bands = kconv_tuning ().cuda_bands;
   slot->max_bands = bands ? bands : MAX_BANDS;
   slot->max_bands = slot->max_bands < 1           ? 1
                     : slot->max_bands > MAX_BANDS ? MAX_BANDS
                                                   : slot->max_bands;
-  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (device));
-  slot->wait = wait;
-  KCONV_CUDA_CHECK (cudaEventCreateWithFlags (&slot->done,
-      kconv_cuda_done_event_flags (slot->wait)));
+  KConvStatus st = kconv_cuda_fence_init (&slot->fence, device, wait);
+  if (st != KCONV_OK)
+    return st;
   for (int i = 0; i < MAX_BANDS; i++) {
     KCONV_CUDA_CHECK (
         cudaEventCreateWithFlags (&slot->uploaded[i], cudaEventDisableTiming));
     KCONV_CUDA_CHECK (
         cudaEventCreateWithFlags (&slot->convolved[i], cudaEventDisableTiming));
   }
-  slot->ready = 1;
   return KCONV_OK;
 }
 
@@ -150,26 +143,9 @@ slot_init (KConvCudaSlot *slot, int device, KConvGpuWait wait)
 static KConvStatus
 slot_finish (KConvCudaSlot *slot)
 {
-  KConvStatus st = KCONV_OK;
-  cudaError_t err = cudaSuccess;
-  if (slot->ready) {
-    (void) kconv_cuda_use_device (slot->device);
-    /* the downloads wait for the kernels, which wait for the uploads; a
-     * submission that broke off may have left any of them queued */
-    err = slot->broken
-              ? cudaDeviceSynchronize ()
-              : (cudaError_t) kconv_cuda_event_wait (slot->done, slot->wait);
-    /* the wait is a sync like any other for KCONV_FAULT */
-    if (err == cudaSuccess && kconv_fault_due ("cudaEventSynchronize"))
-      err = cudaErrorLaunchFailure;
-    slot->broken = 0;
-  }
-  if (err != cudaSuccess) {
-    st = kconv_fail (KCONV_ERROR_DEVICE,
-        "while frames were in flight: "
-        "%s (%s)",
-        cudaGetErrorName (err), cudaGetErrorString (err));
-  } else {
+  /* the downloads wait for the kernels, which wait for the uploads */
+  const KConvStatus st = kconv_cuda_fence_wait (&slot->fence, "a frame");
+  if (st == KCONV_OK) {
     for (int i = 0; i < slot->n_unstage; i++) {
       const Unstage *u = &slot->unstage[i];
       kconv_copy_rows (u->dst, u->dst_stride, u->staged,
@@ -239,7 +215,7 @@ slot_submit (KConvCuda *cu, KConvCudaSlot *slot, const KConvImage *src,
   const int dst_pinned = kconv_cuda_is_pinned (dst->data);
   const size_t plane = pitch * h;
 
-  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (slot->device));
+  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (slot->fence.device));
   void *up_ptr, *down_ptr;
   kconv_cuda_copy_streams (cu, &up_ptr, &down_ptr);
   cudaStream_t up = (cudaStream_t) up_ptr, down = (cudaStream_t) down_ptr;
@@ -289,7 +265,7 @@ slot_submit (KConvCuda *cu, KConvCudaSlot *slot, const KConvImage *src,
   if (again && slot->last_cu != cu) {
     KCONV_CUDA_CHECK (cudaStreamWaitEvent (compute,
         slot->convolved[slot->last_bands - 1], 0));
-    KCONV_CUDA_CHECK (cudaStreamWaitEvent (down, slot->done, 0));
+    KCONV_CUDA_CHECK (cudaStreamWaitEvent (down, slot->fence.done, 0));
   }
   slot->last_cu = cu;
   slot->last_bands = bands;
@@ -352,7 +328,9 @@ slot_submit (KConvCuda *cu, KConvCudaSlot *slot, const KConvImage *src,
         d_dst + y0 * pitch, pitch, row, y1 - y0, cudaMemcpyDeviceToHost, down));
     kconv_cuda_count_transfer (0, row * (y1 - y0));
   }
-  KCONV_CUDA_CHECK (cudaEventRecord (slot->done, down));
+  st = kconv_cuda_fence_record (&slot->fence, down);
+  if (st != KCONV_OK)
+    return st;
   if (stage_out) {
     slot->unstage[slot->n_unstage++] =
         (Unstage){ dst->data, dst->stride, stage_out, row, h };
@@ -373,13 +351,15 @@ kconv_cuda_submit (KConvCuda *cu, KConvCudaSlot **slotp, const KConvImage *src,
     *slotp = slot;
   }
   KConvStatus st = KCONV_OK;
-  if (slot->ready && (slot->device != kconv_cuda_device_of (cu) ||
-                         slot->wait != kconv_cuda_wait_of (cu))) {
+  const int device = kconv_cuda_device_of (cu);
+  const KConvGpuWait wait = kconv_cuda_wait_of (cu);
+  if (slot->fence.ready &&
+      !kconv_cuda_fence_fits (&slot->fence, device, wait)) {
     slot_finish (slot); /* moving to another device, or waited otherwise */
     slot_release (slot);
   }
-  if (!slot->ready) {
-    st = slot_init (slot, kconv_cuda_device_of (cu), kconv_cuda_wait_of (cu));
+  if (!slot->fence.ready) {
+    st = slot_init (slot, device, wait);
     if (st != KCONV_OK) {
       slot_release (slot);
       return st;
@@ -388,7 +368,7 @@ kconv_cuda_submit (KConvCuda *cu, KConvCudaSlot **slotp, const KConvImage *src,
   slot->n_threads = n_threads;
   st = slot_submit (cu, slot, src, dst);
   if (st != KCONV_OK)
-    slot->broken = 1;
+    kconv_cuda_fence_break (&slot->fence);
   return st;
 }
 
@@ -403,10 +383,7 @@ kconv_cuda_slot_wait (KConvCudaSlot *slot)
 extern "C" int
 kconv_cuda_slot_done (const KConvCudaSlot *slot)
 {
-  if (!slot || !slot->ready || slot->broken)
-    return 1;
-  (void) kconv_cuda_use_device (slot->device);
-  return cudaEventQuery (slot->done) != cudaErrorNotReady;
+  return !slot || kconv_cuda_fence_done (&slot->fence);
 }
 
 extern "C" void

@@ -98,27 +98,6 @@ kconv_cuda_use_device (int device)
   return cudaSetDevice (device);
 }
 
-extern "C" unsigned
-kconv_cuda_done_event_flags (int wait)
-{
-  return cudaEventDisableTiming |
-         (wait == KCONV_GPU_WAIT_BLOCK ? cudaEventBlockingSync : 0);
-}
-
-extern "C" int
-kconv_cuda_event_wait (void *event, int wait)
-{
-  cudaEvent_t e = (cudaEvent_t) event;
-  if (wait != KCONV_GPU_WAIT_SLEEP)
-    return cudaEventSynchronize (e); /* spins, or blocks on a blocking event */
-  /* naps leave the core to the threads that make the frames */
-  const struct timespec nap = { 0, 20000 };
-  cudaError_t err;
-  while ((err = cudaEventQuery (e)) == cudaErrorNotReady)
-    nanosleep (&nap, NULL);
-  return err;
-}
-
 /* cuCtxGetCurrent, from the driver the runtime loaded */
 typedef int (*CtxGetCurrent) (void **context);
 static CtxGetCurrent ctx_get_current;

@@ -94,11 +94,6 @@ void kconv_cuda_host_free (void *data);
  * work on) by the device's primary one. */
 int kconv_cuda_use_device (int device);
 
-/* Creation flags for an event a thread waits on, and the wait itself (a
- * cudaError_t), both for wait, a KConvGpuWait. */
-unsigned kconv_cuda_done_event_flags (int wait);
-int kconv_cuda_event_wait (void *event, int wait);
-
 /* The calling thread's current CUDA context (a CUcontext), NULL if none. */
 void *kconv_cuda_current_context (void);
 

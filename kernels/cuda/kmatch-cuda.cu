@@ -18,6 +18,7 @@
 #include "kmatch-cuda.h"
 #include "kmatch-cuda-prune.h"
 #include "kconv-cuda.h"
+#include "kconv-cuda-fence.cuh"
 #include "kconv-cuda-common.cuh"
 #include "kconv-error.h"
 #include "kconv-team.h"
@@ -239,12 +240,9 @@ __launch_bounds__ (THREADS)
  * the answer's key, which lands in pinned memory. */
 struct KMatchCudaSlot
 {
-  int device;
-  int ready;   /* events and the key's buffers made */
-  int pending; /* submitted, not yet waited for */
-  int broken;  /* a submission failed half way */
-  cudaEvent_t uploaded, done;
-  int wait;         /* how done is waited for: a KConvGpuWait */
+  KConvCudaFence fence; /* after the answer's download queued */
+  int ready;            /* events and the key's buffers made */
+  cudaEvent_t uploaded;
   uint8_t *d_frame; /* the compared samples, packed */
   size_t frame_size;
   uint8_t *d_raw; /* the region as it lies in the frame */
@@ -260,11 +258,10 @@ struct KMatchCudaSlot
 static void
 slot_release (KMatchCudaSlot *s)
 {
-  (void) kconv_cuda_use_device (s->device);
+  (void) kconv_cuda_use_device (s->fence.device);
   if (s->uploaded)
     cudaEventDestroy (s->uploaded);
-  if (s->done)
-    cudaEventDestroy (s->done);
+  kconv_cuda_fence_release (&s->fence);
   cudaFree (s->d_frame);
   cudaFree (s->d_raw);
   cudaFree (s->d_prune);
@@ -279,13 +276,11 @@ slot_release (KMatchCudaSlot *s)
 static KConvStatus
 slot_init (KMatchCudaSlot *s, int device, KConvGpuWait wait)
 {
-  s->device = device;
-  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (device));
+  KConvStatus st = kconv_cuda_fence_init (&s->fence, device, wait);
+  if (st != KCONV_OK)
+    return st;
   KCONV_CUDA_CHECK (
       cudaEventCreateWithFlags (&s->uploaded, cudaEventDisableTiming));
-  s->wait = wait;
-  KCONV_CUDA_CHECK (cudaEventCreateWithFlags (&s->done,
-      kconv_cuda_done_event_flags (s->wait)));
   KCONV_CUDA_CHECK (cudaMalloc (&s->d_best, 3 * sizeof (uint64_t)));
   KCONV_CUDA_CHECK (
       cudaHostAlloc (&s->h_best, sizeof (uint64_t), cudaHostAllocPortable));
@@ -636,8 +631,7 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
   if (sad_map)
     KCONV_CUDA_CHECK (cudaMemcpyAsync (sad_map, g->d_map,
         sizeof (uint64_t) * mw * mh, cudaMemcpyDeviceToHost, g->stream));
-  KCONV_CUDA_CHECK (cudaEventRecord (s->done, g->stream));
-  return KCONV_OK;
+  return kconv_cuda_fence_record (&s->fence, g->stream);
 }
 
 extern "C" KConvStatus
@@ -662,49 +656,30 @@ kmatch_cuda_submit (KMatchCuda *g, KMatchCudaSlot **slotp, const uint8_t *frame,
   KConvStatus st = kmatch_cuda_slot_wait (s); /* (a caller's mistake) */
   if (st != KCONV_OK)
     return st;
-  if (s->ready && (s->device != g->device || s->wait != g->wait))
+  if (s->ready && !kconv_cuda_fence_fits (&s->fence, g->device, g->wait))
     slot_release (s); /* moving to another device, or waited otherwise */
   if (!s->ready && (st = slot_init (s, g->device, g->wait)) != KCONV_OK) {
     slot_release (s);
     return st;
   }
   KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (g->device));
-  s->pending = 1;
   st = slot_search (g, s, frame, stride, on_device, layout, mw, mh, sad_map,
       n_threads);
   if (st != KCONV_OK)
-    s->broken = 1;
+    kconv_cuda_fence_break (&s->fence);
   return st;
 }
 
 extern "C" KConvStatus
 kmatch_cuda_slot_wait (KMatchCudaSlot *s)
 {
-  if (!s || !s->pending)
-    return KCONV_OK;
-  (void) kconv_cuda_use_device (s->device);
-  /* a submission that broke off may have left any of its steps queued */
-  cudaError_t err =
-      s->broken ? cudaDeviceSynchronize ()
-                : (cudaError_t) kconv_cuda_event_wait (s->done, s->wait);
-  /* the wait is a sync like any other for KCONV_FAULT */
-  if (err == cudaSuccess && kconv_fault_due ("cudaEventSynchronize"))
-    err = cudaErrorLaunchFailure;
-  s->pending = s->broken = 0;
-  if (err != cudaSuccess)
-    return kconv_fail (KCONV_ERROR_DEVICE,
-        "while a search was in flight: %s (%s)", cudaGetErrorName (err),
-        cudaGetErrorString (err));
-  return KCONV_OK;
+  return s ? kconv_cuda_fence_wait (&s->fence, "a search") : KCONV_OK;
 }
 
 extern "C" int
 kmatch_cuda_slot_done (const KMatchCudaSlot *s)
 {
-  if (!s || !s->pending || s->broken)
-    return 1;
-  (void) kconv_cuda_use_device (s->device);
-  return cudaEventQuery (s->done) != cudaErrorNotReady;
+  return !s || kconv_cuda_fence_done (&s->fence);
 }
 
 extern "C" void
