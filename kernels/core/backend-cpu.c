@@ -6,6 +6,7 @@
 #include <string.h>
 #include "kconv-backend.h"
 #include "kconv-cpu.h"
+#include "kmatch-cpu.h"
 #include "kconv-error.h"
 #include "kconv-tuning.h"
 
@@ -201,6 +202,31 @@ cpu_filter_describe (const KConvFilter * f)
   }
 }
 
+void
+kconv_cpu_match_map (const KMatchHostQuery * q, uint64_t * map)
+{
+  kmatch_cpu_map (q->base, q->stride, q->mask ? q->tmpl_masked : q->tmpl,
+      q->tw, q->th, q->ch, q->mw, q->mh, map, q->mask, q->n_threads);
+}
+
+/* the search that skips what it can prove loses (omp/kmatch-prune.c) */
+static int
+cpu_match_best (void **state, const KMatchHostQuery * q, int max_matches,
+    KMatchPosition * out)
+{
+  if (!*state && !(*state = kmatch_prune_new ()))
+    return -1;
+  return kmatch_prune_search (*state, q->base, q->stride,
+      q->mask ? q->tmpl_masked : q->tmpl, q->mask, q->tw, q->th, q->ch, q->mw,
+      q->mh, max_matches, out, q->n_threads);
+}
+
+static void
+cpu_match_state_free (void *state)
+{
+  kmatch_prune_free (state);
+}
+
 const KConvBackendOps kconv_backend_cpu = {
   .id = KCONV_BACKEND_CPU,
   .usable = cpu_usable,
@@ -208,4 +234,7 @@ const KConvBackendOps kconv_backend_cpu = {
   .filter_run = cpu_filter_run,
   .filter_describe = cpu_filter_describe,
   .filter_free = cpu_filter_free,
+  .match_map = kconv_cpu_match_map,
+  .match_best = cpu_match_best,
+  .match_state_free = cpu_match_state_free,
 };

@@ -171,6 +171,7 @@ const KConvBackendOps kconv_backend_cuda = {
   .filter_stream = cuda_filter_stream,
   .filter_describe = cuda_filter_describe,
   .filter_free = cuda_filter_free,
+  .match_map = kconv_cpu_match_map,
   .match_new = cuda_match_new,
   .match_set_template = cuda_match_set_template,
   .match_takes = cuda_match_takes,

@@ -39,6 +39,13 @@ reference_filter_free (KConvFilter * f)
   (void) f;
 }
 
+static void
+reference_match_map (const KMatchHostQuery * q, uint64_t * map)
+{
+  kmatch_reference_map (q->base, q->stride, q->tmpl, q->tw, q->th, q->ch,
+      q->mw, q->mh, map, q->mask);
+}
+
 const KConvBackendOps kconv_backend_reference = {
   .id = KCONV_BACKEND_REFERENCE,
   .usable = reference_usable,
@@ -46,4 +53,5 @@ const KConvBackendOps kconv_backend_reference = {
   .filter_run = reference_filter_run,
   .filter_describe = reference_filter_describe,
   .filter_free = reference_filter_free,
+  .match_map = reference_match_map,
 };

@@ -39,6 +39,18 @@ typedef struct
   int mw, mh, n_threads;
 } KMatchQuery;
 
+/* A search on the host: the matched region's samples packed as the
+ * template is (ch a pixel), rows stride apart; the template, and with a
+ * mask (0xff counts, 0 does not) the template's bytes that count
+ * (tmpl_masked); mw x mh positions. */
+typedef struct
+{
+  const uint8_t *base;
+  ptrdiff_t stride;
+  const uint8_t *tmpl, *tmpl_masked, *mask;
+  int tw, th, ch, mw, mh, n_threads;
+} KMatchHostQuery;
+
 struct KConvBackendOps
 {
   KConvBackend id;
@@ -60,9 +72,21 @@ struct KConvBackendOps
   const char *(*filter_describe) (const KConvFilter * f);
   void (*filter_free) (KConvFilter * f);
 
-  /* Matchers on a device (NULL on the host backends, whose search is the
-   * core's own, kmatch.c).  match_takes: whether the device searches this
-   * template over mw x mh positions (else the host does). */
+  /* Searches on the host (every backend: a device's matcher hands the
+   * searches it does not take to the host).  match_map fills the SAD of
+   * every position.  match_best (NULL: none) finds the max_matches best
+   * without a map, as kmatch.c picks them from one: returns how many, -1
+   * when memory is short, -2 where it cannot tell (a map is made then);
+   * what it keeps between searches lives in *state, freed by
+   * match_state_free. */
+  void (*match_map) (const KMatchHostQuery * q, uint64_t * map);
+  int (*match_best) (void **state, const KMatchHostQuery * q,
+      int max_matches, KMatchPosition * out);
+  void (*match_state_free) (void *state);
+
+  /* Matchers on a device (NULL on the host backends).  match_takes:
+   * whether the device searches this template over mw x mh positions
+   * (else the host does). */
   KConvStatus (*match_new) (const KConvOptions * options, void **impl);
   KConvStatus (*match_set_template) (void *impl, const uint8_t * tmpl,
       int tw, int th, int ch, const uint8_t * byte_mask);
@@ -96,6 +120,10 @@ struct KConvBackendOps
 extern const KConvBackendOps kconv_backend_reference;
 extern const KConvBackendOps kconv_backend_cpu;
 extern const KConvBackendOps kconv_backend_cuda;
+
+/* The CPU's SAD map, which a device's matcher also runs for the searches
+ * it does not take */
+void kconv_cpu_match_map (const KMatchHostQuery * q, uint64_t * map);
 
 /* Whether every field of the options is in its range */
 int kconv_options_valid (const KConvOptions * options);

@@ -7,7 +7,6 @@
 #include "kmatch.h"
 #include "kconv-error.h"
 #include "kmatch-cpu.h"
-#include "kconv-reference.h"
 #include "kconv-team.h"
 #include "kconv-backend.h"
 #include "kconv-slot.h"
@@ -28,7 +27,7 @@ struct KMatch
   size_t packed_size;
   uint64_t *map;
   size_t map_size;
-  KMatchPrune *prune;           /* the CPU's pruning search, made on first use */
+  void *best_state;             /* what ops->match_best keeps */
 };
 
 typedef struct
@@ -305,13 +304,12 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     stride = (ptrdiff_t) r.width * ch;
   }
 
-  /* without a map to fill, the CPU skips what it can prove loses */
-  if (!sad_map && m->ops->id == KCONV_BACKEND_CPU) {
-    if (!m->prune && !(m->prune = kmatch_prune_new ()))
-      return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
-    int n = kmatch_prune_search (m->prune, base, stride,
-        m->mask ? m->tmpl_masked : m->tmpl, m->mask, m->tw, m->th, ch, mw, mh,
-        max_matches, matches, m->n_threads);
+  const KMatchHostQuery q = { base, stride, m->tmpl, m->tmpl_masked, m->mask,
+    m->tw, m->th, ch, mw, mh, m->n_threads
+  };
+  /* without a map to fill, a backend may skip what it can prove loses */
+  if (!sad_map && m->ops->match_best) {
+    int n = m->ops->match_best (&m->best_state, &q, max_matches, matches);
     if (n == -1)
       return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     if (n >= 0) {
@@ -327,12 +325,7 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
   uint64_t *map = sad_map;
   if (!map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
-  if (m->ops->id == KCONV_BACKEND_REFERENCE)
-    kmatch_reference_map (base, stride, m->tmpl, m->tw, m->th, ch, mw, mh,
-        map, m->mask);
-  else
-    kmatch_cpu_map (base, stride, m->mask ? m->tmpl_masked : m->tmpl, m->tw,
-        m->th, ch, mw, mh, map, m->mask, m->n_threads);
+  m->ops->match_map (&q, map);
 
   *n_matches = pick_best (map, mw, mh, m->tw, m->th, r.x, r.y, max_matches,
       matches);
@@ -436,6 +429,7 @@ kmatch_free (KMatch * m)
   free (m->tmpl_masked);
   free (m->packed);
   free (m->map);
-  kmatch_prune_free (m->prune);
+  if (m->best_state)
+    m->ops->match_state_free (m->best_state);
   free (m);
 }
