@@ -75,16 +75,21 @@ GType
 gst_kconv_backend_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    {KCONV_BACKEND_AUTO, "CUDA when a usable GPU exists, else the CPU",
-        "auto"},
-    {KCONV_BACKEND_CPU, "CPU (threads, vectorised)", "cpu"},
-    {KCONV_BACKEND_CUDA, "CUDA (fails when unavailable)", "cuda"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type))
+  /* the core's list of backends, those offered to elements */
+  static GEnumValue values[KCONV_BACKEND_COUNT + 1];
+  if (g_once_init_enter (&type)) {
+    gint n = 0;
+    for (gint i = 0; i < KCONV_BACKEND_COUNT; i++) {
+      const KConvBackendInfo *b = kconv_backend_info (i);
+      if (!b->for_elements)
+        continue;
+      values[n].value = b->id;
+      values[n].value_name = b->description;
+      values[n++].value_nick = b->name;
+    }
     g_once_init_leave (&type, g_enum_register_static ("GstKConvBackend",
             values));
+  }
   return type;
 }
 

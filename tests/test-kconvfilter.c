@@ -844,10 +844,9 @@ GST_START_TEST (test_invalid_values_refused)
 
 GST_END_TEST;
 
-/* kernel-size follows a controller, frame by frame: a linear ramp from 3
- * to 7 passes the even sizes, which round up to odd without a warning. */
 /* The kernel property offers the core's named kernels, each at its value
- * in the core, and custom past them all. */
+ * in the core, and custom past them all; the backend property the core's
+ * backends meant for elements. */
 GST_START_TEST (test_kernel_values_from_the_core)
 {
   GstElement *e = gst_element_factory_make ("kconvfilter", NULL);
@@ -863,11 +862,26 @@ GST_START_TEST (test_kernel_values_from_the_core)
   }
   GEnumValue *custom = g_enum_get_value_by_nick (values, "custom");
   fail_unless (custom != NULL && custom->value >= KCONV_NAMED_COUNT);
+
+  spec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "backend");
+  values = G_PARAM_SPEC_ENUM (spec)->enum_class;
+  guint offered = 0;
+  for (gint i = 0; i < KCONV_BACKEND_COUNT; i++) {
+    const KConvBackendInfo *b = kconv_backend_info (i);
+    GEnumValue *v = g_enum_get_value_by_nick (values, b->name);
+    fail_unless ((v != NULL) == (b->for_elements != 0), "backend %s",
+        b->name);
+    fail_unless (!v || v->value == (gint) b->id);
+    offered += b->for_elements;
+  }
+  fail_unless_equals_int (values->n_values, offered);
   gst_object_unref (e);
 }
 
 GST_END_TEST;
 
+/* kernel-size follows a controller, frame by frame: a linear ramp from 3
+ * to 7 passes the even sizes, which round up to odd without a warning. */
 GST_START_TEST (test_controlled_kernel_size)
 {
   GstHarness *h = harness_new ("GRAY8", 16, 8, "kernel", "box", NULL);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include "kconv-backend.h"
 #include "kconv-error.h"
+#include "kconv.h"
 
 /* The backends built in: the one place the core names them */
 static const KConvBackendOps *const backends[] = {
@@ -17,11 +18,34 @@ static const KConvBackendOps *const backends[] = {
 
 #define N_BACKENDS (sizeof backends / sizeof backends[0])
 
+/* Every backend kconv knows, built here or not, in KConvBackend's order */
+static const KConvBackendInfo known[KCONV_BACKEND_COUNT] = {
+  {KCONV_BACKEND_AUTO, "auto", "auto",
+      "CUDA when a usable GPU exists, else the CPU", 1},
+  {KCONV_BACKEND_CPU, "cpu", "CPU", "CPU (threads, vectorised)", 1},
+  {KCONV_BACKEND_CUDA, "cuda", "CUDA", "CUDA (fails when unavailable)", 1},
+  {KCONV_BACKEND_REFERENCE, "reference", "reference",
+      "The scalar reference, one pixel at a time (for tests)", 0},
+};
+
+const KConvBackendInfo *
+kconv_backend_info (KConvBackend backend)
+{
+  return (int) backend >= 0 && backend < KCONV_BACKEND_COUNT ?
+      &known[backend] : NULL;
+}
+
+const char *
+kconv_backend_name (KConvBackend backend)
+{
+  const KConvBackendInfo *info = kconv_backend_info (backend);
+  return info ? info->name : "unknown";
+}
+
 int
 kconv_options_valid (const KConvOptions * o)
 {
-  return o->n_threads >= 0 && o->backend >= KCONV_BACKEND_AUTO
-      && o->backend <= KCONV_BACKEND_REFERENCE
+  return o->n_threads >= 0 && kconv_backend_info (o->backend)
       && o->gpu_wait >= KCONV_GPU_WAIT_SPIN
       && o->gpu_wait <= KCONV_GPU_WAIT_BLOCK
       && o->copy_streams >= KCONV_COPY_STREAMS_OWN
@@ -56,9 +80,9 @@ kconv_backend_check (KConvBackend backend)
     return KCONV_OK;
   if (ops)
     return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "%s", ops->unusable);
-  if (backend == KCONV_BACKEND_CUDA)
+  if (kconv_backend_info (backend))
     return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "this build of kconv "
-        "has no CUDA support");
+        "has no %s support", kconv_backend_info (backend)->label);
   return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "unknown backend %d",
       backend);
 }

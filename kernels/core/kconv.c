@@ -59,22 +59,6 @@ kconv_force_strategy (KConvBackend backend, const char *name)
 }
 
 const char *
-kconv_backend_name (KConvBackend backend)
-{
-  switch (backend) {
-    case KCONV_BACKEND_AUTO:
-      return "auto";
-    case KCONV_BACKEND_CPU:
-      return "cpu";
-    case KCONV_BACKEND_CUDA:
-      return "cuda";
-    case KCONV_BACKEND_REFERENCE:
-      return "reference";
-  }
-  return "unknown";
-}
-
-const char *
 kconv_path_name (KConvPath path)
 {
   switch (path) {

@@ -54,7 +54,20 @@ typedef enum {
   KCONV_BACKEND_CPU,            /* threads, vectorised */
   KCONV_BACKEND_CUDA,
   KCONV_BACKEND_REFERENCE,      /* scalar, one pixel at a time: the gold */
+  KCONV_BACKEND_COUNT
 } KConvBackend;
+
+typedef struct {
+  KConvBackend id;
+  const char *name;             /* "cuda": its name in logs and on elements */
+  const char *label;            /* its name in sentences: "CUDA" */
+  const char *description;      /* a line for gst-inspect */
+  int for_elements;             /* offered by the elements' backend property */
+} KConvBackendInfo;
+
+/* Every backend kconv knows, whether this build has it or not (NULL for a
+ * value that is none).  kconv_backend_available says which run here. */
+const KConvBackendInfo *kconv_backend_info (KConvBackend backend);
 
 typedef enum {
   KCONV_PATH_DIRECT,            /* one 2D pass */
