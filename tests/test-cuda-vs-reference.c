@@ -13,6 +13,8 @@
  *                         max=N: kernels up to N a side (default 121).  A
  *                         few parts and smaller kernels keep slow checkers
  *                         such as compute-sanitizer racecheck within time.
+ *   test-cuda-vs-reference --list
+ *                         the paths' names, a line each (the strategy table)
  *   test-cuda-vs-reference --bench [--threads N] [--quick] [--csv FILE]
  *       [--only TEXT]     times the table's named cases at full size, host
  *                         frames in and out (upload, convolve, download)
@@ -24,9 +26,8 @@
 #include "match-table.h"
 #include "tuning-env.h"
 
-static const char *const forced[] = { "small", "direct", "separable", "fft",
-  "mma", "wgmma", "sepmma"
-};
+/* The CUDA paths, from the strategy table */
+#define FORCED(i) kconv_strategy_name (KCONV_BACKEND_CUDA, (i))
 
 /* PART named after the seed, or no parts named */
 static int
@@ -49,15 +50,46 @@ parts_known (int argc, char **argv)
   for (int i = 2; i < argc; i++) {
     int known = !strcmp (argv[i], "auto") || !strcmp (argv[i], "match")
         || (!strncmp (argv[i], "max=", 4) && atoi (argv[i] + 4) > 0);
-    for (size_t k = 0; k < sizeof forced / sizeof forced[0]; k++)
-      known |= !strcmp (argv[i], forced[k]);
+    for (int k = 0; FORCED (k); k++)
+      known |= !strcmp (argv[i], FORCED (k));
     if (!known) {
-      fprintf (stderr, "%s: unknown part \"%s\" (auto, small, direct, "
-          "separable, fft, mma, wgmma, sepmma, match or max=N)\n", argv[0], argv[i]);
+      fprintf (stderr, "%s: unknown part \"%s\" (auto, match, max=N or a "
+          "path --list prints)\n", argv[0], argv[i]);
       return 0;
     }
   }
   return 1;
+}
+
+/* Forcing a row of the small kernels takes that row: a 3x3 binomial blur
+ * (exact, byte weights, every sum in 16-bit lanes) fits all four. */
+static void
+small_rows_forced (void)
+{
+  static const float w[9] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
+  static const struct
+  {
+    const char *path, *says, *never;
+  } rows[] = {
+    {"strips", "streamed down columns", NULL},
+    {"packed", "16-bit lanes", "DP4A"},
+    {"dp4a", "four taps an instruction (DP4A)", "16-bit"},
+    {"small", "constant memory", "pixels"},
+  };
+  KConvKernel k = { 3, 3, w, 16, 0, 0 };
+  KConvOptions opt = { KCONV_BACKEND_CUDA, 1, -1 };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    KConvFilter *f = NULL;
+    CHECK (kconv_force_strategy (KCONV_BACKEND_CUDA, rows[i].path) == KCONV_OK
+        && kconv_filter_new (&k, KCONV_BORDER_REPLICATE, &opt, &f) == KCONV_OK,
+        "a 3x3 blur forced to %s", rows[i].path);
+    const char *d = f ? kconv_filter_strategy (f) : "";
+    CHECK (strstr (d, rows[i].says) && !(rows[i].never
+            && strstr (d, rows[i].never)), "forced %s, it says: %s",
+        rows[i].path, d);
+    kconv_filter_free (f);
+  }
+  kconv_force_strategy (KCONV_BACKEND_CUDA, NULL);
 }
 
 /* max=N after the seed, or the largest kernel there is */
@@ -75,6 +107,12 @@ int
 main (int argc, char **argv)
 {
   tuning_from_environment ();
+  /* the paths, a name a line, for scripts that run them one by one */
+  if (argc > 1 && !strcmp (argv[1], "--list")) {
+    for (int k = 0; FORCED (k); k++)
+      printf ("%s\n", FORCED (k));
+    return FORCED (0) ? 0 : 77;
+  }
   const int bench = argc > 1 && !strcmp (argv[1], "--bench");
   BenchArgs args;
   if (bench) {
@@ -94,23 +132,30 @@ main (int argc, char **argv)
     return 77;
   }
   if (bench) {
-    conv_table_bench (KCONV_BACKEND_CUDA, &args, forced,
-        sizeof forced / sizeof forced[0]);
+    const char *forced[32];
+    int n = 0;
+    while (n < 32 && FORCED (n)) {
+      forced[n] = FORCED (n);
+      n++;
+    }
+    conv_table_bench (KCONV_BACKEND_CUDA, &args, forced, n);
     bench_args_clear (&args);
     return 0;
   }
   unsigned seed = argc > 1 ? (unsigned) strtoul (argv[1], NULL, 0) : 20261122u;
   printf ("seed %u\n", seed);
+  small_rows_forced ();
   if (wanted (argc, argv, "auto"))
     conv_table_run (KCONV_BACKEND_CUDA, seed, max_kernel (argc, argv));
-  for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++) {
-    if (!wanted (argc, argv, forced[i]))
+  for (int i = 0; FORCED (i); i++) {
+    const char *path = FORCED (i);
+    if (!wanted (argc, argv, path))
       continue;
     int before = check_failed;
-    CHECK (kconv_force_strategy (KCONV_BACKEND_CUDA, forced[i]) == KCONV_OK,
-        "force %s", forced[i]);
+    CHECK (kconv_force_strategy (KCONV_BACKEND_CUDA, path) == KCONV_OK,
+        "force %s", path);
     conv_table_run (KCONV_BACKEND_CUDA, seed + 1 + i, max_kernel (argc, argv));
-    printf ("forced %s: %d failed\n", forced[i], check_failed - before);
+    printf ("forced %s: %d failed\n", path, check_failed - before);
   }
   kconv_force_strategy (KCONV_BACKEND_CUDA, NULL);
   if (wanted (argc, argv, "match"))

@@ -8,9 +8,8 @@
  *   KCONV_CPU_STRATEGY=direct|fft     the CPU's path for large kernels
  *   KCONV_CPU_FIXED=0                 blurs in floats, not 16-bit lanes
  *   KCONV_CPU_ISA=avx2|baseline       the CPU held to a narrower set
- *   KCONV_CUDA_STRATEGY=NAME          a CUDA path (kconv_force_strategy)
- *   KCONV_CUDA_PACKED=0|tiles         small kernels on the float path, or
- *                                     on their shared-memory tiles
+ *   KCONV_CUDA_STRATEGY=NAME          a CUDA path (kconv_force_strategy;
+ *                                     test-cuda-vs-reference --list)
  *   KCONV_CUDA_BANDS=N                bands a frame in flight is cut into
  *   KCONV_CUDA_MATCH_PRUNE=0|1        the GPU's search bounds positions
  *                                     first never, or always
@@ -37,8 +36,6 @@ tuning_from_environment (void)
         !strcmp (v, "baseline") ? KCONV_ISA_BASELINE : KCONV_ISA_AVX512;
   if ((v = getenv ("KCONV_CUDA_STRATEGY")))
     snprintf (t.cuda_strategy, sizeof t.cuda_strategy, "%s", v);
-  if ((v = getenv ("KCONV_CUDA_PACKED")))
-    t.cuda_packed = !strcmp (v, "0") ? 0 : !strcmp (v, "tiles") ? 2 : 1;
   if ((v = getenv ("KCONV_CUDA_BANDS")))
     t.cuda_bands = atoi (v);
   if ((v = getenv ("KCONV_CUDA_MATCH_PRUNE")))

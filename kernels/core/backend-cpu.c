@@ -227,12 +227,21 @@ cpu_match_state_free (void *state)
   kmatch_prune_free (state);
 }
 
+/* the paths the tuning's cpu_strategy forces (cpu_path) */
+static const char *
+cpu_strategy_name (int i)
+{
+  static const char *const names[] = { "direct", "fft" };
+  return i < (int) (sizeof names / sizeof names[0]) ? names[i] : NULL;
+}
+
 const KConvBackendOps kconv_backend_cpu = {
   .id = KCONV_BACKEND_CPU,
   .usable = cpu_usable,
   .filter_new = cpu_filter_new,
   .filter_run = cpu_filter_run,
   .filter_describe = cpu_filter_describe,
+  .strategy_name = cpu_strategy_name,
   .filter_free = cpu_filter_free,
   .match_map = kconv_cpu_match_map,
   .match_best = cpu_match_best,

@@ -170,6 +170,7 @@ const KConvBackendOps kconv_backend_cuda = {
   .filter_run_device = cuda_filter_run_device,
   .filter_stream = cuda_filter_stream,
   .filter_describe = cuda_filter_describe,
+  .strategy_name = kconv_cuda_strategy_name,
   .filter_free = cuda_filter_free,
   .match_map = kconv_cpu_match_map,
   .match_new = cuda_match_new,

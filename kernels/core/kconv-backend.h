@@ -70,6 +70,9 @@ struct KConvBackendOps
       const KConvImage * dst, void *stream);
   void *(*filter_stream) (const KConvFilter * f);
   const char *(*filter_describe) (const KConvFilter * f);
+  /* its paths' names, as kconv_force_strategy takes them (NULL past the
+   * last; NULL op: one path) */
+  const char *(*strategy_name) (int i);
   void (*filter_free) (KConvFilter * f);
 
   /* Searches on the host (every backend: a device's matcher hands the

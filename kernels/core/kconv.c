@@ -38,16 +38,11 @@ KConvStatus
 kconv_force_strategy (KConvBackend backend, const char *name)
 {
   kconv_clear_error ();
-  static const char *const cpu[] = { "direct", "fft", NULL };
-  static const char *const cuda[] = { "small", "direct", "separable", "fft",
-    "mma", "wgmma", "sepmma", NULL
-  };
-  const char *const *names = backend == KCONV_BACKEND_CPU ? cpu :
-      backend == KCONV_BACKEND_CUDA ? cuda : NULL;
+  const int paths = kconv_strategy_name (backend, 0) != NULL;
   int known = name == NULL;
-  for (int i = 0; names && name && names[i]; i++)
-    known |= strcmp (name, names[i]) == 0;
-  if (!names || !known)
+  for (int i = 0; name && kconv_strategy_name (backend, i); i++)
+    known |= strcmp (name, kconv_strategy_name (backend, i)) == 0;
+  if (!paths || !known)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "no strategy \"%s\" "
         "on the %s backend", name ? name : "", kconv_backend_name (backend));
   KConvTuning t = kconv_tuning ();
@@ -56,6 +51,13 @@ kconv_force_strategy (KConvBackend backend, const char *name)
   snprintf (field, sizeof t.cpu_strategy, "%s", name ? name : "");
   kconv_tuning_set (&t);
   return KCONV_OK;
+}
+
+const char *
+kconv_strategy_name (KConvBackend backend, int i)
+{
+  const KConvBackendOps *ops = kconv_backend_ops (backend);
+  return ops && ops->strategy_name && i >= 0 ? ops->strategy_name (i) : NULL;
 }
 
 const char *

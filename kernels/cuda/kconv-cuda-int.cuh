@@ -66,6 +66,18 @@ kconv_cuda_int_setup (const float *weights, int k, KConvCudaIntWeights *iw)
   return bytes ? KCONV_CUDA_INT_DP4A : KCONV_CUDA_INT_NONE;
 }
 
+/* Whether every weight of a square k x k kernel is an integer that fits a
+ * signed byte (DP4A's operands). */
+static inline int
+kconv_cuda_int_bytes (const float *weights, int k)
+{
+  for (int i = 0; i < k * k; i++)
+    if (weights[i] != (float) (int) weights[i] || weights[i] < -128.f ||
+        weights[i] > 127.f)
+      return 0;
+  return 1;
+}
+
 /* The bytes of a pixel the job convolves, as a mask. */
 static inline int
 kconv_cuda_convolved_bytes (const KConvCudaJob &job)

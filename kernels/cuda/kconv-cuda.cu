@@ -41,6 +41,9 @@
 typedef enum {
   STRATEGY_WGMMA,         /* the same on Hopper's warpgroup tensor cores */
   STRATEGY_MMA,           /* exact, signed-byte weights, tensor cores */
+  STRATEGY_STRIPS,        /* small exact: DP4A streamed down columns */
+  STRATEGY_PACKED,        /* small exact: tiles, two channels in 16-bit lanes */
+  STRATEGY_DP4A,          /* small exact: tiles, four taps an instruction */
   STRATEGY_SMALL,         /* direct, sizes fixed at compile time */
   STRATEGY_SEPARABLE_MMA, /* inexact separable, tensor cores, half */
   STRATEGY_SEPARABLE,
@@ -64,9 +67,7 @@ struct KConvCuda
   KConvCudaFft *fft;
   KConvCudaJob arith;        /* the kernel and arithmetic fields */
   KConvCudaWeights pw;       /* direct: weights; separable: h then v */
-  KConvCudaIntPath int_path; /* small exact kernels in integers */
-  int packed_allowed;        /* the tuning's cuda_packed, read with the
-                              * strategy at creation */
+  KConvCudaIntPath int_path; /* the integer tiles its row launches */
   KConvCudaIntWeights iw;
   float *d_weights;        /* direct kernels too large for pw */
   void *d_tensor_table;    /* the exact tensor-core paths' weight table */
@@ -229,10 +230,12 @@ typedef struct
   const KConvPlan *plan;
   int use_separable; /* the core found two passes pay */
   int taps;
-  int mma;             /* every weight a signed byte, tensor cores */
-  int wgmma;           /* and the device has wgmma */
-  int small;           /* a size compiled in */
-  double sepmma_bound; /* half-precision two passes' error bound */
+  int mma;                   /* every weight a signed byte, tensor cores */
+  int wgmma;                 /* and the device has wgmma */
+  int small;                 /* a size compiled in */
+  KConvCudaIntPath int_path; /* an exact small kernel's integer lanes */
+  int byte_weights;          /* an exact small kernel's weights, bytes */
+  double sepmma_bound;       /* half-precision two passes' error bound */
 } Choice;
 
 struct StrategyOps
@@ -405,13 +408,42 @@ mma_describe (const KConvCuda *cu, const KConvPlan *plan, char *out,
       plan->cols, plan->rows);
 }
 
-/* small: direct, the size compiled in; integer lanes or DP4A for exact
- * kernels on 4-byte pixels */
+/* small: direct, the size compiled in.  Exact kernels take integer lanes
+ * on 4-byte pixels: streamed down columns (strips: DP4A, rows 16-byte
+ * aligned), or in tiles with two channels an instruction in 16-bit lanes
+ * (packed, where every sum fits one) or four taps an instruction (dp4a,
+ * signed-byte weights).  Where a frame's layout does not suit its row's
+ * kernel, the next in that order that suits runs, down to the float
+ * lanes. */
 
 static int
 small_can (const Choice *c)
 {
   return c->small;
+}
+
+static int
+strips_can (const Choice *c)
+{
+  return c->small && c->int_path != KCONV_CUDA_INT_NONE && c->byte_weights;
+}
+
+static int
+packed_can (const Choice *c)
+{
+  return c->small && c->int_path == KCONV_CUDA_INT_PACKED;
+}
+
+static int
+dp4a_can (const Choice *c)
+{
+  return c->small && c->byte_weights;
+}
+
+static int
+dp4a_chosen (const Choice *c)
+{
+  return c->small && c->int_path == KCONV_CUDA_INT_DP4A;
 }
 
 static KConvStatus direct_setup (KConvCuda *cu, const KConvPlan *plan);
@@ -421,8 +453,14 @@ static KConvStatus chunked_launch (KConvCuda *cu, KConvCudaJob *job,
 static KConvStatus
 small_setup (KConvCuda *cu, const KConvPlan *plan)
 {
-  if (plan->exact && cu->packed_allowed)
-    cu->int_path = kconv_cuda_int_setup (plan->weights, plan->cols, &cu->iw);
+  const Strategy id = cu->strategy->id;
+  if (id == STRATEGY_SMALL)
+    cu->int_path = KCONV_CUDA_INT_NONE;
+  else if (id == STRATEGY_DP4A)
+    cu->int_path = KCONV_CUDA_INT_DP4A;
+  else if (id == STRATEGY_PACKED)
+    cu->int_path = KCONV_CUDA_INT_PACKED;
+  /* (strips: the tiles the weights take, set with the choice) */
   return direct_setup (cu, plan);
 }
 
@@ -436,7 +474,7 @@ small_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
   KConvCudaStrips strips;
   if (cu->int_path == KCONV_CUDA_INT_NONE || !kconv_cuda_int_layout_fits (*job))
     KCONV_CUDA_CHECK (kconv_cuda_launch_small (job, &cu->pw, stream));
-  else if (cu->packed_allowed == 1 &&
+  else if (cu->strategy->id == STRATEGY_STRIPS &&
            kconv_cuda_strips_prepare (job, &cu->iw, &strips))
     KCONV_CUDA_CHECK (kconv_cuda_launch_strips (job, &strips, stream));
   else if (cu->int_path == KCONV_CUDA_INT_DP4A)
@@ -450,20 +488,22 @@ static void
 small_describe (const KConvCuda *cu, const KConvPlan *plan, char *out,
     size_t size)
 {
+  const char *tiles = cu->int_path == KCONV_CUDA_INT_PACKED
+                          ? "in tiles, two channels an integer instruction "
+                            "(16-bit lanes)"
+                          : "in tiles, four taps an instruction (DP4A)";
+  char lanes[160] = "";
+  if (cu->strategy->id == STRATEGY_STRIPS)
+    snprintf (lanes, sizeof lanes,
+        "; on 4-byte pixels streamed down columns (DP4A) where rows are "
+        "16-byte aligned, else %s",
+        tiles);
+  else if (cu->int_path != KCONV_CUDA_INT_NONE)
+    snprintf (lanes, sizeof lanes, "; on 4-byte pixels %s", tiles);
   snprintf (out, size,
       "direct %dx%d, size fixed at compile time, weights in "
-      "constant memory%s%s",
-      plan->cols, plan->rows,
-      cu->int_path == KCONV_CUDA_INT_PACKED
-          ? "; on 4-byte pixels two "
-            "channels an integer instruction (16-bit lanes)"
-      : cu->int_path == KCONV_CUDA_INT_DP4A ? "; on 4-byte pixels four taps "
-                                              "an instruction (DP4A)"
-                                            : "",
-      cu->int_path != KCONV_CUDA_INT_NONE && cu->packed_allowed == 1
-          ? "; streamed down columns (DP4A) where the weights fit a "
-            "signed byte and rows are 16-byte aligned"
-          : "");
+      "constant memory%s",
+      plan->cols, plan->rows, lanes);
 }
 
 /* sepmma: inexact separable kernels in half precision on tensor cores,
@@ -644,6 +684,12 @@ static const StrategyOps strategies[] = {
       tensor_launch, mma_describe },
   { STRATEGY_MMA, "mma", mma_can, mma_chosen, tensor_setup, tensor_launch,
       mma_describe },
+  { STRATEGY_STRIPS, "strips", strips_can, strips_can, small_setup,
+      small_launch, small_describe },
+  { STRATEGY_PACKED, "packed", packed_can, packed_can, small_setup,
+      small_launch, small_describe },
+  { STRATEGY_DP4A, "dp4a", dp4a_can, dp4a_chosen, small_setup, small_launch,
+      small_describe },
   { STRATEGY_SMALL, "small", small_can, small_can, small_setup, small_launch,
       small_describe },
   { STRATEGY_SEPARABLE_MMA, "sepmma", sepmma_can, sepmma_can, sepmma_setup,
@@ -662,6 +708,12 @@ static const StrategyOps *
 strategy_by_id (Strategy id)
 {
   return &strategies[id];
+}
+
+extern "C" const char *
+kconv_cuda_strategy_name (int i)
+{
+  return i >= 0 && i < (int) N_STRATEGIES ? strategies[i].name : NULL;
 }
 
 /* The forced path where it fits, else the first the table prefers. */
@@ -722,12 +774,17 @@ kconv_cuda_new (const KConvPlan *plan, int use_separable, int device_id,
 
   Choice c = { plan, use_separable, plan->rows * plan->cols,
     mma_fits (plan, cu->device), kconv_cuda_wgmma_available (cu->device),
-    kconv_cuda_small_fits (plan->cols, plan->rows, 1), INFINITY };
+    kconv_cuda_small_fits (plan->cols, plan->rows, 1), KCONV_CUDA_INT_NONE, 0,
+    INFINITY };
+  if (c.small && plan->exact) {
+    c.int_path = cu->int_path =
+        kconv_cuda_int_setup (plan->weights, plan->cols, &cu->iw);
+    c.byte_weights = kconv_cuda_int_bytes (plan->weights, plan->cols);
+  }
   if (use_separable && plan->separable)
     cu->sepmma_bound = c.sepmma_bound =
         separable_mma_bound (plan, cu->device, cu->pw.w);
   const KConvTuning tuning = kconv_tuning ();
-  cu->packed_allowed = tuning.cuda_packed;
   cu->strategy = choose_strategy (&c,
       tuning.cuda_strategy[0] ? tuning.cuda_strategy : NULL);
 

@@ -114,6 +114,9 @@ KConvStatus kconv_cuda_draw_box (const KConvImage * image, int x, int y,
     int w, int h, int thickness, const uint8_t value[KCONV_MAX_CHANNELS],
     void *stream);
 
+/* The name of path i of the strategy table (NULL past the last). */
+const char *kconv_cuda_strategy_name (int i);
+
 /* "direct", "separable" and the launch shape, for logs and benchmarks. */
 const char *kconv_cuda_strategy (const KConvCuda * cu);
 

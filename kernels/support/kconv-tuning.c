@@ -17,7 +17,6 @@ defaults (KConvTuning * t)
   memset (t, 0, sizeof *t);
   t->cpu_fixed = 1;
   t->cpu_isa = KCONV_ISA_AVX512;
-  t->cuda_packed = 1;
   t->cuda_match_prune = -1;
 }
 

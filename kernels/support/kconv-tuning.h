@@ -34,14 +34,9 @@ typedef struct
                                  * paths may take, KCONV_ISA_*: narrower
                                  * than the CPU's to test and time those
                                  * paths (KCONV_CPU_ISA=avx2, baseline) */
-  char cuda_strategy[16];       /* "" or small, direct, separable, fft, mma,
-                                 * wgmma, sepmma: forced where it takes the
-                                 * kernel */
-  int cuda_packed;              /* 0 keeps small integer kernels on the
-                                 * float path (no packed lanes, no DP4A);
-                                 * 2 ("tiles") keeps them on their
-                                 * shared-memory tile kernels (no 3x3
-                                 * streaming kernel) */
+  char cuda_strategy[16];       /* "" or a CUDA path's name
+                                 * (kconv_strategy_name): forced where it
+                                 * takes the kernel */
   int cuda_bands;               /* bands a frame in flight is cut into
                                  * (0: the default) */
   int cuda_match_prune;         /* -1: the GPU's search bounds positions
@@ -54,11 +49,15 @@ KConvTuning kconv_tuning (void);
 /* Sets them for the process; NULL goes back to the defaults. */
 void kconv_tuning_set (const KConvTuning * tuning);
 
+/* The name of the backend's path i (0, 1, ...), as kconv_force_strategy
+ * takes it; NULL past the last, and on a backend with one path (or none in
+ * this build). */
+const char *kconv_strategy_name (KConvBackend backend, int i);
+
 /* Forces the path that filters made from now on take on a backend, where
- * the path can take their kernel (else kconv chooses as usual): on
- * KCONV_BACKEND_CPU "direct" or "fft"; on KCONV_BACKEND_CUDA "small",
- * "direct", "separable", "fft", "mma", "wgmma" or "sepmma".  NULL gives the
- * choice back.  KCONV_ERROR_INVALID_ARGUMENT for another backend or name. */
+ * the path can take their kernel (else kconv chooses as usual): one of
+ * kconv_strategy_name's.  NULL gives the choice back.
+ * KCONV_ERROR_INVALID_ARGUMENT for another backend or name. */
 KConvStatus kconv_force_strategy (KConvBackend backend, const char *name);
 
 #ifdef __cplusplus

@@ -36,22 +36,26 @@ step "core: synccheck (barriers) over the whole table"
 compute-sanitizer --tool synccheck --error-exitcode 9 \
   $b/tests/test-cuda-vs-reference 2>&1 | tail -n 4 || status=1
 # racecheck is slower by far: the whole table in one run would take well
-# over ten minutes, so the direct, separable and FFT paths (kernels up to
-# 121x121) run as three processes at once (about 8 minutes on an H200),
-# kconv's own choice up to 31x31, the warpgroup path up to 61x61
+# over ten minutes, so each path the strategy table lists runs forced, in
+# processes at once: the direct, separable and FFT paths with kernels up to
+# 121x121 (about 8 minutes on an H200), the warpgroup path up to 61x61, the
+# small kernels' rows up to 7x7 (all they take), any other path on the whole
+# table; and kconv's own choice up to 31x31
 step "core: racecheck (shared-memory hazards)"
-compute-sanitizer --tool racecheck --error-exitcode 9 \
-  $b/tests/test-cuda-vs-reference 7 small mma sepmma match 2>&1 \
-  | tail -n 2 || status=1
-compute-sanitizer --tool racecheck --error-exitcode 9 \
-  $b/tests/test-cuda-vs-reference 10 wgmma max=61 2>&1 | tail -n 2 || status=1
-KCONV_CUDA_MATCH_PRUNE=1 compute-sanitizer --tool racecheck --error-exitcode 9 \
-  $b/tests/test-cuda-vs-reference 8 match 2>&1 | tail -n 2 || status=1
-compute-sanitizer --tool racecheck --error-exitcode 9 \
-  $b/tests/test-cuda-vs-reference 9 auto max=31 2>&1 | tail -n 2 || status=1
-for p in direct separable fft; do
+racecheck() {
   compute-sanitizer --tool racecheck --error-exitcode 9 \
-    $b/tests/test-cuda-vs-reference 9 $p max=121 >"$out/racecheck-$p.log" 2>&1 &
+    $b/tests/test-cuda-vs-reference "$@"
+}
+KCONV_CUDA_MATCH_PRUNE=1 racecheck 8 match >"$out/racecheck-prune.log" 2>&1 &
+racecheck 9 auto max=31 match >"$out/racecheck-auto.log" 2>&1 &
+for p in $($b/tests/test-cuda-vs-reference --list); do
+  case $p in
+    direct|separable|fft) max=max=121 ;;
+    wgmma) max=max=61 ;;
+    strips|packed|dp4a|small) max=max=7 ;;
+    *) max= ;;
+  esac
+  racecheck 9 "$p" $max >"$out/racecheck-$p.log" 2>&1 &
 done
 for job in $(jobs -p); do wait "$job" || status=1; done
 tail -q -n 2 "$out"/racecheck-*.log
