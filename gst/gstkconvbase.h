@@ -44,7 +44,7 @@ typedef struct _GstKConvBaseClass GstKConvBaseClass;
  * properties and the check that the backend can run; the video formats;
  * frames in GStreamer's CUDA memory (context, pools, mapping); pools of
  * pinned memory where frames cross to a GPU; controlled properties; and
- * frames in flight for a subclass that implements start_frame.
+ * frames in flight.
  */
 struct _GstKConvBase
 {
@@ -53,11 +53,11 @@ struct _GstKConvBase
   /*< protected >*/
   /* streaming thread: GStreamer's CUDA context when the negotiated frames
    * are in CUDA memory; the core then runs in it */
-  KConvCudaMemory cuda;
+  GstKConvCudaMemory cuda;
   gboolean on_cuda_memory;
   gint cuda_device;             /* the context's GPU, read once at set_caps */
-  /* the frames in flight, for kconv_inflight_frame_new () */
-  KConvInflight inflight;
+  /* the frames in flight, for gst_kconv_inflight_frame_new () */
+  GstKConvInflight inflight;
 
   /*< private >*/
   KConvBackend backend;         /* these five under the object lock */
@@ -89,8 +89,7 @@ struct _GstKConvBase
  *   that memory's CUDA context current, frames in flight finished
  * @start_frame: starts the work on @inbuf (taking it) and queues the frame
  *   with gst_kconv_base_queue() or gst_kconv_base_queue_done(); called
- *   with the CUDA context current on CUDA memory.  Subclasses that leave
- *   it NULL work in transform_ip or transform_frame(_ip).
+ *   with the CUDA context current on CUDA memory.  Required.
  * @submit_frame: starts the work of a mapped frame on its slot with the
  *   core as it is (gst_kconv_base_submit() calls it, and again on the CPU
  *   after the GPU failed the frame); returns the core's status.
@@ -114,9 +113,9 @@ struct _GstKConvBaseClass
 
   void (*free_core) (GstKConvBase * base);
   GstFlowReturn (*start_frame) (GstKConvBase * base, GstBuffer * inbuf);
-  KConvStatus (*submit_frame) (GstKConvBase * base, KConvInflightFrame * f);
-  gboolean (*rebuild_core) (GstKConvBase * base, KConvInflightFrame * f);
-  GstFlowReturn (*finish_frame) (GstKConvBase * base, KConvInflightFrame * f);
+  KConvStatus (*submit_frame) (GstKConvBase * base, GstKConvInflightFrame * f);
+  gboolean (*rebuild_core) (GstKConvBase * base, GstKConvInflightFrame * f);
+  GstFlowReturn (*finish_frame) (GstKConvBase * base, GstKConvInflightFrame * f);
   guint (*frames_held) (GstKConvBase * base);
   GstDebugCategory *debug;
 
@@ -136,50 +135,33 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstKConvBase, gst_object_unref)
  * whenever they do. */
 guint gst_kconv_base_options (GstKConvBase * base, KConvOptions * options);
 
-/* After the GPU failed (st; its detail in kconv_last_error ()): with
- * backend=auto on frames in host memory, the element goes on on the CPU
- * from now until it stops (the options say CPU), says so once with a
- * warning on the bus, and returns TRUE: the caller computes the frame
- * again.  FALSE: the caller posts its error. */
-gboolean gst_kconv_base_fall_back (GstKConvBase * base, KConvStatus st);
 /* Submits the work of a mapped frame (submit_frame); where the GPU fails
  * and backend=auto allows, goes on on the CPU (rebuild_core, then
  * submit_frame again).  FALSE with the element error posted, once. */
-gboolean gst_kconv_base_submit (GstKConvBase * base, KConvInflightFrame * f);
+gboolean gst_kconv_base_submit (GstKConvBase * base, GstKConvInflightFrame * f);
 /* After a core was made for backend=auto: when it runs on the CPU although
  * a GPU is there, the GPU failed to start, which is said as any GPU failure */
 void gst_kconv_base_check_auto_start (GstKConvBase * base,
     const KConvOptions * asked, KConvBackend got);
 
-/* Frees the subclass's core objects in their CUDA context, after the
- * frames in flight. */
-void gst_kconv_base_free_core (GstKConvBase * base);
-
 /* FALSE, with an element error, for a buffer smaller than its caps. */
 gboolean gst_kconv_base_check_size (GstKConvBase * base, GstBuffer * buf,
     const GstVideoInfo * info);
-
-/* Make the CUDA context of the frames current (an element error when it
- * cannot be), and back. */
-gboolean gst_kconv_base_push_context (GstKConvBase * base);
-void gst_kconv_base_pop_context (GstKConvBase * base);
 
 /* Maps a frame of CUDA memory as device pointers; an element error when it
  * is not CUDA memory of the element's context or too small. */
 gboolean gst_kconv_base_map_cuda (GstKConvBase * base, GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags);
 
-/* Frames in flight: how many (the frames-in-flight property, installed by
- * the base for subclasses with start_frame; at 0, auto, one when upstream
- * is live and three otherwise), the queue start_frame fills, and waiting
- * for it. */
 /* Whether the property being set is set by a GstController (from the
  * streaming thread, as a frame comes in), not by the application. */
 gboolean gst_kconv_base_set_by_controller (GstKConvBase * base);
 
-void gst_kconv_base_set_frames_in_flight (GstKConvBase * base, guint n);
+/* Frames in flight: how many (the frames-in-flight property; at 0, auto,
+ * one when upstream is live and three otherwise), the queue start_frame
+ * fills, and waiting for it. */
 guint gst_kconv_base_get_frames_in_flight (GstKConvBase * base);
-void gst_kconv_base_queue (GstKConvBase * base, KConvInflightFrame * frame);
+void gst_kconv_base_queue (GstKConvBase * base, GstKConvInflightFrame * frame);
 void gst_kconv_base_queue_done (GstKConvBase * base, GstBuffer * buf);
 /* The frames queued so far go out now, without waiting for more (the next
  * frame depends on them, or there was nothing to overlap). */

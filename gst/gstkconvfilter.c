@@ -144,7 +144,7 @@ struct _GstKConvFilter
   /* streaming thread only */
   KConvFilter *core;
   guint core_cookie, core_options_cookie;
-  KConvFrameComponents components;
+  GstKConvFrameComponents components;
   gint size_warned;             /* the kernel-size last said to do nothing */
   /* planes=auto with a kernel whose weights sum to 0: sets the chroma of
    * YUV video to neutral (a 1x1 kernel of 0, offset 128) */
@@ -154,7 +154,7 @@ struct _GstKConvFilter
 #define gst_kconv_filter_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstKConvFilter, gst_kconv_filter,
     GST_TYPE_KCONV_BASE, G_IMPLEMENT_INTERFACE (GST_TYPE_PRESET,
-        kconv_filter_preset_init));
+        gst_kconv_filter_preset_init));
 GST_ELEMENT_REGISTER_DEFINE (kconvfilter, "kconvfilter", GST_RANK_NONE,
     GST_TYPE_KCONV_FILTER);
 
@@ -302,7 +302,7 @@ gst_kconv_filter_refuses (GstKConvFilter * self, guint prop_id,
        * (set_property), every frame, without a warning */
       if (size % 2 == 0
           && !gst_kconv_base_set_by_controller (GST_KCONV_BASE (self))) {
-        kconv_refusal_post (element, pspec->name,
+        gst_kconv_refusal_post (element, pspec->name,
             "kernel-size must be odd; %d refused", size);
         return TRUE;
       }
@@ -313,7 +313,7 @@ gst_kconv_filter_refuses (GstKConvFilter * self, guint prop_id,
     case PROP_OFFSET:{
       gdouble v = g_value_get_double (value);
       if (!isfinite (v)) {
-        kconv_refusal_post (element, pspec->name,
+        gst_kconv_refusal_post (element, pspec->name,
             "%s must be a finite number; %g refused", pspec->name, v);
         return TRUE;
       }
@@ -323,8 +323,8 @@ gst_kconv_filter_refuses (GstKConvFilter * self, guint prop_id,
       const gchar *text = g_value_get_string (value);
       char err[160];
       if (kconv_matrix_parse (text, matrix, rows, cols, err, sizeof err) != 0) {
-        gchar *excerpt = kconv_refusal_excerpt (text, 60);
-        kconv_refusal_post (element, pspec->name,
+        gchar *excerpt = gst_kconv_refusal_excerpt (text, 60);
+        gst_kconv_refusal_post (element, pspec->name,
             "invalid matrix \"%s\": %s", excerpt, err);
         g_free (excerpt);
         return TRUE;
@@ -349,7 +349,7 @@ gst_kconv_filter_set_property (GObject * object, guint prop_id,
   if (gst_kconv_filter_refuses (self, prop_id, value, pspec, &matrix, &rows,
           &cols))
     return;
-  kconv_refusal_accepted (GST_ELEMENT (self), pspec->name);
+  gst_kconv_refusal_accepted (GST_ELEMENT (self), pspec->name);
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_KERNEL:
@@ -518,8 +518,8 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
   KConvFilter *core = NULL, *neutral = NULL;
   KConvStatus st = KCONV_ERROR_INVALID_KERNEL;
   gfloat *w = settings_weights (&snap, &kernel.rows, &kernel.cols);
-  KConvFrameComponents components = snap.planes == GST_KCONV_PLANES_LUMA ?
-      KCONV_FRAME_LUMA : KCONV_FRAME_ALL;
+  GstKConvFrameComponents components = snap.planes == GST_KCONV_PLANES_LUMA ?
+      GST_KCONV_FRAME_LUMA : GST_KCONV_FRAME_ALL;
 
   if (w) {
     kernel.weights = w;
@@ -541,7 +541,7 @@ gst_kconv_filter_ensure_core (GstKConvFilter * self)
         kconv_filter_free (core);
         core = NULL;
       }
-      components = KCONV_FRAME_SPLIT;
+      components = GST_KCONV_FRAME_SPLIT;
     }
   }
   g_free (w);
@@ -620,11 +620,12 @@ convolve_on_device (GstKConvFilter * self, GstVideoFrame * in,
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && st == KCONV_OK; p++) {
     KConvImage src[GST_VIDEO_MAX_COMPONENTS], dst[GST_VIDEO_MAX_COMPONENTS];
     gboolean chroma[GST_VIDEO_MAX_COMPONENTS];
-    guint n = kconv_frame_plane_images (in, p, self->components, src, chroma);
-    gsize row = kconv_frame_plane_row_bytes (in, p);
+    guint n =
+        gst_kconv_frame_plane_images (in, p, self->components, src, chroma);
+    gsize row = gst_kconv_frame_plane_row_bytes (in, p);
     gsize covered = 0;
     if (n > 0) {
-      kconv_frame_plane_images (out, p, self->components, dst, NULL);
+      gst_kconv_frame_plane_images (out, p, self->components, dst, NULL);
       covered = (gsize) src[0].width * src[0].pixel_stride;
     }
     /* what no image covers: a whole plane, or the tails of its rows */
@@ -633,7 +634,7 @@ convolve_on_device (GstKConvFilter * self, GstVideoFrame * in,
               p) + covered, GST_VIDEO_FRAME_PLANE_STRIDE (out, p),
           (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (in, p) + covered,
           GST_VIDEO_FRAME_PLANE_STRIDE (in, p), row - covered,
-          kconv_frame_plane_height (in, p), stream);
+          gst_kconv_frame_plane_height (in, p), stream);
     for (guint i = 0; i < n && st == KCONV_OK; i++)
       st = kconv_filter_run_device (image_filter (self, chroma, i), &src[i],
           &dst[i], stream);
@@ -680,22 +681,22 @@ gst_kconv_filter_start_frame_on_device (GstKConvFilter * self,
 /* Every plane of the frame through the core, on its slot (planes not
  * filtered copied). */
 static KConvStatus
-submit_planes (GstKConvFilter * self, KConvInflightFrame * f)
+submit_planes (GstKConvFilter * self, GstKConvInflightFrame * f)
 {
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f->in); p++) {
     KConvImage src[GST_VIDEO_MAX_COMPONENTS], dst[GST_VIDEO_MAX_COMPONENTS];
     gboolean chroma[GST_VIDEO_MAX_COMPONENTS];
-    guint n = kconv_frame_plane_images (&f->in, p, self->components, src,
+    guint n = gst_kconv_frame_plane_images (&f->in, p, self->components, src,
         chroma);
     if (n == 0) {
       gst_video_frame_copy_plane (&f->out, &f->in, p);
       continue;
     }
-    kconv_frame_plane_images (&f->out, p, self->components, dst, NULL);
+    gst_kconv_frame_plane_images (&f->out, p, self->components, dst, NULL);
     gsize covered = (gsize) src[0].width * src[0].pixel_stride;
-    gsize row = kconv_frame_plane_row_bytes (&f->in, p);
+    gsize row = gst_kconv_frame_plane_row_bytes (&f->in, p);
     if (covered < row)
-      kconv_frame_copy_row_tails (&f->out, &f->in, p, covered, row,
+      gst_kconv_frame_copy_row_tails (&f->out, &f->in, p, covered, row,
           src[0].height);
     for (guint i = 0; i < n; i++) {
       KConvStatus st = kconv_filter_submit (image_filter (self, chroma, i),
@@ -737,7 +738,8 @@ gst_kconv_filter_start_frame (GstKConvBase * base, GstBuffer * inbuf)
   }
   if (base->on_cuda_memory)
     return gst_kconv_filter_start_frame_on_device (self, inbuf, outbuf);
-  KConvInflightFrame *f = kconv_inflight_frame_new (&base->inflight, inbuf,
+  GstKConvInflightFrame *f =
+      gst_kconv_inflight_frame_new (&base->inflight, inbuf,
       &vfilter->in_info, outbuf, &vfilter->out_info);
   if (!f) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a video frame"),
@@ -745,7 +747,7 @@ gst_kconv_filter_start_frame (GstKConvBase * base, GstBuffer * inbuf)
     return GST_FLOW_ERROR;
   }
   if (!gst_kconv_base_submit (base, f)) {
-    kconv_inflight_frame_discard (&base->inflight, f);
+    gst_kconv_inflight_frame_discard (&base->inflight, f);
     return GST_FLOW_ERROR;
   }
   gst_kconv_base_queue (base, f);
@@ -753,13 +755,13 @@ gst_kconv_filter_start_frame (GstKConvBase * base, GstBuffer * inbuf)
 }
 
 static KConvStatus
-gst_kconv_filter_submit_frame (GstKConvBase * base, KConvInflightFrame * f)
+gst_kconv_filter_submit_frame (GstKConvBase * base, GstKConvInflightFrame * f)
 {
   return submit_planes (GST_KCONV_FILTER (base), f);
 }
 
 static gboolean
-gst_kconv_filter_rebuild_core (GstKConvBase * base, KConvInflightFrame * f)
+gst_kconv_filter_rebuild_core (GstKConvBase * base, GstKConvInflightFrame * f)
 {
   return gst_kconv_filter_ensure_core (GST_KCONV_FILTER (base));
 }

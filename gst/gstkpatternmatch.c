@@ -190,9 +190,9 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
       gint max_w, max_h;
       template_size_limit (self, &max_w, &max_h);
       if (location && GST_STATE (self) >= GST_STATE_READY
-          && !(*loaded = kmatch_template_load_file (location, max_w, max_h,
+          && !(*loaded = gst_kmatch_template_load_file (location, max_w, max_h,
                   &err))) {
-        kconv_refusal_post (element, "template-location",
+        gst_kconv_refusal_post (element, "template-location",
             "template-location \"%s\" refused: %s", location, err->message);
         g_clear_error (&err);
         return TRUE;
@@ -203,8 +203,8 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
       const gchar *text = g_value_get_string (value);
       if (kmatch_region_parse (text, region, why, sizeof why) == 0)
         return FALSE;
-      gchar *excerpt = kconv_refusal_excerpt (text, 40);
-      kconv_refusal_post (element, "template-region",
+      gchar *excerpt = gst_kconv_refusal_excerpt (text, 40);
+      gst_kconv_refusal_post (element, "template-region",
           "template-region \"%s\" refused: %s", excerpt, why);
       g_free (excerpt);
       return TRUE;
@@ -214,8 +214,8 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
       if (!text || !*text
           || kmatch_region_parse (text, region, why, sizeof why) == 0)
         return FALSE;
-      gchar *excerpt = kconv_refusal_excerpt (text, 40);
-      kconv_refusal_post (element, "search-region",
+      gchar *excerpt = gst_kconv_refusal_excerpt (text, 40);
+      gst_kconv_refusal_post (element, "search-region",
           "search-region \"%s\" refused: %s (empty: the whole frame)",
           excerpt, why);
       g_free (excerpt);
@@ -225,7 +225,7 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
       gdouble t = g_value_get_double (value);
       if (t >= 0.0 && t <= 1.0)
         return FALSE;
-      kconv_refusal_post (element, "threshold",
+      gst_kconv_refusal_post (element, "threshold",
           "threshold must be between 0 and 1; %g refused", t);
       return TRUE;
     }
@@ -246,7 +246,7 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
 
   if (gst_kpattern_match_refuses (self, prop_id, value, &region, &loaded))
     return;
-  kconv_refusal_accepted (GST_ELEMENT (self), pspec->name);
+  gst_kconv_refusal_accepted (GST_ELEMENT (self), pspec->name);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -357,7 +357,7 @@ gst_kpattern_match_set_template (GstKPatternMatch * self, GstSample * sample)
   }
   gint max_w, max_h;
   template_size_limit (self, &max_w, &max_h);
-  if (!(rgb = kmatch_template_to_rgba (sample, max_w, max_h, &err))) {
+  if (!(rgb = gst_kmatch_template_to_rgba (sample, max_w, max_h, &err))) {
     GST_WARNING_OBJECT (self, "set-template: %s", err->message);
     g_clear_error (&err);
     return FALSE;
@@ -384,7 +384,7 @@ gst_kpattern_match_start (GstBaseTransform * trans)
 
   if (location) {
     GError *err = NULL;
-    GstSample *rgb = kmatch_template_load_file (location,
+    GstSample *rgb = gst_kmatch_template_load_file (location,
         KMATCH_TEMPLATE_MAX_SIDE, KMATCH_TEMPLATE_MAX_SIDE, &err);
     if (!rgb) {
       GST_ELEMENT_ERROR (self, RESOURCE, READ,
@@ -473,7 +473,7 @@ match_image (GstVideoFrame * frame, gint channels, KConvImage * im,
   /* planar RGB (GBR), gathered */
   KConvImage planes[3];
   for (gint c = 0; c < 3; c++)
-    planes[c] = kconv_frame_comp_image (frame, rgb[c]);
+    planes[c] = gst_kconv_frame_comp_image (frame, rgb[c]);
   *gathered = g_malloc ((gsize) im->width * im->height * 3);
   im->data = *gathered;
   im->stride = (ptrdiff_t) im->width * 3;
@@ -597,7 +597,7 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
           || self->template_channels != channels)) {
     gint w, h;
     guint8 *mask;
-    guint8 *t = kmatch_template_pack (snap->template_rgb, frame->info.finfo,
+    guint8 *t = gst_kmatch_template_pack (snap->template_rgb, frame->info.finfo,
         channels, &w, &h, &mask);
     if (t) {
       kmatch_set_template (self->matcher, t, w, h, (ptrdiff_t) w * channels,
@@ -745,10 +745,11 @@ match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
   if (n > 0)
     self->last = matches[0];
 
-  kmatch_report_metas (frame->buffer, matches, n, job->tw, job->th, job->norm);
+  gst_kmatch_report_metas (frame->buffer, matches, n, job->tw, job->th,
+      job->norm);
   KConvStatus st = KCONV_OK;
   for (gint i = 0; job->snap.draw && i < n && st == KCONV_OK; i++)
-    st = kconv_frame_draw_box (frame, matches[i].x, matches[i].y, job->tw,
+    st = gst_kconv_frame_draw_box (frame, matches[i].x, matches[i].y, job->tw,
         job->th, on_device);
   if (st == KCONV_OK && on_device && job->snap.draw && n > 0)
     st = kconv_device_sync (NULL);
@@ -758,7 +759,7 @@ match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
     return GST_FLOW_ERROR;
   }
   gst_element_post_message (GST_ELEMENT (self),
-      kmatch_report_message (GST_OBJECT (self),
+      gst_kmatch_report_message (GST_OBJECT (self),
           &GST_BASE_TRANSFORM (self)->segment, frame->buffer,
           searched ? &best : NULL, matches, n, job->tw, job->th, job->norm,
           job->snap.max_matches));
@@ -872,12 +873,13 @@ gst_kpattern_match_start_frame (GstKConvBase * base, GstBuffer * inbuf)
   GST_OBJECT_UNLOCK (self);
   /* tracking searches around the last match: the frames before this one
    * report first (as on the CPU, whatever is in flight) */
-  if (tracking && kconv_inflight_length (&base->inflight) > 0
+  if (tracking && gst_kconv_inflight_length (&base->inflight) > 0
       && (ret = gst_kconv_base_push_queued (base)) != GST_FLOW_OK) {
     gst_buffer_unref (buf);
     return ret;
   }
-  KConvInflightFrame *f = kconv_inflight_frame_new_in_place (&base->inflight,
+  GstKConvInflightFrame *f =
+      gst_kconv_inflight_frame_new_in_place (&base->inflight,
       buf, info, flags);
   if (!f) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a video frame"),
@@ -886,13 +888,13 @@ gst_kpattern_match_start_frame (GstKConvBase * base, GstBuffer * inbuf)
   }
   MatchJob *job = match_job_new (self, &f->in);
   if (!job) {
-    kconv_inflight_frame_discard (&base->inflight, f);
+    gst_kconv_inflight_frame_discard (&base->inflight, f);
     return GST_FLOW_ERROR;
   }
   f->job = job;
   f->job_free = match_job_free;
   if (!gst_kconv_base_submit (base, f)) {
-    kconv_inflight_frame_discard (&base->inflight, f);
+    gst_kconv_inflight_frame_discard (&base->inflight, f);
     return GST_FLOW_ERROR;
   }
   gst_kconv_base_queue (base, f);
@@ -922,7 +924,7 @@ gst_kpattern_match_frames_held (GstKConvBase * base)
 
 /* A frame in flight whose search is done: its report, as it leaves. */
 static GstFlowReturn
-gst_kpattern_match_finish_frame (GstKConvBase * base, KConvInflightFrame * f)
+gst_kpattern_match_finish_frame (GstKConvBase * base, GstKConvInflightFrame * f)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
   MatchJob *job = f->job;
@@ -944,7 +946,7 @@ gst_kpattern_match_finish_frame (GstKConvBase * base, KConvInflightFrame * f)
 /* Starts the frame's search on its slot (a frame with nothing to search
  * has nothing to start). */
 static KConvStatus
-gst_kpattern_match_submit_frame (GstKConvBase * base, KConvInflightFrame * f)
+gst_kpattern_match_submit_frame (GstKConvBase * base, GstKConvInflightFrame * f)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
   MatchJob *job = f->job;
@@ -955,7 +957,7 @@ gst_kpattern_match_submit_frame (GstKConvBase * base, KConvInflightFrame * f)
 }
 
 static gboolean
-gst_kpattern_match_rebuild_core (GstKConvBase * base, KConvInflightFrame * f)
+gst_kpattern_match_rebuild_core (GstKConvBase * base, GstKConvInflightFrame * f)
 {
   return rebuild_matcher (GST_KPATTERN_MATCH (base), &f->in, f->job);
 }

@@ -31,7 +31,7 @@ init_debug (void)
 #define CONTEXT(cm) ((GstCudaContext **) &(cm)->context)
 
 gboolean
-kconv_cuda_memory_caps (const GstCaps * caps)
+gst_kconv_cuda_memory_caps (const GstCaps * caps)
 {
   GstCapsFeatures *f = caps && gst_caps_get_size (caps) > 0 ?
       gst_caps_get_features (caps, 0) : NULL;
@@ -40,15 +40,15 @@ kconv_cuda_memory_caps (const GstCaps * caps)
 }
 
 void
-kconv_cuda_memory_set_context (KConvCudaMemory * cm, GstElement * element,
-    GstContext * context, gint device_id)
+gst_kconv_cuda_memory_set_context (GstKConvCudaMemory * cm,
+    GstElement * element, GstContext * context, gint device_id)
 {
   init_debug ();
   gst_cuda_handle_set_context (element, context, device_id, CONTEXT (cm));
 }
 
 gboolean
-kconv_cuda_memory_query (KConvCudaMemory * cm, GstElement * element,
+gst_kconv_cuda_memory_query (GstKConvCudaMemory * cm, GstElement * element,
     GstQuery * query)
 {
   return GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
@@ -57,7 +57,7 @@ kconv_cuda_memory_query (KConvCudaMemory * cm, GstElement * element,
 }
 
 gboolean
-kconv_cuda_memory_open (KConvCudaMemory * cm, GstElement * element,
+gst_kconv_cuda_memory_open (GstKConvCudaMemory * cm, GstElement * element,
     KConvBackend backend, gint device_id)
 {
   init_debug ();
@@ -69,7 +69,7 @@ kconv_cuda_memory_open (KConvCudaMemory * cm, GstElement * element,
     return FALSE;
   }
   if (cm->context && device_id >= 0
-      && kconv_cuda_memory_device (cm) != device_id)
+      && gst_kconv_cuda_memory_device (cm) != device_id)
     gst_clear_object (&cm->context);    /* device-id changed since */
   if (!gst_cuda_ensure_element_context (element, device_id, CONTEXT (cm))) {
     GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND, ("No CUDA context for "
@@ -78,18 +78,18 @@ kconv_cuda_memory_open (KConvCudaMemory * cm, GstElement * element,
     return FALSE;
   }
   GST_DEBUG_OBJECT (element, "CUDA context %" GST_PTR_FORMAT " on device %d",
-      cm->context, kconv_cuda_memory_device (cm));
+      cm->context, gst_kconv_cuda_memory_device (cm));
   return TRUE;
 }
 
 void
-kconv_cuda_memory_close (KConvCudaMemory * cm)
+gst_kconv_cuda_memory_close (GstKConvCudaMemory * cm)
 {
   gst_clear_object (&cm->context);
 }
 
 gint
-kconv_cuda_memory_device (const KConvCudaMemory * cm)
+gst_kconv_cuda_memory_device (const GstKConvCudaMemory * cm)
 {
   guint device = 0;
   if (!cm->context)
@@ -99,14 +99,14 @@ kconv_cuda_memory_device (const KConvCudaMemory * cm)
 }
 
 gboolean
-kconv_cuda_memory_push (KConvCudaMemory * cm)
+gst_kconv_cuda_memory_push (GstKConvCudaMemory * cm)
 {
   return cm->context && gst_cuda_context_push ((GstCudaContext *)
       cm->context);
 }
 
 void
-kconv_cuda_memory_pop (KConvCudaMemory * cm)
+gst_kconv_cuda_memory_pop (GstKConvCudaMemory * cm)
 {
   gst_cuda_context_pop (NULL);
 }
@@ -114,7 +114,7 @@ kconv_cuda_memory_pop (KConvCudaMemory * cm)
 /* A pool of CUDA memory of our context for caps, configured; its buffer
  * size (the memory's pitch makes it larger than the caps say) in *size. */
 static GstBufferPool *
-cuda_pool (KConvCudaMemory * cm, GstBufferPool * offered, GstCaps * caps,
+cuda_pool (GstKConvCudaMemory * cm, GstBufferPool * offered, GstCaps * caps,
     guint min, guint max, guint * size)
 {
   GstVideoInfo info;
@@ -142,8 +142,8 @@ cuda_pool (KConvCudaMemory * cm, GstBufferPool * offered, GstCaps * caps,
 }
 
 gboolean
-kconv_cuda_memory_propose_allocation (KConvCudaMemory * cm, GstQuery * query,
-    guint min)
+gst_kconv_cuda_memory_propose_allocation (GstKConvCudaMemory * cm,
+    GstQuery * query, guint min)
 {
   GstCaps *caps;
   guint size;
@@ -163,8 +163,8 @@ kconv_cuda_memory_propose_allocation (KConvCudaMemory * cm, GstQuery * query,
 }
 
 gboolean
-kconv_cuda_memory_decide_allocation (KConvCudaMemory * cm, GstQuery * query,
-    guint min)
+gst_kconv_cuda_memory_decide_allocation (GstKConvCudaMemory * cm,
+    GstQuery * query, guint min)
 {
   GstCaps *caps;
   GstBufferPool *offered = NULL;
@@ -193,7 +193,7 @@ kconv_cuda_memory_decide_allocation (KConvCudaMemory * cm, GstQuery * query,
 }
 
 gboolean
-kconv_cuda_memory_map (KConvCudaMemory * cm, GstVideoFrame * frame,
+gst_kconv_cuda_memory_map (GstKConvCudaMemory * cm, GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags)
 {
   GstMemory *mem = gst_buffer_n_memory (buffer) > 0 ?
@@ -211,69 +211,69 @@ kconv_cuda_memory_map (KConvCudaMemory * cm, GstVideoFrame * frame,
 #else /* no GStreamer CUDA library */
 
 gboolean
-kconv_cuda_memory_caps (const GstCaps * caps)
+gst_kconv_cuda_memory_caps (const GstCaps * caps)
 {
   return FALSE;
 }
 
 void
-kconv_cuda_memory_set_context (KConvCudaMemory * cm, GstElement * element,
-    GstContext * context, gint device_id)
+gst_kconv_cuda_memory_set_context (GstKConvCudaMemory * cm,
+    GstElement * element, GstContext * context, gint device_id)
 {
 }
 
 gboolean
-kconv_cuda_memory_query (KConvCudaMemory * cm, GstElement * element,
+gst_kconv_cuda_memory_query (GstKConvCudaMemory * cm, GstElement * element,
     GstQuery * query)
 {
   return FALSE;
 }
 
 gboolean
-kconv_cuda_memory_open (KConvCudaMemory * cm, GstElement * element,
+gst_kconv_cuda_memory_open (GstKConvCudaMemory * cm, GstElement * element,
     KConvBackend backend, gint device_id)
 {
   return FALSE;                 /* caps never carry CUDA memory here */
 }
 
 void
-kconv_cuda_memory_close (KConvCudaMemory * cm)
+gst_kconv_cuda_memory_close (GstKConvCudaMemory * cm)
 {
 }
 
 gint
-kconv_cuda_memory_device (const KConvCudaMemory * cm)
+gst_kconv_cuda_memory_device (const GstKConvCudaMemory * cm)
 {
   return -1;
 }
 
 gboolean
-kconv_cuda_memory_push (KConvCudaMemory * cm)
+gst_kconv_cuda_memory_push (GstKConvCudaMemory * cm)
 {
   return FALSE;
 }
 
 void
-kconv_cuda_memory_pop (KConvCudaMemory * cm)
+gst_kconv_cuda_memory_pop (GstKConvCudaMemory * cm)
 {
 }
 
 gboolean
-kconv_cuda_memory_propose_allocation (KConvCudaMemory * cm, GstQuery * query,
-    guint min)
-{
-  return FALSE;
-}
-
-gboolean
-kconv_cuda_memory_decide_allocation (KConvCudaMemory * cm, GstQuery * query,
-    guint min)
+gst_kconv_cuda_memory_propose_allocation (GstKConvCudaMemory * cm,
+    GstQuery * query, guint min)
 {
   return FALSE;
 }
 
 gboolean
-kconv_cuda_memory_map (KConvCudaMemory * cm, GstVideoFrame * frame,
+gst_kconv_cuda_memory_decide_allocation (GstKConvCudaMemory * cm,
+    GstQuery * query, guint min)
+{
+  return FALSE;
+}
+
+gboolean
+gst_kconv_cuda_memory_map (GstKConvCudaMemory * cm, GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags)
 {
   return FALSE;

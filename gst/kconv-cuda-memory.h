@@ -20,43 +20,43 @@ G_BEGIN_DECLS
 typedef struct
 {
   GstObject *context;           /* a GstCudaContext, or NULL */
-} KConvCudaMemory;
+} GstKConvCudaMemory;
 
 /* The caps are in CUDA memory. */
-gboolean kconv_cuda_memory_caps (const GstCaps * caps);
+gboolean gst_kconv_cuda_memory_caps (const GstCaps * caps);
 
 /* GstElement.set_context, and the context query a neighbour sends. */
-void kconv_cuda_memory_set_context (KConvCudaMemory * cm, GstElement * element,
+void gst_kconv_cuda_memory_set_context (GstKConvCudaMemory * cm, GstElement * element,
     GstContext * context, gint device_id);
-gboolean kconv_cuda_memory_query (KConvCudaMemory * cm, GstElement * element,
+gboolean gst_kconv_cuda_memory_query (GstKConvCudaMemory * cm, GstElement * element,
     GstQuery * query);
 
 /* For caps in CUDA memory (set_caps): checks that backend can work on it,
  * then finds a neighbour's context for device_id (-1: any), or makes and
  * shares one.  FALSE, with an element error that says why, when the
  * backend is the CPU or no device is usable. */
-gboolean kconv_cuda_memory_open (KConvCudaMemory * cm, GstElement * element,
+gboolean gst_kconv_cuda_memory_open (GstKConvCudaMemory * cm, GstElement * element,
     KConvBackend backend, gint device_id);
-void kconv_cuda_memory_close (KConvCudaMemory * cm);
+void gst_kconv_cuda_memory_close (GstKConvCudaMemory * cm);
 
 /* The CUDA device of the context, -1 without one. */
-gint kconv_cuda_memory_device (const KConvCudaMemory * cm);
+gint gst_kconv_cuda_memory_device (const GstKConvCudaMemory * cm);
 
 /* Makes the context current on the calling thread, and undoes it. */
-gboolean kconv_cuda_memory_push (KConvCudaMemory * cm);
-void kconv_cuda_memory_pop (KConvCudaMemory * cm);
+gboolean gst_kconv_cuda_memory_push (GstKConvCudaMemory * cm);
+void gst_kconv_cuda_memory_pop (GstKConvCudaMemory * cm);
 
 /* Allocation queries for caps in CUDA memory: a pool of CUDA memory of our
  * context, holding at least min buffers. */
-gboolean kconv_cuda_memory_propose_allocation (KConvCudaMemory * cm,
+gboolean gst_kconv_cuda_memory_propose_allocation (GstKConvCudaMemory * cm,
     GstQuery * query, guint min);
-gboolean kconv_cuda_memory_decide_allocation (KConvCudaMemory * cm,
+gboolean gst_kconv_cuda_memory_decide_allocation (GstKConvCudaMemory * cm,
     GstQuery * query, guint min);
 
 /* Maps a frame of CUDA memory of our context as device pointers (strides
  * are the memory's pitch); flags are GST_MAP_READ and/or GST_MAP_WRITE.
  * FALSE for system memory or another context's memory. */
-gboolean kconv_cuda_memory_map (KConvCudaMemory * cm, GstVideoFrame * frame,
+gboolean gst_kconv_cuda_memory_map (GstKConvCudaMemory * cm, GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags);
 
 G_END_DECLS

@@ -11,8 +11,8 @@
  * most bytes comes first and copies what it does not filter; the others
  * keep what it wrote.  Returns how many (0: nothing to convolve). */
 guint
-kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
-    KConvFrameComponents which, KConvImage im[GST_VIDEO_MAX_COMPONENTS],
+gst_kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
+    GstKConvFrameComponents which, KConvImage im[GST_VIDEO_MAX_COMPONENTS],
     gboolean chroma[GST_VIDEO_MAX_COMPONENTS])
 {
   const GstVideoFormatInfo *finfo = frame->info.finfo;
@@ -23,13 +23,13 @@ kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
   for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
     gboolean cc = yuv && c != GST_VIDEO_COMP_Y;
     if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != plane
-        || c == GST_VIDEO_COMP_A || (cc && which == KCONV_FRAME_LUMA))
+        || c == GST_VIDEO_COMP_A || (cc && which == GST_KCONV_FRAME_LUMA))
       continue;
     gint width = GST_VIDEO_FRAME_COMP_WIDTH (frame, c);
     gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
     guint i = 0;
     while (i < n && !(im[i].width == width && im[i].pixel_stride == pstride
-            && (which != KCONV_FRAME_SPLIT || is_chroma[i] == cc)))
+            && (which != GST_KCONV_FRAME_SPLIT || is_chroma[i] == cc)))
       i++;
     if (i == n) {
       memset (&im[n], 0, sizeof im[n]);
@@ -67,7 +67,7 @@ kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
 /* Bytes a row of `plane` spans, padding between samples included (odd-width
  * YUY2: the last chroma pair reaches past the last luma sample). */
 gsize
-kconv_frame_plane_row_bytes (const GstVideoFrame * frame, guint plane)
+gst_kconv_frame_plane_row_bytes (const GstVideoFrame * frame, guint plane)
 {
   const GstVideoFormatInfo *finfo = frame->info.finfo;
   gsize bytes = 0;
@@ -81,7 +81,7 @@ kconv_frame_plane_row_bytes (const GstVideoFrame * frame, guint plane)
 /* Copies what lies past `from` in each row of `plane`: the part of the row
  * no submitted image covers. */
 void
-kconv_frame_copy_row_tails (GstVideoFrame * out, GstVideoFrame * in,
+gst_kconv_frame_copy_row_tails (GstVideoFrame * out, GstVideoFrame * in,
     guint plane, gsize from, gsize to, gint rows)
 {
   for (gint y = 0; y < rows; y++)
@@ -93,7 +93,7 @@ kconv_frame_copy_row_tails (GstVideoFrame * out, GstVideoFrame * in,
 
 /* Rows of `plane`: those of the components it holds. */
 gint
-kconv_frame_plane_height (const GstVideoFrame * frame, guint plane)
+gst_kconv_frame_plane_height (const GstVideoFrame * frame, guint plane)
 {
   const GstVideoFormatInfo *finfo = frame->info.finfo;
   for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++)
@@ -104,7 +104,7 @@ kconv_frame_plane_height (const GstVideoFrame * frame, guint plane)
 
 /* Component c of a mapped frame as a one-channel image. */
 KConvImage
-kconv_frame_comp_image (GstVideoFrame * frame, gint c)
+gst_kconv_frame_comp_image (GstVideoFrame * frame, gint c)
 {
   KConvImage im = {
     .data = GST_VIDEO_FRAME_COMP_DATA (frame, c),
@@ -120,7 +120,7 @@ kconv_frame_comp_image (GstVideoFrame * frame, gint c)
 /* A 2-pixel outline: green on RGB, white on luma; drawn by the core on
  * the GPU (on_device: queued on the default stream) or the CPU. */
 KConvStatus
-kconv_frame_draw_box (GstVideoFrame * frame, gint x, gint y, gint w, gint h,
+gst_kconv_frame_draw_box (GstVideoFrame * frame, gint x, gint y, gint w, gint h,
     gboolean on_device)
 {
   static const gint rgb[3] = { GST_VIDEO_COMP_R, GST_VIDEO_COMP_G,
@@ -133,7 +133,7 @@ kconv_frame_draw_box (GstVideoFrame * frame, gint x, gint y, gint w, gint h,
   for (gint i = 0; i < (is_rgb ? 3 : 1) && st == KCONV_OK; i++) {
     gint c = is_rgb ? rgb[i] : GST_VIDEO_COMP_Y;
     guint8 value[KCONV_MAX_CHANNELS] = { is_rgb ? green[i] : 255 };
-    KConvImage im = kconv_frame_comp_image (frame, c);
+    KConvImage im = gst_kconv_frame_comp_image (frame, c);
     if (on_device)
       st = kconv_device_draw_box (&im, x, y, w, h, 2, value, NULL);
     else

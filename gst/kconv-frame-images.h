@@ -17,10 +17,10 @@ G_BEGIN_DECLS
 /* Which components of YUV video become images (RGB: every colour). */
 typedef enum
 {
-  KCONV_FRAME_ALL,              /* luma and chroma, together where they share a sampling */
-  KCONV_FRAME_LUMA,             /* luma alone: chroma is left out */
-  KCONV_FRAME_SPLIT,            /* luma and chroma in images of their own */
-} KConvFrameComponents;
+  GST_KCONV_FRAME_ALL,              /* luma and chroma, together where they share a sampling */
+  GST_KCONV_FRAME_LUMA,             /* luma alone: chroma is left out */
+  GST_KCONV_FRAME_SPLIT,            /* luma and chroma in images of their own */
+} GstKConvFrameComponents;
 
 /* The images plane `plane` holds: one for each sampling of its
  * components (packed 4:2:2 has luma at every pixel and chroma at every
@@ -28,26 +28,26 @@ typedef enum
  * covering the most bytes comes first and copies what it does not filter;
  * the others keep what it wrote.  chroma[i] (when not NULL) says whether
  * image i holds chroma alone.  Returns how many (0: nothing to convolve). */
-guint kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
-    KConvFrameComponents which, KConvImage im[GST_VIDEO_MAX_COMPONENTS],
+guint gst_kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
+    GstKConvFrameComponents which, KConvImage im[GST_VIDEO_MAX_COMPONENTS],
     gboolean chroma[GST_VIDEO_MAX_COMPONENTS]);
 
 /* Bytes a row of `plane` spans, padding between samples included. */
-gsize kconv_frame_plane_row_bytes (const GstVideoFrame * frame, guint plane);
+gsize gst_kconv_frame_plane_row_bytes (const GstVideoFrame * frame, guint plane);
 
 /* Rows of `plane`. */
-gint kconv_frame_plane_height (const GstVideoFrame * frame, guint plane);
+gint gst_kconv_frame_plane_height (const GstVideoFrame * frame, guint plane);
 
 /* Copies bytes from..to of each row of `plane` (system memory). */
-void kconv_frame_copy_row_tails (GstVideoFrame * out, GstVideoFrame * in,
+void gst_kconv_frame_copy_row_tails (GstVideoFrame * out, GstVideoFrame * in,
     guint plane, gsize from, gsize to, gint rows);
 
 /* Component c as a one-channel image. */
-KConvImage kconv_frame_comp_image (GstVideoFrame * frame, gint c);
+KConvImage gst_kconv_frame_comp_image (GstVideoFrame * frame, gint c);
 
 /* A 2-pixel outline of the w x h box at x, y: green on RGB, white on
  * luma; on the GPU (on_device: queued on the default stream) or the CPU. */
-KConvStatus kconv_frame_draw_box (GstVideoFrame * frame, gint x, gint y,
+KConvStatus gst_kconv_frame_draw_box (GstVideoFrame * frame, gint x, gint y,
     gint w, gint h, gboolean on_device);
 
 G_END_DECLS

@@ -9,7 +9,7 @@
 #include "kconv-inflight.h"
 
 void
-kconv_inflight_init (KConvInflight * q)
+gst_kconv_inflight_init (GstKConvInflight * q)
 {
   g_queue_init (&q->frames);
   g_queue_init (&q->idle_slots);
@@ -17,29 +17,29 @@ kconv_inflight_init (KConvInflight * q)
 
 /* An idle slot, or a new one. */
 static KConvSlot *
-take_slot (KConvInflight * q)
+take_slot (GstKConvInflight * q)
 {
   KConvSlot *slot = g_queue_pop_head (&q->idle_slots);
   return slot ? slot : kconv_slot_new ();
 }
 
-KConvInflightFrame *
-kconv_inflight_frame_new (KConvInflight * q, GstBuffer * inbuf,
+GstKConvInflightFrame *
+gst_kconv_inflight_frame_new (GstKConvInflight * q, GstBuffer * inbuf,
     const GstVideoInfo * in_info, GstBuffer * outbuf,
     const GstVideoInfo * out_info)
 {
-  KConvInflightFrame *f = g_new0 (KConvInflightFrame, 1);
+  GstKConvInflightFrame *f = g_new0 (GstKConvInflightFrame, 1);
   f->inbuf = inbuf;
   f->outbuf = outbuf;
   if (!gst_video_frame_map (&f->in, (GstVideoInfo *) in_info, inbuf,
           GST_MAP_READ)) {
-    kconv_inflight_frame_discard (q, f);
+    gst_kconv_inflight_frame_discard (q, f);
     return NULL;
   }
   if (!gst_video_frame_map (&f->out, (GstVideoInfo *) out_info, outbuf,
           GST_MAP_WRITE)) {
     gst_video_frame_unmap (&f->in);
-    kconv_inflight_frame_discard (q, f);
+    gst_kconv_inflight_frame_discard (q, f);
     return NULL;
   }
   f->mapped = TRUE;
@@ -47,16 +47,16 @@ kconv_inflight_frame_new (KConvInflight * q, GstBuffer * inbuf,
   return f;
 }
 
-KConvInflightFrame *
-kconv_inflight_frame_new_in_place (KConvInflight * q, GstBuffer * buf,
+GstKConvInflightFrame *
+gst_kconv_inflight_frame_new_in_place (GstKConvInflight * q, GstBuffer * buf,
     const GstVideoInfo * info, GstMapFlags flags)
 {
-  KConvInflightFrame *f = g_new0 (KConvInflightFrame, 1);
+  GstKConvInflightFrame *f = g_new0 (GstKConvInflightFrame, 1);
   f->outbuf = buf;
   /* no reference of the map's own: buf stays writable, for metas */
   if (!gst_video_frame_map (&f->in, (GstVideoInfo *) info, buf,
           flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
-    kconv_inflight_frame_discard (q, f);
+    gst_kconv_inflight_frame_discard (q, f);
     return NULL;
   }
   f->mapped = f->in_place = TRUE;
@@ -64,17 +64,17 @@ kconv_inflight_frame_new_in_place (KConvInflight * q, GstBuffer * buf,
   return f;
 }
 
-KConvInflightFrame *
-kconv_inflight_frame_new_passthrough (GstBuffer * buf)
+GstKConvInflightFrame *
+gst_kconv_inflight_frame_new_passthrough (GstBuffer * buf)
 {
-  KConvInflightFrame *f = g_new0 (KConvInflightFrame, 1);
+  GstKConvInflightFrame *f = g_new0 (GstKConvInflightFrame, 1);
   f->outbuf = buf;
   return f;
 }
 
 /* Waits for the frame's work; its status. */
 static KConvStatus
-frame_wait (KConvInflightFrame * f)
+frame_wait (GstKConvInflightFrame * f)
 {
   if (f->slot && f->status == KCONV_OK)
     f->status = kconv_slot_wait (f->slot);
@@ -83,7 +83,7 @@ frame_wait (KConvInflightFrame * f)
 
 /* Unmaps and releases everything but the output buffer. */
 static void
-frame_release (KConvInflight * q, KConvInflightFrame * f)
+frame_release (GstKConvInflight * q, GstKConvInflightFrame * f)
 {
   if (f->slot) {
     g_queue_push_tail (&q->idle_slots, f->slot);
@@ -103,7 +103,7 @@ frame_release (KConvInflight * q, KConvInflightFrame * f)
 }
 
 static KConvStatus
-frame_finish (KConvInflight * q, KConvInflightFrame * f)
+frame_finish (GstKConvInflight * q, GstKConvInflightFrame * f)
 {
   KConvStatus st = frame_wait (f);
   frame_release (q, f);
@@ -111,7 +111,8 @@ frame_finish (KConvInflight * q, KConvInflightFrame * f)
 }
 
 void
-kconv_inflight_frame_discard (KConvInflight * q, KConvInflightFrame * f)
+gst_kconv_inflight_frame_discard (GstKConvInflight * q,
+    GstKConvInflightFrame * f)
 {
   frame_finish (q, f);
   gst_clear_buffer (&f->outbuf);
@@ -119,21 +120,21 @@ kconv_inflight_frame_discard (KConvInflight * q, KConvInflightFrame * f)
 }
 
 void
-kconv_inflight_push (KConvInflight * q, KConvInflightFrame * f)
+gst_kconv_inflight_push (GstKConvInflight * q, GstKConvInflightFrame * f)
 {
   g_queue_push_tail (&q->frames, f);
 }
 
 guint
-kconv_inflight_length (const KConvInflight * q)
+gst_kconv_inflight_length (const GstKConvInflight * q)
 {
   return q->frames.length;
 }
 
 gboolean
-kconv_inflight_due (KConvInflight * q, guint allowed)
+gst_kconv_inflight_due (GstKConvInflight * q, guint allowed)
 {
-  KConvInflightFrame *f = g_queue_peek_head (&q->frames);
+  GstKConvInflightFrame *f = g_queue_peek_head (&q->frames);
   if (!f || q->frames.length >= allowed)
     return f != NULL;
   /* a failed frame is due too: the wait reports it */
@@ -142,11 +143,12 @@ kconv_inflight_due (KConvInflight * q, guint allowed)
 }
 
 GstFlowReturn
-kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf,
-    KConvInflightRedo redo, KConvInflightFinish finish, gpointer user_data)
+gst_kconv_inflight_pop (GstKConvInflight * q, GstBuffer ** outbuf,
+    GstKConvInflightRedo redo, GstKConvInflightFinish finish,
+    gpointer user_data)
 {
   *outbuf = NULL;
-  KConvInflightFrame *f = g_queue_pop_head (&q->frames);
+  GstKConvInflightFrame *f = g_queue_pop_head (&q->frames);
   g_return_val_if_fail (f != NULL && redo != NULL, GST_FLOW_ERROR);
   KConvStatus st = frame_wait (f);
   GstFlowReturn ret = st == KCONV_OK ? GST_FLOW_OK : redo (f, st, user_data);
@@ -162,7 +164,7 @@ kconv_inflight_pop (KConvInflight * q, GstBuffer ** outbuf,
 }
 
 KConvStatus
-kconv_inflight_wait_all (KConvInflight * q)
+gst_kconv_inflight_wait_all (GstKConvInflight * q)
 {
   KConvStatus first = KCONV_OK;
   for (GList * l = q->frames.head; l; l = l->next) {
@@ -174,18 +176,18 @@ kconv_inflight_wait_all (KConvInflight * q)
 }
 
 void
-kconv_inflight_drop_all (KConvInflight * q)
+gst_kconv_inflight_drop_all (GstKConvInflight * q)
 {
-  KConvInflightFrame *f;
+  GstKConvInflightFrame *f;
   while ((f = g_queue_pop_head (&q->frames)))
-    kconv_inflight_frame_discard (q, f);
+    gst_kconv_inflight_frame_discard (q, f);
 }
 
 void
-kconv_inflight_clear (KConvInflight * q)
+gst_kconv_inflight_clear (GstKConvInflight * q)
 {
   KConvSlot *slot;
-  kconv_inflight_drop_all (q);
+  gst_kconv_inflight_drop_all (q);
   while ((slot = g_queue_pop_head (&q->idle_slots)))
     kconv_slot_free (slot);
 }

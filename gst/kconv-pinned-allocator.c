@@ -26,20 +26,20 @@ typedef struct
   GstMemory mem;
   guint8 *base;                 /* start of the allocation (shared: parent's) */
   gboolean pinned;
-} KConvPinnedMemory;
+} GstKConvPinnedMemory;
 
 typedef struct
 {
   GstAllocator parent;
-} KConvPinnedAllocator;
+} GstKConvPinnedAllocator;
 
 typedef struct
 {
   GstAllocatorClass parent_class;
-} KConvPinnedAllocatorClass;
+} GstKConvPinnedAllocatorClass;
 
-GType kconv_pinned_allocator_get_type (void);
-G_DEFINE_TYPE (KConvPinnedAllocator, kconv_pinned_allocator,
+GType gst_kconv_pinned_allocator_get_type (void);
+G_DEFINE_TYPE (GstKConvPinnedAllocator, gst_kconv_pinned_allocator,
     GST_TYPE_ALLOCATOR);
 
 static GstMemory *
@@ -56,7 +56,7 @@ pinned_alloc (GstAllocator * allocator, gsize size,
   /* the data (after the prefix) starts on the alignment asked for */
   const gsize misalign = ((guintptr) base + params->prefix) & align;
   const gsize offset = params->prefix + (misalign ? align + 1 - misalign : 0);
-  KConvPinnedMemory *mem = g_new0 (KConvPinnedMemory, 1);
+  GstKConvPinnedMemory *mem = g_new0 (GstKConvPinnedMemory, 1);
   gst_memory_init (GST_MEMORY_CAST (mem), params->flags, allocator, NULL,
       maxsize, align, offset, size);
   mem->base = base;
@@ -71,7 +71,7 @@ pinned_alloc (GstAllocator * allocator, gsize size,
 static void
 pinned_free (GstAllocator * allocator, GstMemory * memory)
 {
-  KConvPinnedMemory *mem = (KConvPinnedMemory *) memory;
+  GstKConvPinnedMemory *mem = (GstKConvPinnedMemory *) memory;
   if (!memory->parent)
     kconv_host_free (mem->base, mem->pinned);
   g_free (mem);
@@ -80,7 +80,7 @@ pinned_free (GstAllocator * allocator, GstMemory * memory)
 static gpointer
 pinned_map (GstMemory * memory, gsize maxsize, GstMapFlags flags)
 {
-  return ((KConvPinnedMemory *) memory)->base;
+  return ((GstKConvPinnedMemory *) memory)->base;
 }
 
 static void
@@ -91,11 +91,11 @@ pinned_unmap (GstMemory * memory)
 static GstMemory *
 pinned_share (GstMemory * memory, gssize offset, gssize size)
 {
-  KConvPinnedMemory *mem = (KConvPinnedMemory *) memory;
+  GstKConvPinnedMemory *mem = (GstKConvPinnedMemory *) memory;
   GstMemory *parent = memory->parent ? memory->parent : memory;
   if (size == -1)
     size = memory->size - offset;
-  KConvPinnedMemory *sub = g_new0 (KConvPinnedMemory, 1);
+  GstKConvPinnedMemory *sub = g_new0 (GstKConvPinnedMemory, 1);
   gst_memory_init (GST_MEMORY_CAST (sub),
       GST_MINI_OBJECT_FLAGS (parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
       memory->allocator, parent, memory->maxsize, memory->align,
@@ -106,7 +106,7 @@ pinned_share (GstMemory * memory, gssize offset, gssize size)
 }
 
 static void
-kconv_pinned_allocator_class_init (KConvPinnedAllocatorClass * klass)
+gst_kconv_pinned_allocator_class_init (GstKConvPinnedAllocatorClass * klass)
 {
   GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
   allocator_class->alloc = pinned_alloc;
@@ -114,7 +114,7 @@ kconv_pinned_allocator_class_init (KConvPinnedAllocatorClass * klass)
 }
 
 static void
-kconv_pinned_allocator_init (KConvPinnedAllocator * self)
+gst_kconv_pinned_allocator_init (GstKConvPinnedAllocator * self)
 {
   GstAllocator *alloc = GST_ALLOCATOR_CAST (self);
   alloc->mem_type = KCONV_PINNED_MEMORY_TYPE;
@@ -127,11 +127,11 @@ kconv_pinned_allocator_init (KConvPinnedAllocator * self)
 }
 
 GstAllocator *
-kconv_pinned_allocator_get (void)
+gst_kconv_pinned_allocator_get (void)
 {
   static gsize registered = 0;
   if (g_once_init_enter (&registered)) {
-    GstAllocator *alloc = g_object_new (kconv_pinned_allocator_get_type (),
+    GstAllocator *alloc = g_object_new (gst_kconv_pinned_allocator_get_type (),
         NULL);
     gst_object_ref_sink (alloc);
     /* the registry keeps it, and frees it at gst_deinit */
@@ -142,10 +142,10 @@ kconv_pinned_allocator_get (void)
 }
 
 gboolean
-kconv_memory_is_pinned (GstMemory * mem)
+gst_kconv_memory_is_pinned (GstMemory * mem)
 {
   return gst_memory_is_type (mem, KCONV_PINNED_MEMORY_TYPE)
-      && ((KConvPinnedMemory *) mem)->pinned;
+      && ((GstKConvPinnedMemory *) mem)->pinned;
 }
 
 /* A video pool of pinned memory for caps. */
@@ -153,7 +153,7 @@ static GstBufferPool *
 pinned_pool_new (GstCaps * caps, guint size, guint min_buffers,
     GstAllocator * allocator, GstAllocationParams * params)
 {
-  GstBufferPool *pool = kconv_pinned_pool_new ();
+  GstBufferPool *pool = gst_kconv_pinned_pool_new ();
   GstStructure *config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, size, min_buffers, 0);
   gst_buffer_pool_config_set_allocator (config, allocator, params);
@@ -166,7 +166,7 @@ pinned_pool_new (GstCaps * caps, guint size, guint min_buffers,
 }
 
 gboolean
-kconv_pinned_propose (GstQuery * query, guint held)
+gst_kconv_pinned_propose (GstQuery * query, guint held)
 {
   GstCaps *caps;
   gboolean need_pool;
@@ -175,7 +175,7 @@ kconv_pinned_propose (GstQuery * query, guint held)
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
-  GstAllocator *allocator = kconv_pinned_allocator_get ();
+  GstAllocator *allocator = gst_kconv_pinned_allocator_get ();
   GstAllocationParams params;
   gst_allocation_params_init (&params);
   if (need_pool) {
@@ -193,7 +193,7 @@ kconv_pinned_propose (GstQuery * query, guint held)
 }
 
 gboolean
-kconv_pinned_offer (GstQuery * query, guint min)
+gst_kconv_pinned_offer (GstQuery * query, guint min)
 {
   GstCaps *caps;
   GstVideoInfo info;
@@ -201,7 +201,7 @@ kconv_pinned_offer (GstQuery * query, guint min)
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
-  GstAllocator *allocator = kconv_pinned_allocator_get ();
+  GstAllocator *allocator = gst_kconv_pinned_allocator_get ();
   GstAllocationParams params;
   gst_allocation_params_init (&params);
   GstBufferPool *pool = pinned_pool_new (caps, info.size, min, allocator,

@@ -23,21 +23,22 @@ typedef struct
   GQueue free;                  /* newest first */
   gsize size;                   /* of a buffer, from the config */
   gboolean newest_first;        /* no maximum */
-} KConvPinnedPool;
+} GstKConvPinnedPool;
 
 typedef struct
 {
   GstVideoBufferPoolClass parent_class;
-} KConvPinnedPoolClass;
+} GstKConvPinnedPoolClass;
 
-GType kconv_pinned_pool_get_type (void);
-G_DEFINE_TYPE (KConvPinnedPool, kconv_pinned_pool, GST_TYPE_VIDEO_BUFFER_POOL);
-#define parent_pool_class GST_BUFFER_POOL_CLASS (kconv_pinned_pool_parent_class)
+GType gst_kconv_pinned_pool_get_type (void);
+G_DEFINE_TYPE (GstKConvPinnedPool, gst_kconv_pinned_pool,
+    GST_TYPE_VIDEO_BUFFER_POOL);
+#define parent_pool_class GST_BUFFER_POOL_CLASS (gst_kconv_pinned_pool_parent_class)
 
 static gboolean
-kconv_pinned_pool_set_config (GstBufferPool * pool, GstStructure * config)
+gst_kconv_pinned_pool_set_config (GstBufferPool * pool, GstStructure * config)
 {
-  KConvPinnedPool *self = (KConvPinnedPool *) pool;
+  GstKConvPinnedPool *self = (GstKConvPinnedPool *) pool;
   guint size = 0, max = 0;
   if (!parent_pool_class->set_config (pool, config))
     return FALSE;
@@ -52,10 +53,10 @@ kconv_pinned_pool_set_config (GstBufferPool * pool, GstStructure * config)
 }
 
 static GstFlowReturn
-kconv_pinned_pool_acquire_buffer (GstBufferPool * pool, GstBuffer ** buffer,
+gst_kconv_pinned_pool_acquire_buffer (GstBufferPool * pool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
 {
-  KConvPinnedPool *self = (KConvPinnedPool *) pool;
+  GstKConvPinnedPool *self = (GstKConvPinnedPool *) pool;
   g_mutex_lock (&self->lock);
   *buffer = g_queue_pop_head (&self->free);
   g_mutex_unlock (&self->lock);
@@ -66,7 +67,7 @@ kconv_pinned_pool_acquire_buffer (GstBufferPool * pool, GstBuffer ** buffer,
 
 /* What GstBufferPool itself checks before it keeps a buffer. */
 static gboolean
-reusable (KConvPinnedPool * self, GstBuffer * buffer)
+reusable (GstKConvPinnedPool * self, GstBuffer * buffer)
 {
   return !GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_TAG_MEMORY)
       && gst_buffer_get_size (buffer) == self->size
@@ -74,9 +75,9 @@ reusable (KConvPinnedPool * self, GstBuffer * buffer)
 }
 
 static void
-kconv_pinned_pool_release_buffer (GstBufferPool * pool, GstBuffer * buffer)
+gst_kconv_pinned_pool_release_buffer (GstBufferPool * pool, GstBuffer * buffer)
 {
-  KConvPinnedPool *self = (KConvPinnedPool *) pool;
+  GstKConvPinnedPool *self = (GstKConvPinnedPool *) pool;
   if (!self->newest_first || !reusable (self, buffer)) {
     parent_pool_class->release_buffer (pool, buffer);
     return;
@@ -88,9 +89,9 @@ kconv_pinned_pool_release_buffer (GstBufferPool * pool, GstBuffer * buffer)
 
 /* Hands the stack back, so that GstBufferPool frees and counts them. */
 static gboolean
-kconv_pinned_pool_stop (GstBufferPool * pool)
+gst_kconv_pinned_pool_stop (GstBufferPool * pool)
 {
-  KConvPinnedPool *self = (KConvPinnedPool *) pool;
+  GstKConvPinnedPool *self = (GstKConvPinnedPool *) pool;
   GstBuffer *buffer;
   g_mutex_lock (&self->lock);
   while ((buffer = g_queue_pop_head (&self->free)))
@@ -100,35 +101,35 @@ kconv_pinned_pool_stop (GstBufferPool * pool)
 }
 
 static void
-kconv_pinned_pool_finalize (GObject * object)
+gst_kconv_pinned_pool_finalize (GObject * object)
 {
-  KConvPinnedPool *self = (KConvPinnedPool *) object;
+  GstKConvPinnedPool *self = (GstKConvPinnedPool *) object;
   g_mutex_clear (&self->lock);
-  G_OBJECT_CLASS (kconv_pinned_pool_parent_class)->finalize (object);
+  G_OBJECT_CLASS (gst_kconv_pinned_pool_parent_class)->finalize (object);
 }
 
 static void
-kconv_pinned_pool_class_init (KConvPinnedPoolClass * klass)
+gst_kconv_pinned_pool_class_init (GstKConvPinnedPoolClass * klass)
 {
   GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
-  G_OBJECT_CLASS (klass)->finalize = kconv_pinned_pool_finalize;
-  pool_class->set_config = kconv_pinned_pool_set_config;
-  pool_class->acquire_buffer = kconv_pinned_pool_acquire_buffer;
-  pool_class->release_buffer = kconv_pinned_pool_release_buffer;
-  pool_class->stop = kconv_pinned_pool_stop;
+  G_OBJECT_CLASS (klass)->finalize = gst_kconv_pinned_pool_finalize;
+  pool_class->set_config = gst_kconv_pinned_pool_set_config;
+  pool_class->acquire_buffer = gst_kconv_pinned_pool_acquire_buffer;
+  pool_class->release_buffer = gst_kconv_pinned_pool_release_buffer;
+  pool_class->stop = gst_kconv_pinned_pool_stop;
 }
 
 static void
-kconv_pinned_pool_init (KConvPinnedPool * self)
+gst_kconv_pinned_pool_init (GstKConvPinnedPool * self)
 {
   g_mutex_init (&self->lock);
   g_queue_init (&self->free);
 }
 
 GstBufferPool *
-kconv_pinned_pool_new (void)
+gst_kconv_pinned_pool_new (void)
 {
-  GstBufferPool *pool = g_object_new (kconv_pinned_pool_get_type (), NULL);
+  GstBufferPool *pool = g_object_new (gst_kconv_pinned_pool_get_type (), NULL);
   gst_object_ref_sink (pool);
   return pool;
 }

@@ -13,7 +13,7 @@ G_BEGIN_DECLS
  * through as few buffers as it needs at once, which stay in the CPU's
  * caches, however many the pool was made with.  A pool configured with a
  * maximum number of buffers keeps GstBufferPool's order. */
-    GstBufferPool * kconv_pinned_pool_new (void);
+    GstBufferPool * gst_kconv_pinned_pool_new (void);
 
 G_END_DECLS
 #endif /* KCONV_PINNED_POOL_H */

@@ -85,7 +85,7 @@ load_preset (GstPreset * preset, const gchar * name)
 }
 
 void
-kconv_filter_preset_init (GstPresetInterface * iface)
+gst_kconv_filter_preset_init (GstPresetInterface * iface)
 {
   parent_iface = *iface;
   iface->get_property_names = get_property_names;

@@ -10,7 +10,7 @@
 G_BEGIN_DECLS
 
 /* GstPreset for kconvfilter: pass to G_IMPLEMENT_INTERFACE. */
-void kconv_filter_preset_init (GstPresetInterface * iface);
+void gst_kconv_filter_preset_init (GstPresetInterface * iface);
 
 G_END_DECLS
 #endif /* KCONV_PRESET_H */

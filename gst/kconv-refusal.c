@@ -22,7 +22,7 @@ pending_quark (void)
 }
 
 gchar *
-kconv_refusal_excerpt (const gchar * text, glong max_chars)
+gst_kconv_refusal_excerpt (const gchar * text, glong max_chars)
 {
   gchar *valid = g_utf8_make_valid (text ? text : "", -1);
   if (g_utf8_strlen (valid, -1) <= max_chars)
@@ -35,7 +35,7 @@ kconv_refusal_excerpt (const gchar * text, glong max_chars)
 }
 
 void
-kconv_refusal_post (GstElement * element, const gchar * property,
+gst_kconv_refusal_post (GstElement * element, const gchar * property,
     const gchar * format, ...)
 {
   va_list args;
@@ -68,7 +68,7 @@ kconv_refusal_post (GstElement * element, const gchar * property,
 }
 
 void
-kconv_refusal_accepted (GstElement * element, const gchar * property)
+gst_kconv_refusal_accepted (GstElement * element, const gchar * property)
 {
   GST_OBJECT_LOCK (element);
   GHashTable *pending = g_object_get_qdata (G_OBJECT (element),
@@ -79,7 +79,7 @@ kconv_refusal_accepted (GstElement * element, const gchar * property)
 }
 
 gboolean
-kconv_refusal_check_at_start (GstElement * element)
+gst_kconv_refusal_check_at_start (GstElement * element)
 {
   GST_OBJECT_LOCK (element);
   GHashTable *pending = g_object_steal_qdata (G_OBJECT (element),

@@ -24,7 +24,7 @@ main (int argc, char **argv)
     return 2;
   }
   GError *err = NULL;
-  GstSample *sample = kmatch_template_decode (argv[1], atoi (argv[2]),
+  GstSample *sample = gst_kmatch_template_decode (argv[1], atoi (argv[2]),
       atoi (argv[3]), &err);
   GstVideoInfo info;
   GstVideoFrame f;

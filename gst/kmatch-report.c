@@ -14,7 +14,7 @@ match_structure (const gchar * name, const KMatchPosition * p, gint w, gint h,
 }
 
 GstMessage *
-kmatch_report_message (GstObject * src, const GstSegment * segment,
+gst_kmatch_report_message (GstObject * src, const GstSegment * segment,
     GstBuffer * buf, const KMatchPosition * best,
     const KMatchPosition * matches, gint n, gint w, gint h, gdouble norm,
     gint max_matches)
@@ -58,8 +58,8 @@ next_roi_id (GstBuffer * buffer)
 }
 
 void
-kmatch_report_metas (GstBuffer * buf, const KMatchPosition * matches, gint n,
-    gint w, gint h, gdouble norm)
+gst_kmatch_report_metas (GstBuffer * buf, const KMatchPosition * matches,
+    gint n, gint w, gint h, gdouble norm)
 {
   gint id = next_roi_id (buf);
   for (gint i = 0; i < n; i++) {

@@ -15,14 +15,14 @@ G_BEGIN_DECLS
  * best position searched, found or not (best NULL: none could be searched,
  * x = y = -1 and score 1), width, height, the frame's times, and with
  * max_matches > 1 the list of the n matches. */
-GstMessage *kmatch_report_message (GstObject * src, const GstSegment * segment,
+GstMessage *gst_kmatch_report_message (GstObject * src, const GstSegment * segment,
     GstBuffer * buf, const KMatchPosition * best, const KMatchPosition * matches,
     gint n, gint w, gint h, gdouble norm, gint max_matches);
 
 /* A GstVideoRegionOfInterestMeta per match on buf, best first, with ids
  * after any already there (from another detector upstream), the score and
  * the sum as a parameter. */
-void kmatch_report_metas (GstBuffer * buf, const KMatchPosition * matches,
+void gst_kmatch_report_metas (GstBuffer * buf, const KMatchPosition * matches,
     gint n, gint w, gint h, gdouble norm);
 
 G_END_DECLS

@@ -55,7 +55,7 @@ set_decode_error (GError ** error, const gchar * path, const gint * size,
 }
 
 GstSample *
-kmatch_template_decode (const gchar * path, gint max_width, gint max_height,
+gst_kmatch_template_decode (const gchar * path, gint max_width, gint max_height,
     GError ** error)
 {
   GError *err = NULL;

@@ -17,8 +17,8 @@ G_BEGIN_DECLS
  * before a frame of that size exists), or no answer within
  * KMATCH_TEMPLATE_DECODE_TIMEOUT.  A decoder that never returns keeps its
  * thread and its pipeline: this is meant to run in a process of its own
- * (kconv-template-decoder), which kmatch_template_load_file() kills. */
-GstSample *kmatch_template_decode (const gchar * path, gint max_width,
+ * (kconv-template-decoder), which gst_kmatch_template_load_file() kills. */
+GstSample *gst_kmatch_template_decode (const gchar * path, gint max_width,
     gint max_height, GError ** error);
 
 G_END_DECLS

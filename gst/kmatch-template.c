@@ -25,7 +25,7 @@
 static gchar *decoder_dir;
 
 void
-kmatch_template_set_decoder_dir (const gchar * dir)
+gst_kmatch_template_set_decoder_dir (const gchar * dir)
 {
   gchar *old = decoder_dir;
   decoder_dir = g_strdup (dir);
@@ -135,7 +135,7 @@ parse_decoded (GByteArray * out, gint max_width, gint max_height)
 }
 
 GstSample *
-kmatch_template_load_file (const gchar * path, gint max_width,
+gst_kmatch_template_load_file (const gchar * path, gint max_width,
     gint max_height, GError ** error)
 {
   /* a FIFO or a device would hold the decoder until the deadline */
@@ -215,8 +215,8 @@ kmatch_template_load_file (const gchar * path, gint max_width,
 }
 
 GstSample *
-kmatch_template_to_rgba (GstSample * sample, gint max_width, gint max_height,
-    GError ** error)
+gst_kmatch_template_to_rgba (GstSample * sample, gint max_width,
+    gint max_height, GError ** error)
 {
   GstVideoInfo info;
   if (!gst_video_info_from_caps (&info, gst_sample_get_caps (sample))) {
@@ -250,7 +250,7 @@ kmatch_template_to_rgba (GstSample * sample, gint max_width, gint max_height,
 }
 
 guint8
-kmatch_luma (const GstVideoFormatInfo * frame_format, guint8 r, guint8 g,
+gst_kmatch_luma (const GstVideoFormatInfo * frame_format, guint8 r, guint8 g,
     guint8 b)
 {
   if (GST_VIDEO_FORMAT_INFO_IS_YUV (frame_format))
@@ -259,7 +259,7 @@ kmatch_luma (const GstVideoFormatInfo * frame_format, guint8 r, guint8 g,
 }
 
 guint8 *
-kmatch_template_pack (GstSample * rgba, const GstVideoFormatInfo *
+gst_kmatch_template_pack (GstSample * rgba, const GstVideoFormatInfo *
     frame_format, gint channels, gint * width, gint * height, guint8 ** mask)
 {
   GstVideoInfo info;
@@ -284,7 +284,7 @@ kmatch_template_pack (GstSample * rgba, const GstVideoFormatInfo *
         d[3 * x + 1] = s[1];
         d[3 * x + 2] = s[2];
       } else {
-        d[x] = kmatch_luma (frame_format, s[0], s[1], s[2]);
+        d[x] = gst_kmatch_luma (frame_format, s[0], s[1], s[2]);
       }
       m[(gsize) y * w + x] = s[3] >= 128;
       transparent |= s[3] < 128;

@@ -17,7 +17,7 @@ G_BEGIN_DECLS
 /* Points the loader at the folder holding kconv-template-decoder (the
  * plugin's own folder); without it, or where it is not there, the
  * installed one in KCONV_LIBEXECDIR is run. */
-void kmatch_template_set_decoder_dir (const gchar * dir);
+void gst_kmatch_template_set_decoder_dir (const gchar * dir);
 
 /* Decodes an image file (any format GStreamer can decode) into an RGBA
  * sample (alpha 255 where the file has none), in a process of its own
@@ -26,27 +26,27 @@ void kmatch_template_set_decoder_dir (const gchar * dir);
  * max_width x max_height (at most KMATCH_TEMPLATE_MAX_SIDE a side; refused
  * from its caps, before a frame of that size is allocated), a decoder
  * that crashed or stalled, or no pixel with alpha of 128 or more. */
-GstSample *kmatch_template_load_file (const gchar * path, gint max_width,
+GstSample *gst_kmatch_template_load_file (const gchar * path, gint max_width,
     gint max_height, GError ** error);
 
 /* Converts any raw video sample to RGBA; NULL and error set on failure,
  * and for a sample larger than max_width x max_height (at most
  * KMATCH_TEMPLATE_MAX_SIDE a side) or with no pixel of alpha 128 or
  * more. */
-GstSample *kmatch_template_to_rgba (GstSample * sample, gint max_width,
+GstSample *gst_kmatch_template_to_rgba (GstSample * sample, gint max_width,
     gint max_height, GError ** error);
 
 /* How luma is made from RGB for a frame format: full range for grey and
  * RGB frames (a grey pixel keeps its value), BT.601 video range for YUV
  * frames (as their Y planes are). */
-guint8 kmatch_luma (const GstVideoFormatInfo * frame_format, guint8 r,
+guint8 gst_kmatch_luma (const GstVideoFormatInfo * frame_format, guint8 r,
     guint8 g, guint8 b);
 
 /* An RGBA sample as packed samples for matching: 1 channel (luma by
- * kmatch_luma) or 3 (RGB).  *mask: where some pixel is transparent (alpha
+ * gst_kmatch_luma) or 3 (RGB).  *mask: where some pixel is transparent (alpha
  * under 128), width x height bytes, 1 for the pixels that count (alpha
  * 128 and up), else NULL.  g_free both. */
-guint8 *kmatch_template_pack (GstSample * rgba, const GstVideoFormatInfo *
+guint8 *gst_kmatch_template_pack (GstSample * rgba, const GstVideoFormatInfo *
     frame_format, gint channels, gint * width, gint * height,
     guint8 ** mask);
 

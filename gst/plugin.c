@@ -20,7 +20,7 @@ plugin_init (GstPlugin * plugin)
   const gchar *file = gst_plugin_get_filename (plugin);
   if (file) {
     gchar *dir = g_path_get_dirname (file);
-    kmatch_template_set_decoder_dir (dir);
+    gst_kmatch_template_set_decoder_dir (dir);
     g_free (dir);
   }
 

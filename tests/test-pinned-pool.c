@@ -17,7 +17,7 @@ count_freed (gpointer data, GstMiniObject * obj)
 static GstBufferPool *
 pool_new_max (guint min, guint max)
 {
-  GstBufferPool *pool = kconv_pinned_pool_new ();
+  GstBufferPool *pool = gst_kconv_pinned_pool_new ();
   GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA,width=64,"
       "height=48,framerate=30/1");
   GstStructure *config = gst_buffer_pool_get_config (pool);

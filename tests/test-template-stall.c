@@ -39,7 +39,7 @@ int
 main (int argc, char **argv)
 {
   gst_init (&argc, &argv);
-  kmatch_template_set_decoder_dir (KCONV_TEST_DECODER_DIR);
+  gst_kmatch_template_set_decoder_dir (KCONV_TEST_DECODER_DIR);
   gchar *path = g_strdup_printf ("%s/kconv-stalls-%d.jpg", g_get_tmp_dir (),
       (int) getpid ());
   if (!g_file_set_contents (path, (const gchar *) stalls, sizeof stalls,
@@ -48,7 +48,7 @@ main (int argc, char **argv)
   GError *err = NULL;
   const int threads = count_threads ();
   const gint64 t0 = g_get_monotonic_time ();
-  GstSample *s = kmatch_template_load_file (path, KMATCH_TEMPLATE_MAX_SIDE,
+  GstSample *s = gst_kmatch_template_load_file (path, KMATCH_TEMPLATE_MAX_SIDE,
       KMATCH_TEMPLATE_MAX_SIDE, &err);
   const double secs = (g_get_monotonic_time () - t0) / 1e6;
   const int left = count_threads () - threads;

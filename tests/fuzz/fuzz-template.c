@@ -27,7 +27,7 @@ LLVMFuzzerTestOneInput (const unsigned char *data, size_t size)
   if (!g_file_set_contents (path, (const gchar *) data, (gssize) size, NULL))
     abort ();
   GError *err = NULL;
-  GstSample *s = kmatch_template_decode (path, KMATCH_TEMPLATE_MAX_SIDE,
+  GstSample *s = gst_kmatch_template_decode (path, KMATCH_TEMPLATE_MAX_SIDE,
       KMATCH_TEMPLATE_MAX_SIDE, &err);
   if (!s) {
     if (!err || !err->message || !*err->message)
@@ -42,7 +42,7 @@ LLVMFuzzerTestOneInput (const unsigned char *data, size_t size)
   for (gint channels = 1; channels <= 3; channels += 2) {
     gint w = 0, h = 0;
     guint8 *mask = NULL;
-    guint8 *t = kmatch_template_pack (s, grey, channels, &w, &h, &mask);
+    guint8 *t = gst_kmatch_template_pack (s, grey, channels, &w, &h, &mask);
     if (!t || w < 1 || h < 1)
       abort ();
     /* touch every byte: a short buffer shows as a read past the end */
