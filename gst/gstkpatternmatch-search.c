@@ -1,0 +1,516 @@
+/* GStreamer kconv plugin: kpatternmatch's search of each frame
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A frame's search starts as it comes in (start_frame): the settings it
+ * came with, the matcher and template brought up to date, the frame mapped
+ * and its search submitted; it reports (a message, ROI metas, a box drawn)
+ * as it leaves, in order (finish_frame).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <gst/base/gstbasetransform.h>
+
+#include "gstkpatternmatch-private.h"
+#include "kconv-frame-images.h"
+#include "kmatch-report.h"
+#include "kmatch-template.h"
+
+/* The frame's samples to match, as an image for the core: the luma the
+ * frame has (grey, any YUV layout), or R, G, B (packed in place, planar
+ * gathered into *gathered, which the caller frees), whose luma the core
+ * makes when matching on luma (*rgb_luma). */
+static void
+match_image (GstVideoFrame * frame, gint channels, KConvImage * im,
+    gboolean * rgb_luma, guint8 ** gathered)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  memset (im, 0, sizeof *im);
+  im->width = GST_VIDEO_FRAME_WIDTH (frame);
+  im->height = GST_VIDEO_FRAME_HEIGHT (frame);
+  const gint rgb[3] = { GST_VIDEO_COMP_R, GST_VIDEO_COMP_G, GST_VIDEO_COMP_B };
+
+  *gathered = NULL;
+  *rgb_luma = channels == 1 && GST_VIDEO_FORMAT_INFO_IS_RGB (finfo);
+  if (*rgb_luma)
+    channels = 3;
+  if (channels == 3 && GST_VIDEO_FRAME_N_PLANES (frame) == 1) {
+    im->data = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
+    im->stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+    im->pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0);
+    im->n_channels = 3;
+    for (int c = 0; c < 3; c++)
+      im->channel_offset[c] = GST_VIDEO_FRAME_COMP_POFFSET (frame, rgb[c]);
+    return;
+  }
+  im->n_channels = channels;
+  im->pixel_stride = channels;
+  for (int c = 0; c < channels; c++)
+    im->channel_offset[c] = c;
+  if (channels == 1 && (GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo)
+          || GST_VIDEO_FORMAT_INFO_IS_YUV (finfo))) {
+    im->data = GST_VIDEO_FRAME_COMP_DATA (frame, GST_VIDEO_COMP_Y);
+    im->stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, GST_VIDEO_COMP_Y);
+    im->pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_Y);
+    return;
+  }
+  /* planar RGB (GBR), gathered */
+  KConvImage planes[3];
+  for (gint c = 0; c < 3; c++)
+    planes[c] = gst_kconv_frame_comp_image (frame, rgb[c]);
+  *gathered = g_malloc ((gsize) im->width * im->height * 3);
+  im->data = *gathered;
+  im->stride = (ptrdiff_t) im->width * 3;
+  kmatch_interleave (planes, 3, im->data, im->stride);
+}
+
+/* The samples matched a pixel: R, G, B for match-on=color on RGB video,
+ * else its luma. */
+static gint
+matched_channels (GstKMatchOn match_on, const GstVideoInfo * info)
+{
+  return match_on == GST_KMATCH_ON_COLOR && GST_VIDEO_INFO_IS_RGB (info) ?
+      3 : 1;
+}
+
+/* Whether a new template fits the frames; one that does not is let go
+ * (with a warning), so that no copy of it is kept: it could never be
+ * found, and a file can ask for a large one. */
+static gboolean
+template_fits_frames (GstKPatternMatch * self, GstSample * rgba,
+    guint template_cookie, const KConvImage * im)
+{
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, gst_sample_get_caps (rgba)))
+    return FALSE;
+  const gint w = GST_VIDEO_INFO_WIDTH (&info), h =
+      GST_VIDEO_INFO_HEIGHT (&info);
+  if (w <= im->width && h <= im->height)
+    return TRUE;
+  GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+      ("The %dx%d template is larger than the %dx%d frames: it is let go, "
+          "and nothing is matched until a template that fits is set", w, h,
+          im->width, im->height), (NULL));
+  GST_OBJECT_LOCK (self);
+  if (self->template_cookie == template_cookie)
+    g_clear_pointer (&self->settings.template_rgb, gst_sample_unref);
+  GST_OBJECT_UNLOCK (self);
+  gst_kmatch_template_state_clear (&self->template);
+  return FALSE;
+}
+
+/* Builds the matcher and its template when something they depend on
+ * changed; FALSE (and an element error) when the backend cannot run. */
+static gboolean
+ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
+    const Settings * snap, guint template_cookie, gint channels,
+    const KConvImage * im)
+{
+  KConvOptions opt;
+  guint matcher_cookie = gst_kconv_base_options (GST_KCONV_BASE (self), &opt);
+
+  if (!self->matcher || self->matcher_built != matcher_cookie) {
+    kmatch_free (self->matcher);
+    self->matcher = NULL;
+    KConvStatus st = kmatch_new (&opt, &self->matcher);
+    if (st != KCONV_OK) {
+      GST_KCONV_POST_CORE_ERROR (self, LIBRARY, SETTINGS,
+          ("Could not set up template matching"), st);
+      return FALSE;
+    }
+    GST_DEBUG_OBJECT (self, "matching on %s",
+        kconv_backend_name (kmatch_backend (self->matcher)));
+    gst_kconv_base_check_auto_start (GST_KCONV_BASE (self), &opt,
+        kmatch_backend (self->matcher));
+    self->matcher_built = matcher_cookie;
+    gst_kmatch_template_state_give (&self->template, self->matcher);
+  }
+
+  GstVideoFormat fmt = GST_VIDEO_FRAME_FORMAT (frame);
+  /* a template cut from a frame is cut again from this one when what is
+   * matched changed (match-on, or caps between RGB and YUV) */
+  if (snap->cut_pending || (self->template.from_region
+          && self->template.in_matcher
+          && self->template.channels != channels)) {
+    /* template-region: cut from this frame, in the samples matched */
+    const KMatchRegion r = snap->template_region;
+    if (!gst_kmatch_template_state_cut (&self->template, self->matcher, im, &r,
+            channels, fmt)) {
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+          ("template-region %d,%d,%d,%d lies outside the %dx%d frame", r.x,
+              r.y, r.width, r.height, im->width, im->height), (NULL));
+    } else {
+      self->have_last = FALSE;
+      self->warned_size = FALSE;
+      GST_INFO_OBJECT (self, "template %dx%d cut at %d,%d", r.width, r.height,
+          r.x, r.y);
+    }
+    GST_OBJECT_LOCK (self);
+    if (self->template_cookie == template_cookie)
+      self->settings.cut_pending = FALSE;
+    self->template_cookie++;    /* the cut template is the one now */
+    self->template.built = self->template_cookie;
+    GST_OBJECT_UNLOCK (self);
+    return TRUE;
+  }
+
+  if (snap->template_rgb && self->template.built != template_cookie
+      && !template_fits_frames (self, snap->template_rgb, template_cookie,
+          im)) {
+    self->template.built = template_cookie;
+    return TRUE;
+  }
+  if (snap->template_rgb && (self->template.built != template_cookie
+          || gst_kmatch_template_state_stale (&self->template, fmt,
+              channels))) {
+    if (gst_kmatch_template_state_pack (&self->template, self->matcher,
+            snap->template_rgb, frame->info.finfo, channels)) {
+      self->have_last = FALSE;
+      self->warned_size = FALSE;
+    }
+    self->template.built = template_cookie;
+  }
+  gst_kmatch_template_state_use_mask (&self->template, self->matcher,
+      snap->use_alpha);
+  return TRUE;
+}
+
+/* One frame's search, from its start to its report: what was asked and
+ * where, so that a frame in flight reports what held when it came in. */
+typedef struct
+{
+  gboolean report;              /* FALSE: no template yet, nothing to say */
+  gboolean search;              /* FALSE: the template does not fit */
+  KConvImage im;                /* the samples searched */
+  gboolean rgb_luma;
+  guint8 *gathered;             /* planar RGB packed, owned */
+  KMatchRegion region;
+  gint channels, tw, th;
+  gdouble norm;                 /* over the template's pixels that count */
+  Settings snap;                /* without the template or its location */
+  guint template_cookie;
+} MatchJob;
+
+static void
+match_job_free (gpointer data)
+{
+  MatchJob *job = data;
+  g_free (job->gathered);
+  g_free (job);
+}
+
+/* Everything before the search: the settings, the matcher and its
+ * template, the samples and the area to search.  NULL (an element error
+ * posted) when the matcher cannot be made. */
+static MatchJob *
+match_job_new (GstKPatternMatch * self, GstVideoFrame * frame)
+{
+  MatchJob *job = g_new0 (MatchJob, 1);
+  Settings *snap = &job->snap;
+
+  GST_OBJECT_LOCK (self);
+  *snap = self->settings;
+  if (snap->template_rgb)
+    gst_sample_ref (snap->template_rgb);
+  snap->template_location = NULL;
+  job->template_cookie = self->template_cookie;
+  GST_OBJECT_UNLOCK (self);
+
+  gint channels = matched_channels (snap->match_on, &frame->info);
+  if (snap->match_on == GST_KMATCH_ON_COLOR && channels == 1
+      && !self->warned_color) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("match-on=color needs RGB video; matching on luma"), (NULL));
+    self->warned_color = TRUE;
+  }
+  match_image (frame, channels, &job->im, &job->rgb_luma, &job->gathered);
+  GST_OBJECT_LOCK (self);
+  self->frame_width = job->im.width;
+  self->frame_height = job->im.height;
+  GST_OBJECT_UNLOCK (self);
+  gboolean ok = ensure_matcher (self, frame, snap, job->template_cookie,
+      channels, &job->im);
+  g_clear_pointer (&snap->template_rgb, gst_sample_unref);
+  snap->cut_pending = FALSE;    /* done once, by ensure_matcher */
+  if (!ok) {
+    match_job_free (job);
+    return NULL;
+  }
+  job->channels = channels;
+  job->tw = self->template.width;
+  job->th = self->template.height;
+  if (!self->template.in_matcher || self->template.channels != channels)
+    return job;                 /* no template yet: nothing to report */
+
+  /* where to look: the search region, narrowed around the last match */
+  const KMatchRegion *search = snap->has_search_region ?
+      &snap->search_region : NULL;
+  KMatchRegion wide = kmatch_search_area (search, NULL, 0, self->template.width,
+      self->template.height,
+      job->im.width, job->im.height);
+  job->region = kmatch_search_area (search,
+      self->have_last ? &self->last : NULL, snap->search_radius,
+      self->template.width, self->template.height, job->im.width,
+      job->im.height);
+  job->norm = 255.0 * kmatch_template_pixels (self->matcher) * channels;
+  job->report = TRUE;
+  job->search = self->template.width <= job->region.width
+      && self->template.height <= job->region.height;
+  if (!job->search && !self->warned_size) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("The %dx%d template does not fit the %dx%d search area",
+            self->template.width, self->template.height, wide.width,
+            wide.height), (NULL));
+    self->warned_size = TRUE;
+  }
+  return job;
+}
+
+/* The matcher again, after a GPU failure made the options say CPU. */
+static gboolean
+rebuild_matcher (GstKPatternMatch * self, GstVideoFrame * frame, MatchJob * job)
+{
+  return ensure_matcher (self, frame, &job->snap, job->template_cookie,
+      job->channels, &job->im);
+}
+
+/* Reports a searched frame: the matches under the threshold become the
+ * last match, metas on its buffer, boxes drawn and the bus message. */
+static GstFlowReturn
+match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
+    const MatchJob * job, KMatchPosition * matches, gint n, gboolean on_device)
+{
+  /* only matches at or under the threshold count; the message still says
+   * where the best position was and how it scored */
+  const gboolean searched = n > 0;
+  KMatchPosition best = { 0 };
+  if (searched)
+    best = matches[0];
+  gint kept = 0;
+  for (gint i = 0; i < n; i++)
+    if (matches[i].sad / job->norm <= job->snap.threshold)
+      matches[kept++] = matches[i];
+  n = kept;
+
+  self->have_last = n > 0;
+  if (n > 0)
+    self->last = matches[0];
+
+  gst_kmatch_report_metas (frame->buffer, matches, n, job->tw, job->th,
+      job->norm);
+  KConvStatus st = KCONV_OK;
+  for (gint i = 0; job->snap.draw && i < n && st == KCONV_OK; i++)
+    st = gst_kconv_frame_draw_box (frame, matches[i].x, matches[i].y, job->tw,
+        job->th, on_device);
+  if (st == KCONV_OK && on_device && job->snap.draw && n > 0)
+    st = kconv_device_sync (NULL);
+  if (st != KCONV_OK) {
+    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
+        ("Drawing the match failed"), st);
+    return GST_FLOW_ERROR;
+  }
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_kmatch_report_message (GST_OBJECT (self),
+          &GST_BASE_TRANSFORM (self)->segment, frame->buffer,
+          searched ? &best : NULL, matches, n, job->tw, job->th, job->norm,
+          job->snap.max_matches));
+  return GST_FLOW_OK;
+}
+
+/* Searches a mapped frame of a stream in CUDA memory and reports at once:
+ * on_device when its planes are device pointers (the matcher in their
+ * context), else the frame read on the host for a cut. */
+static GstFlowReturn
+match_frame_now (GstKPatternMatch * self, GstVideoFrame * frame,
+    gboolean on_device)
+{
+  if (on_device && GST_VIDEO_INFO_IS_RGB (&frame->info)
+      && GST_VIDEO_FRAME_N_PLANES (frame) > 1) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Planar RGB in CUDA memory is "
+            "not matched yet"), ("put cudadownload before the element"));
+    return GST_FLOW_ERROR;
+  }
+  MatchJob *job = match_job_new (self, frame);
+  if (!job)
+    return GST_FLOW_ERROR;
+  KMatchPosition matches[MAX_MATCHES];
+  gint n = 0;
+  KConvStatus st = KCONV_OK;
+  /* (frames in CUDA memory never fall back to the CPU; one read on the host
+   * for a cut is searched there too) */
+  if (job->search && on_device)
+    st = kmatch_search_device (self->matcher, &job->im, job->rgb_luma,
+        &job->region, job->snap.max_matches, matches, &n);
+  else if (job->search)
+    st = (job->rgb_luma ? kmatch_search_luma : kmatch_search) (self->matcher,
+        &job->im, &job->region, job->snap.max_matches, matches, &n, NULL);
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (st != KCONV_OK) {
+    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
+        ("Template search failed"), st);
+    ret = GST_FLOW_ERROR;
+  } else if (job->report) {
+    ret = match_job_report (self, frame, job, matches, n, on_device);
+  }
+  match_job_free (job);
+  return ret;
+}
+
+/* A frame in CUDA memory, matched where it lies and reported at once.  A
+ * frame a template is cut from (template-region) is read once in system
+ * memory.  Takes buf. */
+static GstFlowReturn
+start_frame_on_device (GstKPatternMatch * self, GstBuffer * buf)
+{
+  GstKConvBase *base = GST_KCONV_BASE (self);
+  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  GstVideoFrame frame;
+
+  GST_OBJECT_LOCK (self);
+  /* a cut (ensure_matcher) reads the frame on the host */
+  gboolean cut = self->settings.cut_pending || (self->template.from_region
+      && self->template.in_matcher && self->template.channels !=
+      matched_channels (self->settings.match_on, info));
+  GstMapFlags flags = self->settings.draw ? GST_MAP_READWRITE : GST_MAP_READ;
+  GST_OBJECT_UNLOCK (self);
+
+  /* no extra ref, so metas can still be added */
+  flags |= GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  if (cut && !gst_video_frame_map (&frame, info, buf, flags))
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"), (NULL));
+  else if (cut || gst_kconv_base_map_cuda (base, &frame, info, buf, flags)) {
+    ret = match_frame_now (self, &frame, !cut);
+    gst_video_frame_unmap (&frame);
+  }
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    return ret;
+  }
+  gst_kconv_base_queue_done (base, buf);
+  return GST_FLOW_OK;
+}
+
+/* Starts the search of a frame and queues it; it reports when it leaves
+ * (finish_frame).  Takes inbuf. */
+GstFlowReturn
+gst_kpattern_match_start_frame (GstKConvBase * base, GstBuffer * inbuf)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  GstBuffer *buf = NULL;
+
+  if (!gst_kconv_base_check_size (base, inbuf, info)) {
+    gst_buffer_unref (inbuf);
+    return GST_FLOW_ERROR;
+  }
+  /* in place: inbuf itself when writable (metas go on it), else a copy */
+  GstFlowReturn ret = GST_KPATTERN_MATCH_PARENT->prepare_output_buffer (trans,
+      inbuf, &buf);
+  if (buf != inbuf)
+    gst_buffer_unref (inbuf);
+  if (ret != GST_FLOW_OK || !buf) {
+    gst_clear_buffer (&buf);
+    return ret != GST_FLOW_OK ? ret : GST_FLOW_ERROR;
+  }
+  if (base->on_cuda_memory)
+    return start_frame_on_device (self, buf);
+
+  GST_OBJECT_LOCK (self);
+  GstMapFlags flags = self->settings.draw ? GST_MAP_READWRITE : GST_MAP_READ;
+  gboolean tracking = self->settings.search_radius > 0;
+  GST_OBJECT_UNLOCK (self);
+  /* tracking searches around the last match: the frames before this one
+   * report first (as on the CPU, whatever is in flight) */
+  if (tracking && gst_kconv_inflight_length (&base->inflight) > 0
+      && (ret = gst_kconv_base_push_queued (base)) != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    return ret;
+  }
+  GstKConvInflightFrame *f =
+      gst_kconv_inflight_frame_new_in_place (&base->inflight,
+      buf, info, flags);
+  if (!f) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a video frame"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  MatchJob *job = match_job_new (self, &f->in);
+  if (!job) {
+    gst_kconv_inflight_frame_discard (&base->inflight, f);
+    return GST_FLOW_ERROR;
+  }
+  f->job = job;
+  f->job_free = match_job_free;
+  if (!gst_kconv_base_submit (base, f)) {
+    gst_kconv_inflight_frame_discard (&base->inflight, f);
+    return GST_FLOW_ERROR;
+  }
+  gst_kconv_base_queue (base, f);
+  /* tracking: the next frame's area depends on this one's answer; on the
+   * CPU the answer is there already */
+  if (tracking || kmatch_backend (self->matcher) != KCONV_BACKEND_CUDA)
+    gst_kconv_base_let_out (base);
+  return GST_FLOW_OK;
+}
+
+/* Frames are held only on CUDA without tracking: elsewhere each leaves as
+ * soon as it is searched (start_frame). */
+guint
+gst_kpattern_match_frames_held (GstKConvBase * base)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
+  KConvOptions opt;
+
+  gst_kconv_base_options (base, &opt);
+  GST_OBJECT_LOCK (self);
+  gboolean tracking = self->settings.search_radius > 0;
+  GST_OBJECT_UNLOCK (self);
+  if (tracking || kconv_backend_resolve (opt.backend) != KCONV_BACKEND_CUDA)
+    return 1;
+  return gst_kconv_base_get_frames_in_flight (base);
+}
+
+/* A frame in flight whose search is done: its report, as it leaves. */
+GstFlowReturn
+gst_kpattern_match_finish_frame (GstKConvBase * base, GstKConvInflightFrame * f)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
+  MatchJob *job = f->job;
+  KMatchPosition matches[MAX_MATCHES];
+  gint n = 0;
+
+  if (!job->report)
+    return GST_FLOW_OK;
+  KConvStatus st = job->search ? kmatch_slot_matches (f->slot, matches, &n) :
+      KCONV_OK;
+  if (st != KCONV_OK) {
+    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
+        ("Template search failed"), st);
+    return GST_FLOW_ERROR;
+  }
+  return match_job_report (self, &f->in, job, matches, n, FALSE);
+}
+
+/* Starts the frame's search on its slot (a frame with nothing to search
+ * has nothing to start). */
+KConvStatus
+gst_kpattern_match_submit_frame (GstKConvBase * base, GstKConvInflightFrame * f)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
+  MatchJob *job = f->job;
+  if (!job->search)
+    return KCONV_OK;
+  return kmatch_submit (self->matcher, f->slot, &job->im, job->rgb_luma,
+      &job->region, job->snap.max_matches);
+}
+
+gboolean
+gst_kpattern_match_rebuild_core (GstKConvBase * base, GstKConvInflightFrame * f)
+{
+  return rebuild_matcher (GST_KPATTERN_MATCH (base), &f->in, f->job);
+}
