@@ -12,6 +12,7 @@
  */
 #include "kconv-cuda-common.cuh"
 #include "kconv-cuda-launch.h"
+#include "kconv-error.h"
 
 #define DIRECT_ROWS 8
 
@@ -161,8 +162,8 @@ launch_direct_nch (const KConvCudaJob &job, const KConvCudaWeights *pw,
                : launch_direct<NCH, 0, false> (job, pw, gw, stream);
 }
 
-cudaError_t
-kconv_cuda_launch_direct (const KConvCudaJob *job, const KConvCudaWeights *pw,
+static cudaError_t
+launch_any_direct (const KConvCudaJob *job, const KConvCudaWeights *pw,
     const float *gw, cudaStream_t stream)
 {
   switch (job->n_channels) {
@@ -177,4 +178,12 @@ kconv_cuda_launch_direct (const KConvCudaJob *job, const KConvCudaWeights *pw,
   default:
     return cudaErrorInvalidValue;
   }
+}
+
+KConvStatus
+kconv_cuda_launch_direct (const KConvCudaJob *job, const KConvCudaWeights *pw,
+    const float *gw, cudaStream_t stream)
+{
+  return kconv_cuda_status (launch_any_direct (job, pw, gw, stream),
+      "kconv_cuda_launch_direct");
 }

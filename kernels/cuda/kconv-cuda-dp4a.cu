@@ -13,6 +13,7 @@
  */
 #include "kconv-cuda-int.cuh"
 #include "kconv-cuda-launch.h"
+#include "kconv-error.h"
 
 #ifndef DP4A_ROWS
 #define DP4A_ROWS                                                              \
@@ -179,8 +180,8 @@ launch_dp4a_mode (const KConvCudaJob &job, const KConvCudaIntWeights *iw,
              : launch_dp4a<K, KCONV_FINISH_EXACT> (job, iw, stream);
 }
 
-cudaError_t
-kconv_cuda_launch_dp4a (const KConvCudaJob *job, const KConvCudaIntWeights *iw,
+static cudaError_t
+launch_any_dp4a (const KConvCudaJob *job, const KConvCudaIntWeights *iw,
     cudaStream_t stream)
 {
   switch (job->cols) {
@@ -191,4 +192,12 @@ kconv_cuda_launch_dp4a (const KConvCudaJob *job, const KConvCudaIntWeights *iw,
   default:
     return launch_dp4a_mode<7> (*job, iw, stream);
   }
+}
+
+KConvStatus
+kconv_cuda_launch_dp4a (const KConvCudaJob *job, const KConvCudaIntWeights *iw,
+    cudaStream_t stream)
+{
+  return kconv_cuda_status (launch_any_dp4a (job, iw, stream),
+      "kconv_cuda_launch_dp4a");
 }

@@ -13,7 +13,7 @@ kconv_cuda_fence_init (KConvCudaFence *f, int device, KConvGpuWait wait)
   memset (f, 0, sizeof *f);
   f->device = device;
   f->wait = wait;
-  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (device));
+  KCONV_TRY (kconv_cuda_use_device (device));
   /* a blocking event lets the waiting thread sleep in the driver */
   KCONV_CUDA_CHECK (cudaEventCreateWithFlags (&f->done,
       cudaEventDisableTiming |

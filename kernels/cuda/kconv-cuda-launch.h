@@ -13,22 +13,22 @@ size_t kconv_cuda_direct_smem (int nch, int cols, int rows);
 size_t kconv_cuda_separable_smem (int nch, int cols, int rows);
 
 /* gw NULL: weights in pw (at most KCONV_CUDA_PARAM_WEIGHTS of them). */
-cudaError_t kconv_cuda_launch_direct (const KConvCudaJob * job,
+KConvStatus kconv_cuda_launch_direct (const KConvCudaJob * job,
     const KConvCudaWeights * pw, const float *gw, cudaStream_t stream);
 
 /* Square 3x3, 5x5 and 7x7 kernels on 1, 3 or 4 channels, weights in pw. */
 int kconv_cuda_small_fits (int cols, int rows, int n_channels);
-cudaError_t kconv_cuda_launch_small (const KConvCudaJob * job,
+KConvStatus kconv_cuda_launch_small (const KConvCudaJob * job,
     const KConvCudaWeights * pw, cudaStream_t stream);
 
 /* pw holds h (cols) then v (rows). */
-cudaError_t kconv_cuda_launch_separable (const KConvCudaJob * job,
+KConvStatus kconv_cuda_launch_separable (const KConvCudaJob * job,
     const KConvCudaWeights * pw, cudaStream_t stream);
 
 /* The integer paths (kconv-cuda-int.cuh says which kernel takes which):
  * two channels an instruction in 16-bit lanes, and four taps an
  * instruction (DP4A). */
-cudaError_t kconv_cuda_launch_packed (const KConvCudaJob * job,
+KConvStatus kconv_cuda_launch_packed (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream);
 /* Exact 3x3, 5x5 and 7x7 kernels whose weights fit a signed byte, on
  * 4-byte pixels whose rows are 16-byte aligned, streamed down columns
@@ -46,9 +46,9 @@ typedef struct
 } KConvCudaStrips;
 int kconv_cuda_strips_prepare (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, KConvCudaStrips * p);
-cudaError_t kconv_cuda_launch_strips (const KConvCudaJob * job,
+KConvStatus kconv_cuda_launch_strips (const KConvCudaJob * job,
     const KConvCudaStrips * p, cudaStream_t stream);
-cudaError_t kconv_cuda_launch_dp4a (const KConvCudaJob * job,
+KConvStatus kconv_cuda_launch_dp4a (const KConvCudaJob * job,
     const KConvCudaIntWeights * iw, cudaStream_t stream);
 
 /* Exact kernels whose weights fit a signed byte, on tensor cores (compute
@@ -60,7 +60,7 @@ size_t kconv_cuda_mma_table_bytes (int rows, int cols);
 void kconv_cuda_mma_table (const int8_t * w, int rows, int cols,
     uint32_t * table);
 size_t kconv_cuda_mma_smem (int nch, int cols, int rows);
-cudaError_t kconv_cuda_launch_mma (const KConvCudaJob * job,
+KConvStatus kconv_cuda_launch_mma (const KConvCudaJob * job,
     const uint32_t * table, cudaStream_t stream);
 
 /* The same kernels on the warpgroup tensor cores of compute capability
@@ -71,7 +71,7 @@ size_t kconv_cuda_wgmma_weights_bytes (int rows, int cols);
 void kconv_cuda_wgmma_weights (const int8_t * w, int rows, int cols,
     int8_t * out);
 size_t kconv_cuda_wgmma_smem (int cols, int rows);
-cudaError_t kconv_cuda_launch_wgmma (const KConvCudaJob * job,
+KConvStatus kconv_cuda_launch_wgmma (const KConvCudaJob * job,
     const int8_t * weights, cudaStream_t stream);
 
 /* Inexact separable kernels up to 33x33 on tensor cores in half
@@ -83,5 +83,5 @@ int kconv_cuda_separable_mma_fits (int cols, int rows);
 double kconv_cuda_separable_mma_prepare (const float *h, const float *v,
     int cols, int rows, float *h16, float *v16);
 size_t kconv_cuda_separable_mma_smem (int nch, const KConvCudaJob * job);
-cudaError_t kconv_cuda_launch_separable_mma (const KConvCudaJob * job,
+KConvStatus kconv_cuda_launch_separable_mma (const KConvCudaJob * job,
     const KConvCudaWeights * hv, cudaStream_t stream);

@@ -21,6 +21,7 @@
  */
 #include <string.h>
 #include "kconv-cuda-launch.h"
+#include "kconv-error.h"
 
 #define MMA_WARPS_X 2 /* warps across a block */
 #define MMA_WARPS_Y 4 /* warps down a block */
@@ -292,11 +293,19 @@ launch_nch (const KConvCudaJob &job, const uint32_t *table, cudaStream_t stream)
   }
 }
 
-cudaError_t
-kconv_cuda_launch_mma (const KConvCudaJob *job, const uint32_t *table,
+static cudaError_t
+launch_any_mma (const KConvCudaJob *job, const uint32_t *table,
     cudaStream_t stream)
 {
   return kconv_cuda_by_channels (job->n_channels, [&] (auto nch) {
     return launch_nch<decltype (nch)::value> (*job, table, stream);
   });
+}
+
+KConvStatus
+kconv_cuda_launch_mma (const KConvCudaJob *job, const uint32_t *table,
+    cudaStream_t stream)
+{
+  return kconv_cuda_status (launch_any_mma (job, table, stream),
+      "kconv_cuda_launch_mma");
 }

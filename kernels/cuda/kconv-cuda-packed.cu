@@ -16,6 +16,7 @@
  */
 #include "kconv-cuda-int.cuh"
 #include "kconv-cuda-launch.h"
+#include "kconv-error.h"
 
 #define PACKED_ROWS 8   /* outputs a thread, down a column */
 #define PACKED_PITCH 40 /* 32 + 7 - 1, rounded up */
@@ -164,9 +165,9 @@ launch_packed_mode (const KConvCudaJob &job, const KConvCudaIntWeights *iw,
              : launch_packed<K, KCONV_FINISH_EXACT> (job, iw, stream);
 }
 
-cudaError_t
-kconv_cuda_launch_packed (const KConvCudaJob *job,
-    const KConvCudaIntWeights *iw, cudaStream_t stream)
+static cudaError_t
+launch_any_packed (const KConvCudaJob *job, const KConvCudaIntWeights *iw,
+    cudaStream_t stream)
 {
   switch (job->cols) {
   case 3:
@@ -176,4 +177,12 @@ kconv_cuda_launch_packed (const KConvCudaJob *job,
   default:
     return launch_packed_mode<7> (*job, iw, stream);
   }
+}
+
+KConvStatus
+kconv_cuda_launch_packed (const KConvCudaJob *job,
+    const KConvCudaIntWeights *iw, cudaStream_t stream)
+{
+  return kconv_cuda_status (launch_any_packed (job, iw, stream),
+      "kconv_cuda_launch_packed");
 }

@@ -20,6 +20,7 @@
 #include <cuda_fp16.h>
 #include <math.h>
 #include "kconv-cuda-launch.h"
+#include "kconv-error.h"
 
 #define SEPMMA_WARPS_X 4 /* warps across a block */
 #define SEPMMA_WARPS_Y 2 /* warps down a block */
@@ -567,11 +568,19 @@ launch_nch (const KConvCudaJob &job, const KConvCudaWeights *hv,
   }
 }
 
-cudaError_t
-kconv_cuda_launch_separable_mma (const KConvCudaJob *job,
-    const KConvCudaWeights *hv, cudaStream_t stream)
+static cudaError_t
+launch_any_separable_mma (const KConvCudaJob *job, const KConvCudaWeights *hv,
+    cudaStream_t stream)
 {
   return kconv_cuda_by_channels (job->n_channels, [&] (auto nch) {
     return launch_nch<decltype (nch)::value> (*job, hv, stream);
   });
+}
+
+KConvStatus
+kconv_cuda_launch_separable_mma (const KConvCudaJob *job,
+    const KConvCudaWeights *hv, cudaStream_t stream)
+{
+  return kconv_cuda_status (launch_any_separable_mma (job, hv, stream),
+      "kconv_cuda_launch_separable_mma");
 }

@@ -17,6 +17,7 @@
  */
 #include "kconv-cuda-common.cuh"
 #include "kconv-cuda-launch.h"
+#include "kconv-error.h"
 
 #define SEP_RUN 8
 #define SEP_OUT_H (KCONV_CUDA_BLOCK_ROWS * SEP_RUN) /* 64 output rows */
@@ -173,9 +174,9 @@ launch_separable (const KConvCudaJob &job, const KConvCudaWeights *hv,
   return cudaGetLastError ();
 }
 
-cudaError_t
-kconv_cuda_launch_separable (const KConvCudaJob *job,
-    const KConvCudaWeights *hv, cudaStream_t stream)
+static cudaError_t
+launch_any_separable (const KConvCudaJob *job, const KConvCudaWeights *hv,
+    cudaStream_t stream)
 {
   switch (job->n_channels) {
   case 1:
@@ -189,4 +190,12 @@ kconv_cuda_launch_separable (const KConvCudaJob *job,
   default:
     return cudaErrorInvalidValue;
   }
+}
+
+KConvStatus
+kconv_cuda_launch_separable (const KConvCudaJob *job,
+    const KConvCudaWeights *hv, cudaStream_t stream)
+{
+  return kconv_cuda_status (launch_any_separable (job, hv, stream),
+      "kconv_cuda_launch_separable");
 }

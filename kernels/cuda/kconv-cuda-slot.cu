@@ -215,7 +215,7 @@ slot_submit (KConvCuda *cu, KConvCudaSlot *slot, const KConvImage *src,
   const int dst_pinned = kconv_cuda_is_pinned (dst->data);
   const size_t plane = pitch * h;
 
-  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (slot->fence.device));
+  KCONV_TRY (kconv_cuda_use_device (slot->fence.device));
   void *up_ptr, *down_ptr;
   kconv_cuda_copy_streams (cu, &up_ptr, &down_ptr);
   cudaStream_t up = (cudaStream_t) up_ptr, down = (cudaStream_t) down_ptr;

@@ -11,6 +11,7 @@
  */
 #include "kconv-cuda-common.cuh"
 #include "kconv-cuda-launch.h"
+#include "kconv-error.h"
 
 #define SMALL_PITCH 40 /* 32 + 7 - 1, rounded up */
 
@@ -121,8 +122,8 @@ launch_size (const KConvCudaJob &job, const KConvCudaWeights *pw,
   }
 }
 
-cudaError_t
-kconv_cuda_launch_small (const KConvCudaJob *job, const KConvCudaWeights *pw,
+static cudaError_t
+launch_any_small (const KConvCudaJob *job, const KConvCudaWeights *pw,
     cudaStream_t stream)
 {
   switch (job->n_channels) {
@@ -135,4 +136,12 @@ kconv_cuda_launch_small (const KConvCudaJob *job, const KConvCudaWeights *pw,
   default:
     return cudaErrorInvalidValue;
   }
+}
+
+KConvStatus
+kconv_cuda_launch_small (const KConvCudaJob *job, const KConvCudaWeights *pw,
+    cudaStream_t stream)
+{
+  return kconv_cuda_status (launch_any_small (job, pw, stream),
+      "kconv_cuda_launch_small");
 }

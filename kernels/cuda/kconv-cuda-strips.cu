@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include "kconv-cuda-int.cuh"
 #include "kconv-cuda-launch.h"
+#include "kconv-error.h"
 
 #define ROWS_X 4                /* pixels a thread, side by side */
 #define ROWS_SPAN (32 * ROWS_X) /* pixels a warp's row covers */
@@ -603,8 +604,8 @@ launch_strips (const KConvCudaJob &job, const KConvCudaStrips &f,
   });
 }
 
-cudaError_t
-kconv_cuda_launch_strips (const KConvCudaJob *job, const KConvCudaStrips *p,
+static cudaError_t
+launch_any_strips (const KConvCudaJob *job, const KConvCudaStrips *p,
     cudaStream_t stream)
 {
   const KConvCudaStrips &f = *p;
@@ -617,4 +618,12 @@ kconv_cuda_launch_strips (const KConvCudaJob *job, const KConvCudaStrips *p,
   return job->absolute
              ? launch_strips<KCONV_FINISH_EXACT, true> (*job, f, stream)
              : launch_strips<KCONV_FINISH_EXACT, false> (*job, f, stream);
+}
+
+KConvStatus
+kconv_cuda_launch_strips (const KConvCudaJob *job, const KConvCudaStrips *p,
+    cudaStream_t stream)
+{
+  return kconv_cuda_status (launch_any_strips (job, p, stream),
+      "kconv_cuda_launch_strips");
 }

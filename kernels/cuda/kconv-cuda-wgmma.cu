@@ -32,6 +32,7 @@
  */
 #include <string.h>
 #include "kconv-cuda-launch.h"
+#include "kconv-error.h"
 
 #define WG_THREADS 128 /* one warpgroup */
 #define WG_TILE_W 64   /* output columns a block: 8 X by 8 r */
@@ -444,8 +445,8 @@ launch_chunks (const KConvCudaJob &job, const int8_t *weights,
               : launch_as<J, KCONV_FINISH_EXACT, 16> (job, weights, stream);
 }
 
-cudaError_t
-kconv_cuda_launch_wgmma (const KConvCudaJob *job, const int8_t *weights,
+static cudaError_t
+launch_any_wgmma (const KConvCudaJob *job, const int8_t *weights,
     cudaStream_t stream)
 {
   switch (kconv_cuda_wgmma_chunks (job->cols)) {
@@ -460,4 +461,12 @@ kconv_cuda_launch_wgmma (const KConvCudaJob *job, const int8_t *weights,
   default:
     return cudaErrorInvalidValue;
   }
+}
+
+KConvStatus
+kconv_cuda_launch_wgmma (const KConvCudaJob *job, const int8_t *weights,
+    cudaStream_t stream)
+{
+  return kconv_cuda_status (launch_any_wgmma (job, weights, stream),
+      "kconv_cuda_launch_wgmma");
 }

@@ -90,13 +90,13 @@ kconv_cuda_device_count (void)
   return n;
 }
 
-extern "C" int
+extern "C" KConvStatus
 kconv_cuda_use_device (int device)
 {
   int current = -1;
   if (cudaGetDevice (&current) == cudaSuccess && current == device)
-    return cudaSuccess;
-  return cudaSetDevice (device);
+    return KCONV_OK;
+  return kconv_cuda_status (cudaSetDevice (device), "cudaSetDevice");
 }
 
 /* cuCtxGetCurrent, from the driver the runtime loaded */
@@ -387,14 +387,12 @@ tensor_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
     return smem_refused (cu, smem);
   job_all_channels (job, src, dst);
   if (id == STRATEGY_WGMMA)
-    KCONV_CUDA_CHECK (kconv_cuda_launch_wgmma (job,
-        (const int8_t *) cu->d_tensor_table, stream));
-  else if (id == STRATEGY_MMA)
-    KCONV_CUDA_CHECK (kconv_cuda_launch_mma (job,
-        (const uint32_t *) cu->d_tensor_table, stream));
-  else
-    KCONV_CUDA_CHECK (kconv_cuda_launch_separable_mma (job, &cu->pw, stream));
-  return KCONV_OK;
+    return kconv_cuda_launch_wgmma (job, (const int8_t *) cu->d_tensor_table,
+        stream);
+  if (id == STRATEGY_MMA)
+    return kconv_cuda_launch_mma (job, (const uint32_t *) cu->d_tensor_table,
+        stream);
+  return kconv_cuda_launch_separable_mma (job, &cu->pw, stream);
 }
 
 static void
@@ -473,15 +471,13 @@ small_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
   job_all_channels (job, src, dst);
   KConvCudaStrips strips;
   if (cu->int_path == KCONV_CUDA_INT_NONE || !kconv_cuda_int_layout_fits (*job))
-    KCONV_CUDA_CHECK (kconv_cuda_launch_small (job, &cu->pw, stream));
-  else if (cu->strategy->id == STRATEGY_STRIPS &&
-           kconv_cuda_strips_prepare (job, &cu->iw, &strips))
-    KCONV_CUDA_CHECK (kconv_cuda_launch_strips (job, &strips, stream));
-  else if (cu->int_path == KCONV_CUDA_INT_DP4A)
-    KCONV_CUDA_CHECK (kconv_cuda_launch_dp4a (job, &cu->iw, stream));
-  else
-    KCONV_CUDA_CHECK (kconv_cuda_launch_packed (job, &cu->iw, stream));
-  return KCONV_OK;
+    return kconv_cuda_launch_small (job, &cu->pw, stream);
+  if (cu->strategy->id == STRATEGY_STRIPS &&
+      kconv_cuda_strips_prepare (job, &cu->iw, &strips))
+    return kconv_cuda_launch_strips (job, &strips, stream);
+  if (cu->int_path == KCONV_CUDA_INT_DP4A)
+    return kconv_cuda_launch_dp4a (job, &cu->iw, stream);
+  return kconv_cuda_launch_packed (job, &cu->iw, stream);
 }
 
 static void
@@ -604,7 +600,7 @@ chunked_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
     for (int c = 0; c < job->n_channels; c++)
       job->channel_offset[c] = src->channel_offset[c0 + c];
     job->copy_other_bytes = c0 == 0 && !dst->keep_other_bytes;
-    KCONV_CUDA_CHECK (
+    KCONV_TRY (
         cu->strategy->id == STRATEGY_SEPARABLE
             ? kconv_cuda_launch_separable (job, &cu->pw, stream)
             : kconv_cuda_launch_direct (job, &cu->pw, cu->d_weights, stream));
@@ -733,7 +729,7 @@ choose_strategy (const Choice *c, const char *forced)
 static KConvStatus
 cuda_setup (KConvCuda *cu, const KConvPlan *plan)
 {
-  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (cu->device));
+  KCONV_TRY (kconv_cuda_use_device (cu->device));
   KCONV_CUDA_CHECK (cudaDeviceGetAttribute (&cu->max_smem,
       cudaDevAttrMaxSharedMemoryPerBlockOptin, cu->device));
   KCONV_CUDA_CHECK (
@@ -802,7 +798,7 @@ extern "C" KConvStatus
 kconv_cuda_run_rows (KConvCuda *cu, const KConvImage *src,
     const KConvImage *dst, int row_begin, int row_end, void *stream_ptr)
 {
-  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (cu->device));
+  KCONV_TRY (kconv_cuda_use_device (cu->device));
 
   KConvCudaJob job = cu->arith;
   job.src = src->data;

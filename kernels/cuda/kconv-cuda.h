@@ -89,10 +89,10 @@ void *kconv_cuda_host_alloc (size_t size);
 int kconv_cuda_is_pinned (const void *p);
 void kconv_cuda_host_free (void *data);
 
-/* Makes device current unless it already is (a cudaError_t): cudaSetDevice
- * would replace a context the caller pushed (GStreamer's, whose memory we
- * work on) by the device's primary one. */
-int kconv_cuda_use_device (int device);
+/* Makes device current unless it already is (cudaSetDevice would replace
+ * a context the caller pushed, GStreamer's whose memory we work on, by the
+ * device's primary one); a failure is recorded. */
+KConvStatus kconv_cuda_use_device (int device);
 
 /* The calling thread's current CUDA context (a CUcontext), NULL if none. */
 void *kconv_cuda_current_context (void);

@@ -327,7 +327,9 @@ kmatch_cuda_new (int device_id, KConvGpuWait wait, KMatchCuda **out)
                                                   "memory");
   g->device = device_id < 0 ? 0 : device_id;
   g->wait = wait;
-  cudaError_t e = (cudaError_t) kconv_cuda_use_device (g->device);
+  cudaError_t e = kconv_cuda_use_device (g->device) == KCONV_OK
+                      ? cudaSuccess
+                      : cudaErrorInvalidDevice;
   if (e == cudaSuccess)
     e = cudaStreamCreateWithFlags (&g->stream, cudaStreamNonBlocking);
   if (e == cudaSuccess)
@@ -384,7 +386,7 @@ kmatch_cuda_set_template (KMatchCuda *g, const uint8_t *tmpl, int tw, int th,
       mk[(size_t) word * 16 + k * 4 + byte] = 0xff;
     }
   }
-  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (g->device));
+  KCONV_TRY (kconv_cuda_use_device (g->device));
   /* searches still queued read the template being replaced */
   KCONV_CUDA_CHECK (cudaStreamSynchronize (g->stream));
   cudaFree (g->d_tmpl);
@@ -662,7 +664,7 @@ kmatch_cuda_submit (KMatchCuda *g, KMatchCudaSlot **slotp, const uint8_t *frame,
     slot_release (s);
     return st;
   }
-  KCONV_CUDA_CHECK ((cudaError_t) kconv_cuda_use_device (g->device));
+  KCONV_TRY (kconv_cuda_use_device (g->device));
   st = slot_search (g, s, frame, stride, on_device, layout, mw, mh, sad_map,
       n_threads);
   if (st != KCONV_OK)

@@ -40,18 +40,30 @@ int kconv_fault_due (const char *call);
 }
 #endif
 
-#ifdef __CUDACC__
-/* The one CUDA check: a failing runtime call records its name and CUDA's
- * words for the error, and the caller returns KCONV_ERROR_DEVICE.  (An
- * injected fault reads as cudaErrorLaunchFailure.) */
-#define KCONV_CUDA_CHECK(call) do { \
-    cudaError_t kconv_err_ = (call); \
-    if (kconv_err_ == cudaSuccess && kconv_fault_due (#call)) \
-      kconv_err_ = cudaErrorLaunchFailure; \
-    if (kconv_err_ != cudaSuccess) \
-      return kconv_fail (KCONV_ERROR_DEVICE, "%s: %s (%s)", #call, \
-          cudaGetErrorName (kconv_err_), cudaGetErrorString (kconv_err_)); \
+/* Returns the status of a call that failed. */
+#define KCONV_TRY(call) do { \
+    KConvStatus kconv_st_ = (call); \
+    if (kconv_st_ != KCONV_OK) \
+      return kconv_st_; \
   } while (0)
+
+#ifdef __CUDACC__
+/* The one CUDA check: a CUDA error becomes KCONV_ERROR_DEVICE, with what
+ * failed and CUDA's words for the error recorded.  (An injected fault
+ * reads as cudaErrorLaunchFailure.) */
+static inline KConvStatus
+kconv_cuda_status (cudaError_t err, const char *what)
+{
+  if (err == cudaSuccess && kconv_fault_due (what))
+    err = cudaErrorLaunchFailure;
+  if (err == cudaSuccess)
+    return KCONV_OK;
+  return kconv_fail (KCONV_ERROR_DEVICE, "%s: %s (%s)", what,
+      cudaGetErrorName (err), cudaGetErrorString (err));
+}
+
+/* A CUDA runtime call whose failure the caller returns. */
+#define KCONV_CUDA_CHECK(call) KCONV_TRY (kconv_cuda_status ((call), #call))
 #endif
 
 #endif /* KCONV_ERROR_H */
