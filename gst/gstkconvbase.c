@@ -351,8 +351,9 @@ gst_kconv_base_class_init (GstKConvBaseClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  /* every one says where the element computes (presets leave them out) */
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_PLAYING;
+      GST_PARAM_MUTABLE_PLAYING | GST_KCONV_PARAM_PLACEMENT;
 
   GST_DEBUG_CATEGORY_INIT (gst_kconv_base_debug, "kconvbase", 0,
       "kconv elements' shared base");

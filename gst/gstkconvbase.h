@@ -34,6 +34,11 @@ G_BEGIN_DECLS
 
 #define GST_TYPE_KCONV_BACKEND (gst_kconv_backend_get_type ())
 
+/* A property that says where and how the element computes (backend,
+ * device, threads, waits, streams), not what it does to the video:
+ * presets leave it out. */
+#define GST_KCONV_PARAM_PLACEMENT GST_PARAM_USER_SHIFT
+
 typedef struct _GstKConvBase GstKConvBase;
 typedef struct _GstKConvBaseClass GstKConvBaseClass;
 

@@ -467,7 +467,7 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
       "Copy streams", "Whose CUDA streams the frames' uploads and downloads "
       "run on: shared streams serialise the copies of many filters on one "
       "CUDA context", GST_TYPE_KCONV_COPY_STREAMS, KCONV_COPY_STREAMS_OWN,
-      flags);
+      flags | GST_KCONV_PARAM_PLACEMENT);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   gst_element_class_set_static_metadata (element_class,

@@ -14,14 +14,10 @@
  * loads too.
  */
 #include "kconv-preset.h"
+#include "gstkconvbase.h"
 
 static GstPresetInterface parent_iface;
 
-/* in the order they are loaded: the kernel before what refines it */
-static const gchar *const settings[] = {
-  "kernel", "kernel-size", "sigma", "matrix", "divisor", "offset",
-  "absolute", "border", "planes", NULL
-};
 
 static GQuark
 saving_quark (void)
@@ -34,11 +30,20 @@ get_property_names (GstPreset * preset)
 {
   gboolean saving = g_object_get_qdata (G_OBJECT (preset),
       saving_quark ()) != NULL;
+  /* the element's own settings, in the order it installed them (the kernel
+   * before what refines it): not the base's, nor where it computes */
+  guint n;
+  GParamSpec **specs = g_object_class_list_properties (G_OBJECT_GET_CLASS
+      (preset), &n);
   GPtrArray *names = g_ptr_array_new ();
-  for (guint i = 0; settings[i]; i++)
-    if (!(saving && g_str_equal (settings[i], "matrix")))
-      g_ptr_array_add (names, g_strdup (settings[i]));
+  for (guint i = 0; i < n; i++)
+    if (specs[i]->owner_type == G_OBJECT_TYPE (preset)
+        && (specs[i]->flags & G_PARAM_WRITABLE)
+        && !(specs[i]->flags & GST_KCONV_PARAM_PLACEMENT)
+        && !(saving && g_str_equal (specs[i]->name, "matrix")))
+      g_ptr_array_add (names, g_strdup (specs[i]->name));
   g_ptr_array_add (names, NULL);
+  g_free (specs);
   return (gchar **) g_ptr_array_free (names, FALSE);
 }
 

@@ -11,16 +11,14 @@
 #include "kconv.h"
 #include "kconv-matrix.h"
 #include "check-backends.h"
+#include "check-formats.h"
 #include "check-short-buffer.h"
 #include "check-properties.h"
 #include "photo.h"
 
-static const gchar *formats[] = {
-  "GRAY8", "RGB", "BGR", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx",
-  "xRGB", "xBGR", "GBR", "GBRA", "I420", "YV12", "NV12", "NV21", "NV16",
-  "NV61", "NV24", "Y41B", "Y42B", "Y444", "YUY2", "UYVY", "YVYU", "VYUY",
-  "AYUV", "VUYA"
-};
+/* every format the element takes (check-formats.h), set by the suite */
+static GPtrArray *formats;
+#define FORMAT(i) ((const gchar *) g_ptr_array_index (formats, (i)))
 
 /* A harness around a kconvfilter; the varargs are name, value string pairs
  * ending with NULL, set as gst-launch would. */
@@ -120,18 +118,26 @@ frames_max_diff (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b)
  * byte, alpha and padding included. */
 GST_START_TEST (test_formats_flat_blur)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+  /* the pad template's list, read (check-formats.h) */
+  fail_unless (formats->len >= 29, "%u formats", formats->len);
+  gboolean gray = FALSE, i420 = FALSE;
+  for (guint i = 0; i < formats->len; i++) {
+    gray |= g_str_equal (FORMAT (i), "GRAY8");
+    i420 |= g_str_equal (FORMAT (i), "I420");
+  }
+  fail_unless (gray && i420);
+  for (guint i = 0; i < formats->len; i++) {
     GstVideoInfo info;
     gst_video_info_set_format (&info,
-        gst_video_format_from_string (formats[i]), 19, 11);
-    GstHarness *h = harness_new (formats[i], 19, 11, "kernel", "gaussian",
+        gst_video_format_from_string (FORMAT (i)), 19, 11);
+    GstHarness *h = harness_new (FORMAT (i), 19, 11, "kernel", "gaussian",
         "kernel-size", "5", "border", "replicate", NULL);
     GstBuffer *in = flat_buffer (&info, i);
     GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-    fail_unless (out != NULL, "%s: no output", formats[i]);
-    fail_unless (out != in, "%s: blur ran in passthrough", formats[i]);
+    fail_unless (out != NULL, "%s: no output", FORMAT (i));
+    fail_unless (out != in, "%s: blur ran in passthrough", FORMAT (i));
     fail_unless (frames_max_diff (&info, in, out) == 0, "%s: flat frame changed",
-        formats[i]);
+        FORMAT (i));
     gst_buffer_unref (in);
     gst_buffer_unref (out);
     gst_harness_teardown (h);
@@ -144,12 +150,12 @@ GST_END_TEST;
  * planes=luma leaves chroma alone. */
 GST_START_TEST (test_formats_alpha_and_planes)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+  for (guint i = 0; i < formats->len; i++) {
     for (int luma = 0; luma <= 1; luma++) {
       GstVideoInfo info;
-      GstVideoFormat fmt = gst_video_format_from_string (formats[i]);
+      GstVideoFormat fmt = gst_video_format_from_string (FORMAT (i));
       gst_video_info_set_format (&info, fmt, 33, 21);
-      GstHarness *h = harness_new (formats[i], 33, 21, "kernel", "edge",
+      GstHarness *h = harness_new (FORMAT (i), 33, 21, "kernel", "edge",
           "planes", luma ? "luma" : "all", NULL);
       GstBuffer *in = random_buffer (info.size, 100 + i);
       GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -169,10 +175,10 @@ GST_START_TEST (test_formats_alpha_and_planes)
           }
         if (keep)
           fail_unless (changed == 0, "%s%s: component %u changed",
-              formats[i], luma ? " luma" : "", c);
+              FORMAT (i), luma ? " luma" : "", c);
         else
           fail_unless (changed > 0, "%s: component %u untouched",
-              formats[i], c);
+              FORMAT (i), c);
       }
       /* padding bytes (x in RGBx) are copied as they were */
       if (GST_VIDEO_INFO_N_COMPONENTS (&info) == 3 &&
@@ -185,7 +191,7 @@ GST_START_TEST (test_formats_alpha_and_planes)
         for (gint y = 0; y < 21; y++)
           for (gint x = 0; x < 33; x++) {
             gint at = y * GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0) + x * 4 + pad;
-            fail_unless (a[at] == b[at], "%s: padding changed", formats[i]);
+            fail_unless (a[at] == b[at], "%s: padding changed", FORMAT (i));
           }
       }
       gst_video_frame_unmap (&fi);
@@ -279,9 +285,9 @@ reference_5x3 (void)
 GST_START_TEST (test_formats_match_gray_reference)
 {
   KConvFilter *f = reference_5x3 ();
-  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+  for (guint i = 0; i < formats->len; i++)
     for (int luma = 0; luma <= 1; luma++)
-      check_against_reference (f, formats[i], 37, 19, luma, 300 + i);
+      check_against_reference (f, FORMAT (i), 37, 19, luma, 300 + i);
   kconv_filter_free (f);
 }
 
@@ -295,9 +301,9 @@ GST_START_TEST (test_edge_sizes)
   {5, 1}
   };
   KConvFilter *f = reference_5x3 ();
-  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+  for (guint i = 0; i < formats->len; i++)
     for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
-      check_against_reference (f, formats[i], sizes[s][0], sizes[s][1],
+      check_against_reference (f, FORMAT (i), sizes[s][0], sizes[s][1],
           s % 2, 500 + i * 8 + s);
   kconv_filter_free (f);
 }
@@ -1092,6 +1098,15 @@ GST_START_TEST (test_presets_round_trip)
   g_object_get (l, "kernel", &kernel, NULL);
   fail_unless_equals_int (kernel, 6);   /* sobel-x */
 
+  /* what a preset holds: the element's own settings, the kernel first
+   * (what refines it loads after it); not where it computes */
+  gchar **keys = gst_preset_get_property_names (GST_PRESET (e));
+  gchar *joined = g_strjoinv (",", keys);
+  fail_unless_equals_string (joined, "kernel,kernel-size,sigma,matrix,"
+      "divisor,offset,absolute,border,planes");
+  g_free (joined);
+  g_strfreev (keys);
+
   /* no property warnings on the way (a g_warning fails a check test) */
   fail_unless (gst_preset_delete_preset (GST_PRESET (e), "test-named"));
   fail_unless (gst_preset_delete_preset (GST_PRESET (e), "test-custom"));
@@ -1215,13 +1230,13 @@ GST_START_TEST (test_cuda_matches_cpu)
     {"kernel", "gaussian", "kernel-size", "9"},
   };
   for (guint k = 0; k < G_N_ELEMENTS (kernels); k++) {
-    for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    for (guint i = 0; i < formats->len; i++) {
       GstVideoInfo info;
       gst_video_info_set_format (&info,
-          gst_video_format_from_string (formats[i]), 97, 45);
-      GstHarness *hc = harness_new (formats[i], 97, 45, "backend", "cuda",
+          gst_video_format_from_string (FORMAT (i)), 97, 45);
+      GstHarness *hc = harness_new (FORMAT (i), 97, 45, "backend", "cuda",
           kernels[k][0], kernels[k][1], kernels[k][2], kernels[k][3], NULL);
-      GstHarness *hp = harness_new (formats[i], 97, 45, "backend", "cpu",
+      GstHarness *hp = harness_new (FORMAT (i), 97, 45, "backend", "cpu",
           kernels[k][0], kernels[k][1], kernels[k][2], kernels[k][3], NULL);
       for (int f = 0; f < 3; f++) {
         GstBuffer *in = random_buffer (info.size, 1000 * k + 10 * i + f);
@@ -1229,7 +1244,7 @@ GST_START_TEST (test_cuda_matches_cpu)
         GstBuffer *op = gst_harness_push_and_pull (hp, in);
         gint worst = frames_max_diff (&info, oc, op);
         fail_unless (worst <= (k == 3 ? 1 : 0), "%s, %s=%s: cuda and cpu "
-            "differ by %d", formats[i], kernels[k][0], kernels[k][1], worst);
+            "differ by %d", FORMAT (i), kernels[k][0], kernels[k][1], worst);
         gst_buffer_unref (oc);
         gst_buffer_unref (op);
       }
@@ -1259,6 +1274,7 @@ GST_END_TEST;
 static Suite *
 kconvfilter_suite (void)
 {
+  formats = check_formats_of ("kconvfilter");
   Suite *s = suite_create ("kconvfilter");
   TCase *tc = tcase_create ("general");
 

@@ -11,6 +11,7 @@
 #include <gst/controller/controller.h>
 #include <gst/video/video.h>
 #include "check-short-buffer.h"
+#include "check-formats.h"
 #include "check-properties.h"
 #include "photo.h"
 #include "test-rng.h"
@@ -87,11 +88,9 @@ gray_buffer (const guint8 * pixels, guint64 pts)
   return b;
 }
 
-static const gchar *formats[] = { "GRAY8", "RGB", "BGR", "RGBA", "BGRA",
-  "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "GBR", "GBRA", "I420",
-  "YV12", "NV12", "NV21", "NV16", "NV61", "NV24", "Y41B", "Y42B", "Y444",
-  "YUY2", "UYVY", "YVYU", "VYUY", "AYUV", "VUYA"
-};
+/* every format the element takes (check-formats.h), set by the suite */
+static GPtrArray *formats;
+#define FORMAT(i) ((const gchar *) g_ptr_array_index (formats, (i)))
 
 static GstBuffer *
 random_frame (const GstVideoInfo * info, guint32 seed)
@@ -974,13 +973,13 @@ GST_END_TEST;
  * four in AYUV) or of RGB (packed, planar GBR). */
 GST_START_TEST (test_formats_planted)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+  for (guint i = 0; i < formats->len; i++) {
     GstVideoInfo info;
     gst_video_info_set_format (&info,
-        gst_video_format_from_string (formats[i]), W, H);
+        gst_video_format_from_string (FORMAT (i)), W, H);
     gboolean rgb = GST_VIDEO_INFO_IS_RGB (&info);
     for (int color = 0; color <= rgb; color++) {
-      Fixture f = fixture_new (formats[i], "template-region", "44,12,14,10",
+      Fixture f = fixture_new (FORMAT (i), "template-region", "44,12,14,10",
           "match-on", color ? "color" : "luma", NULL);
       GstBuffer *first = random_frame (&info, 40 + i);
       GstBuffer *second = random_frame (&info, 80 + i);
@@ -1008,7 +1007,7 @@ GST_START_TEST (test_formats_planted)
       GstStructure *s = next_result (&f);
       guint64 sad = 1;
       fail_unless (s && gst_structure_get_uint64 (s, "sad", &sad));
-      fail_unless (sad == 0, "%s %s: sad %" G_GUINT64_FORMAT, formats[i],
+      fail_unless (sad == 0, "%s %s: sad %" G_GUINT64_FORMAT, FORMAT (i),
           color ? "color" : "luma", sad);
       expect_at (s, TRUE, 10, 30);
       gst_structure_free (s);
@@ -1055,13 +1054,13 @@ GST_END_TEST;
  * on colour (which falls back to luma, with a warning, on grey and YUV) */
 GST_START_TEST (test_formats_color)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+  for (guint i = 0; i < formats->len; i++) {
     for (int color = 0; color <= 1; color++) {
-      Fixture f = fixture_new (formats[i], "template-region", "44,12,14,10",
+      Fixture f = fixture_new (FORMAT (i), "template-region", "44,12,14,10",
           "match-on", color ? "color" : "luma", NULL);
       GstVideoInfo info;
       gst_video_info_set_format (&info,
-          gst_video_format_from_string (formats[i]), W, H);
+          gst_video_format_from_string (FORMAT (i)), W, H);
       GstBuffer *in = random_frame (&info, 10 + i);
       gst_buffer_unref (gst_harness_push_and_pull (f.h, gst_buffer_ref (in)));
       GstStructure *s = next_result (&f);
@@ -1080,7 +1079,7 @@ GST_END_TEST;
 GST_START_TEST (test_edge_sizes)
 {
   static const gint sizes[][2] = { {1, 1}, {1, 2}, {2, 1}, {3, 5} };
-  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+  for (guint i = 0; i < formats->len; i++)
     for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
       const gint w = sizes[s][0], h = sizes[s][1];
       GstHarness *hh = gst_harness_new ("kpatternmatch");
@@ -1090,12 +1089,12 @@ GST_START_TEST (test_edge_sizes)
           "0,0,1,1");
       g_object_set (hh->element, "frames-in-flight", 1, NULL);
       gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
-          "height=%d,framerate=25/1", formats[i], w, h);
+          "height=%d,framerate=25/1", FORMAT (i), w, h);
       gst_harness_set_src_caps_str (hh, caps);
       g_free (caps);
       GstVideoInfo info;
       gst_video_info_set_format (&info,
-          gst_video_format_from_string (formats[i]), w, h);
+          gst_video_format_from_string (FORMAT (i)), w, h);
       GstBuffer *in = random_frame (&info, 40 + i);
       for (int k = 0; k < 2; k++)
         gst_buffer_unref (gst_harness_push_and_pull (hh,
@@ -1103,7 +1102,7 @@ GST_START_TEST (test_edge_sizes)
       Fixture f = { hh, bus, 0 };
       for (int k = 0; k < 2; k++) {
         GstStructure *st = next_result (&f);
-        fail_unless (st != NULL, "%s %dx%d: no message", formats[i], w, h);
+        fail_unless (st != NULL, "%s %dx%d: no message", FORMAT (i), w, h);
         expect_at (st, TRUE, 0, 0);
         gst_structure_free (st);
       }
@@ -1336,6 +1335,7 @@ GST_END_TEST;
 static Suite *
 kpatternmatch_suite (void)
 {
+  formats = check_formats_of ("kpatternmatch");
   Suite *s = suite_create ("kpatternmatch");
   TCase *tc = tcase_create ("general");
 

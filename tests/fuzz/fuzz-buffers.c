@@ -15,13 +15,11 @@
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include "check-formats.h"
 
-static const char *const formats[] = {
-  "GRAY8", "RGB", "BGR", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx",
-  "xRGB", "xBGR", "GBR", "GBRA", "I420", "YV12", "NV12", "NV21", "NV16",
-  "NV61", "NV24", "Y41B", "Y42B", "Y444", "YUY2", "UYVY", "YVYU", "VYUY",
-  "AYUV", "VUYA"
-};
+/* every format the elements take */
+static GPtrArray *formats;
+
 
 static const char *const elements[] = {
   "kconvfilter kernel=edge frames-in-flight=1",
@@ -52,11 +50,15 @@ LLVMFuzzerTestOneInput (const guint8 * data, size_t size)
     g_setenv ("GST_PLUGIN_PATH_1_0", dir, TRUE);
     g_setenv ("GST_REGISTRY_FORK", "no", TRUE);
     gst_init (NULL, NULL);
+    formats = check_formats_of ("kconvfilter");
+    if (formats->len == 0)
+      abort ();
     ready = TRUE;
   }
   const gchar *element = elements[next (&data, &size) % G_N_ELEMENTS
       (elements)];
-  const gchar *format = formats[next (&data, &size) % G_N_ELEMENTS (formats)];
+  const gchar *format = g_ptr_array_index (formats, next (&data, &size) %
+      formats->len);
   gint w = 1 + next (&data, &size) % 80, h = 1 + next (&data, &size) % 80;
   guint8 flags = next (&data, &size);
   gint8 size_delta = (gint8) next (&data, &size);
