@@ -69,7 +69,7 @@ enum
 
 #define DEFAULT_SEARCH_RADIUS 0
 /* under it: a template under noise of sigma 8 with the brightness moved
- * by 10 scores about 0.042; tests/kmatch-threshold.c measured it against
+ * by 10 scores about 0.042; tests/bench/kmatch-threshold.c measured it against
  * other photographs and snow (README) */
 #define DEFAULT_THRESHOLD 0.045
 #define DEFAULT_MAX_MATCHES 1

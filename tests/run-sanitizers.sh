@@ -67,7 +67,7 @@ tsan_env=(TSAN_OPTIONS="halt_on_error=1 exitcode=66 detect_deadlocks=0 ignore_no
   GST_PLUGIN_SYSTEM_PATH_1_0="$PWD/build-tsan/plugins"
   GST_REGISTRY_1_0="$PWD/build-tsan/plugins/registry.bin")
 for t in test-core-threads test-copy-rows; do
-  env "${tsan_env[@]}" build-tsan/tests/$t >/dev/null \
+  env "${tsan_env[@]}" build-tsan/tests/unit/$t >/dev/null \
     || { echo "ThreadSanitizer: $t failed"; status=1; }
 done
 # the elements, with properties set from other threads while they stream
@@ -77,7 +77,7 @@ env "${tsan_env[@]}" meson test -C build-tsan --print-errorlogs \
 # each, properties and caps changing
 for el in kconvfilter kpatternmatch; do
   env "${tsan_env[@]}" GST_PLUGIN_PATH_1_0="$PWD/build-tsan/gst" \
-    build-tsan/tests/soak --element $el --frames 100 --backend cpu \
+    build-tsan/tests/elements/soak --element $el --frames 100 --backend cpu \
     --pipelines 8 --property-every 30 --caps-every 60 --rss-bound 1000000 \
     >/dev/null || { echo "ThreadSanitizer: soak of $el failed"; status=1; }
 done
@@ -95,7 +95,7 @@ for el in kconvfilter kpatternmatch; do
     --errors-for-leak-kinds=definite --show-leak-kinds=definite \
     --suppressions=tests/valgrind/kconv.supp \
     --suppressions=/usr/share/glib-2.0/valgrind/glib.supp \
-    "${BUILD:-build}/tests/soak" --element $el --frames 600 --backend cpu \
+    "${BUILD:-build}/tests/elements/soak" --element $el --frames 600 --backend cpu \
     --property-every 40 --caps-every 200 --rss-bound 100000 || status=1
 done
 exit $status

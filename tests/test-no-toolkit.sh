@@ -33,7 +33,7 @@ grep -q "to turn CUDA on *: install the CUDA toolkit" "$scratch/setup.log" \
   || { echo "meson's summary does not say how to turn CUDA on"; exit 1; }
 step "meson compile" "$scratch/compile.log" meson compile -C "$scratch/build"
 [ -f "$scratch/build/gst/libgstkconv.so" ] || { echo "no plugin built"; exit 1; }
-[ -x "$scratch/build/tests/kconv-bench" ] || { echo "no kconv-bench built"; exit 1; }
+[ -x "$scratch/build/tests/bench/kconv-bench" ] || { echo "no kconv-bench built"; exit 1; }
 step "the core and element tests" "$scratch/test.log" \
   meson test -C "$scratch/build" --suite core --suite element --print-errorlogs
 grep -E "^(Ok|Fail|Skipped):" "$scratch/test.log" | tr -s ' ' | tr '\n' ' '

@@ -12,10 +12,10 @@ mkdir -p "$out"
 status=0
 
 echo "=== kconv-cuda-bench, NPP in the same run"
-bench=$b/tests/kconv-cuda-bench
+bench=$b/tests/bench/kconv-cuda-bench
 cuda=/usr/local/cuda
-if gcc -O2 -DKCONV_BENCH_NPP -Ikernels/include -I$cuda/include \
-    tests/kconv-cuda-bench.c tests/bench-peer-npp.c $b/kernels/libkconv-core.a \
+if gcc -O2 -DKCONV_BENCH_NPP -Ikernels/include -Ikernels/support -Itests -I$cuda/include \
+    tests/bench/kconv-cuda-bench.c tests/bench/bench-peer-npp.c $b/kernels/libkconv-core.a \
     -L$cuda/lib64 -L/tmp/gstroot/usr/lib/x86_64-linux-gnu \
     -l:libfftw3.so.3 -l:libfftw3_threads.so.3 -l:libfftw3f.so.3 -l:libfftw3f_threads.so.3 \
     -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lm -ldl \
@@ -28,8 +28,8 @@ $bench --csv "$out/bench.csv" --threads "$(nproc)" | tee "$out/bench.txt" \
   || status=1
 
 echo "=== template matching benchmark (CPU with all cores, CUDA)"
-gcc -O2 -DKCONV_BENCH_NPP -Ikernels/include -I$cuda/include tests/kmatch-bench.c \
-  tests/bench-peer-npp.c $b/kernels/libkconv-core.a \
+gcc -O2 -DKCONV_BENCH_NPP -Ikernels/include -Ikernels/support -Itests -I$cuda/include tests/bench/kmatch-bench.c \
+  tests/bench/bench-peer-npp.c $b/kernels/libkconv-core.a \
   -L/tmp/gstroot/usr/lib/x86_64-linux-gnu -l:libfftw3.so.3 -l:libfftw3_threads.so.3 -l:libfftw3f.so.3 -l:libfftw3f_threads.so.3 \
   -L$cuda/lib64 -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lm \
   -ldl -lrt -lpthread -o /tmp/kmatch-bench 2>>"$out/npp-build.log" \

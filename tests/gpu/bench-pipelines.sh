@@ -108,7 +108,7 @@ many_rate() {   # element; empty when the long run was not the longer
   python3 -c "print(f'{16 * 400 / (($b - $a) / 1e6):.0f}' if $b > $a else '')"
 }
 bus_limit() {
-  "${BUILD:-build}/tests/kconv-stream-bench" --only "1920x1080 RGBA, 3x3" \
+  "${BUILD:-build}/tests/bench/kconv-stream-bench" --only "1920x1080 RGBA, 3x3" \
     --frames 100 2>/dev/null | grep -o 'limit [0-9]* fps' | head -1 | grep -o '[0-9]*'
 }
 rounds=$(for r in $(seq "${ROUNDS:-3}"); do

@@ -41,7 +41,7 @@ print("failed" if e0 or e1 else
 PY
 }
 bench() {
-  "$b/tests/kconv-stream-bench" --gpu-wait block \
+  "$b/tests/bench/kconv-stream-bench" --gpu-wait block \
     --only "1920x1080 RGBA, 3x3" --pipelines 16 2>/dev/null \
     | grep -o '[0-9]* fps together' | grep -o '^[0-9]*'
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU failures injected mid-stream (KCONV_FAULT, see kconv-error.h; a build
 # made with -Dfault_injection=true, as no build for users is) into the
-# soak's pipeline (tests/soak.c): with backend=auto every frame must still
+# soak's pipeline (tests/elements/soak.c): with backend=auto every frame must still
 # come out, in order, bit-identical to a run on the CPU, with a warning on
 # the bus; with backend=cuda the element must stop with an error.  Then the
 # soak itself on CUDA, and eight pipelines at once on one GPU.
@@ -24,16 +24,16 @@ hashes() { grep -o 'output hash [0-9a-f]*, message hash [0-9a-f]*' | head -1; }
 
 for el in ${ELEMENTS:-kconvfilter kpatternmatch}; do
   # --exact: every kernel exact, so the backends agree bit for bit
-  ref=$("$b/tests/soak" --element $el --frames "$frames" --backend cpu --exact \
+  ref=$("$b/tests/elements/soak" --element $el --frames "$frames" --backend cpu --exact \
     | hashes)
   echo "$el on the CPU: $ref"
-  got=$("$b/tests/soak" --element $el --frames "$frames" --backend cuda --exact \
+  got=$("$b/tests/elements/soak" --element $el --frames "$frames" --backend cuda --exact \
     | hashes)
   same=$([ "$got" = "$ref" ] && echo yes || echo no)
   echo "$el on CUDA, no fault: same output as the CPU: $same"
   [ "$same" = yes ] || status=1
   for fault in launch:40 copy:100 sync:60 alloc:2; do
-    log=$(KCONV_FAULT=$fault "$b/tests/soak" --element $el --frames "$frames" \
+    log=$(KCONV_FAULT=$fault "$b/tests/elements/soak" --element $el --frames "$frames" \
       --backend auto --exact 2>&1)
     rc=$?
     got=$(echo "$log" | hashes)
@@ -45,7 +45,7 @@ for el in ${ELEMENTS:-kconvfilter kpatternmatch}; do
       "same output as the CPU: $([ "$got" = "$ref" ] && echo yes || echo no)" \
       "-> $verdict"
   done
-  log=$(KCONV_FAULT=launch:40 "$b/tests/soak" --element $el --frames "$frames" \
+  log=$(KCONV_FAULT=launch:40 "$b/tests/elements/soak" --element $el --frames "$frames" \
     --backend cuda 2>&1)
   rc=$?
   err=$(echo "$log" | grep -m1 'error:')
@@ -59,9 +59,9 @@ done
 
 # no fault: the soak and eight pipelines on one GPU, outputs as on the CPU
 for el in ${ELEMENTS:-kconvfilter kpatternmatch}; do
-  "$b/tests/soak" --element $el --frames $((frames * 4)) --backend cuda \
+  "$b/tests/elements/soak" --element $el --frames $((frames * 4)) --backend cuda \
     || status=1
-  "$b/tests/soak" --element $el --frames "$frames" --backend cuda \
+  "$b/tests/elements/soak" --element $el --frames "$frames" --backend cuda \
     --pipelines 8 || status=1
 done
 exit $status

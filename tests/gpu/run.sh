@@ -22,19 +22,19 @@ step device
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
 step "core: CUDA against the scalar reference"
-$b/tests/test-cuda-vs-reference 2>&1 | tail -n 15 || status=1
+$b/tests/unit/test-cuda-vs-reference 2>&1 | tail -n 15 || status=1
 
 step "core: the match table with the GPU's search pruning every case"
-KCONV_CUDA_MATCH_PRUNE=1 $b/tests/test-cuda-vs-reference 20261122 match 2>&1 \
+KCONV_CUDA_MATCH_PRUNE=1 $b/tests/unit/test-cuda-vs-reference 20261122 match 2>&1 \
   | tail -n 2 || status=1
 
 step "core: the same under compute-sanitizer memcheck"
 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-  $b/tests/test-cuda-vs-reference 2>&1 | tail -n 6 || status=1
+  $b/tests/unit/test-cuda-vs-reference 2>&1 | tail -n 6 || status=1
 
 step "core: synccheck (barriers) over the whole table"
 compute-sanitizer --tool synccheck --error-exitcode 9 \
-  $b/tests/test-cuda-vs-reference 2>&1 | tail -n 4 || status=1
+  $b/tests/unit/test-cuda-vs-reference 2>&1 | tail -n 4 || status=1
 # racecheck is slower by far: the whole table in one run would take well
 # over ten minutes, so each path the strategy table lists runs forced, in
 # processes at once: the direct, separable and FFT paths with kernels up to
@@ -44,11 +44,11 @@ compute-sanitizer --tool synccheck --error-exitcode 9 \
 step "core: racecheck (shared-memory hazards)"
 racecheck() {
   compute-sanitizer --tool racecheck --error-exitcode 9 \
-    $b/tests/test-cuda-vs-reference "$@"
+    $b/tests/unit/test-cuda-vs-reference "$@"
 }
 KCONV_CUDA_MATCH_PRUNE=1 racecheck 8 match >"$out/racecheck-prune.log" 2>&1 &
 racecheck 9 auto max=31 match >"$out/racecheck-auto.log" 2>&1 &
-for p in $($b/tests/test-cuda-vs-reference --list); do
+for p in $($b/tests/unit/test-cuda-vs-reference --list); do
   case $p in
     direct|separable|fft) max=max=121 ;;
     wgmma) max=max=61 ;;
@@ -67,25 +67,25 @@ for i in 1 2; do
     ! kconvfilter kernel=gaussian kernel-size=31 backend=cuda ! fakesink sync=false &
 done
 compute-sanitizer --tool memcheck --error-exitcode 9 \
-  $b/tests/test-cuda-vs-reference 20261122 match 2>&1 | tail -n 3 || status=1
+  $b/tests/unit/test-cuda-vs-reference 20261122 match 2>&1 | tail -n 3 || status=1
 kill $(jobs -p) 2>/dev/null; wait
 
 if [ -f .devgst/gst-env.sh ]; then
   export GST_PLUGIN_PATH=$PWD/$b/gst GST_PRESET_PATH=$PWD/presets
   step "element: GstHarness tests, backend=cuda against backend=cpu"
-  $b/tests/test-kconvfilter 2>&1 | tail -n 5 || status=1
+  $b/tests/elements/test-kconvfilter 2>&1 | tail -n 5 || status=1
   step "element: frames in flight, every output frame against the CPU"
-  $b/tests/test-kconvfilter-streaming 2>&1 | tail -n 5 || status=1
+  $b/tests/elements/test-kconvfilter-streaming 2>&1 | tail -n 5 || status=1
   step "element: frames in flight under compute-sanitizer memcheck"
   GST_CHECKS=test_order_timestamps_and_eos,test_flush_drops_frames_in_flight \
     compute-sanitizer --tool memcheck --error-exitcode 9 \
-    $b/tests/test-kconvfilter-streaming 2>&1 | tail -n 4 || status=1
+    $b/tests/elements/test-kconvfilter-streaming 2>&1 | tail -n 4 || status=1
   step "element: every format against the reference, under memcheck"
   GST_CHECKS=test_formats_match_gray_reference \
     compute-sanitizer --tool memcheck --error-exitcode 9 \
-    $b/tests/test-kconvfilter 2>&1 | tail -n 4 || status=1
+    $b/tests/elements/test-kconvfilter 2>&1 | tail -n 4 || status=1
   step "element: kpatternmatch tests (auto picks CUDA here)"
-  $b/tests/test-kpatternmatch 2>&1 | tail -n 5 || status=1
+  $b/tests/elements/test-kpatternmatch 2>&1 | tail -n 5 || status=1
   step "element: 300 frames of 4K RGBA through backend=cuda"
   GST_DEBUG=kconvfilter:5 gst-launch-1.0 -q videotestsrc num-buffers=300 \
     ! video/x-raw,format=RGBA,width=3840,height=2160 \
@@ -107,10 +107,10 @@ if [ -f .devgst/gst-env.sh ]; then
   step "several GPUs (skipped on a machine with one)"
   tests/gpu/multi-gpu.sh "$out"; [ $? -eq 1 ] && status=1
   step "streaming benchmark: appsrc ! kconvfilter ! fakesink"
-  $b/tests/kconv-stream-bench --csv "$out/stream.csv" | tee "$out/stream.txt" \
+  $b/tests/bench/kconv-stream-bench --csv "$out/stream.csv" | tee "$out/stream.txt" \
     || status=1
   step "sixteen such pipelines at once, one process, beside the bus limit"
-  $b/tests/kconv-stream-bench --only "1920x1080 RGBA, 3x3" --pipelines 16 \
+  $b/tests/bench/kconv-stream-bench --only "1920x1080 RGBA, 3x3" --pipelines 16 \
     | tee "$out/stream-16.txt" || status=1
   step "sixteen sources and a busy bus: what the host's memory allows both"
   tests/gpu/bench-sources-beside-bus.sh "$out" | tee "$out/sources-beside-bus.txt" \

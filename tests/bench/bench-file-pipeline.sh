@@ -7,10 +7,10 @@
 #  - with a queue before it (as users run it) the two overlap: frames/s.
 # OpenCV's cv::filter2D / sepFilter2D on the same kernels is timed by
 # kconv-bench in the same run (cached frames: the kernels' own speed).
-#   tests/bench-file-pipeline.sh [frames] [rounds]
+#   tests/bench/bench-file-pipeline.sh [frames] [rounds]
 # BUILD names the build folder (default build).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 b=${BUILD:-build}
 export GST_PLUGIN_PATH="$PWD/$b/gst" GST_PRESET_PATH="$PWD/presets"
 frames=${1:-200}
@@ -45,7 +45,7 @@ for _ in $(seq "$rounds"); do     # alternating, so drift treats all alike
     queued[$name]+="$(microseconds "queue ! ${elements[$name]}") "
   done
 done
-peer=$("$b/tests/kconv-bench" --only "1920x1080 RGBA" 2>/dev/null \
+peer=$("$b/tests/bench/kconv-bench" --only "1920x1080 RGBA" 2>/dev/null \
   | grep -E "arbitrary 3x3|edge 3x3|gaussian 3x3" || true)
 
 python3 - "$frames" "$order" "$peer" <<PY

@@ -5,9 +5,9 @@
 # threads should sleep: with kconv's settings the CPU time is the work's;
 # GOMP_SPINCOUNT=300000 is libgomp's own default spin, and
 # OMP_WAIT_POLICY=active spins without end (the user's setting wins).
-#   tests/bench-cpu-idle.sh [rounds]
+#   tests/bench/bench-cpu-idle.sh [rounds]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . pipelines/env.sh
 rounds=${1:-3}
 caps="video/x-raw,format=RGB,width=1920,height=1080,framerate=30/1"

@@ -2,7 +2,7 @@
 # pipelines/webcam-edges.sh says what is missing (display, camera) and exits
 # 2, instead of crashing in autovideosink.
 set -uo pipefail
-script="$(dirname "$0")/../pipelines/webcam-edges.sh"
+script="$(dirname "$0")/../../pipelines/webcam-edges.sh"
 fail=0
 
 out=$(env -u DISPLAY -u WAYLAND_DISPLAY "$script" /dev/video0 2>&1); rc=$?

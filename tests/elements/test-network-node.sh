@@ -4,7 +4,7 @@
 # comes back is checked: the frames, against the same filter run here, and
 # one match line a frame, with the ball found.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 frames=60 size=320x240

@@ -2,11 +2,11 @@
 # kconvfilter on the CPU beside OpenCV's GStreamer elements, in the same
 # gst-launch-1.0 pipelines, alone and on a busy machine (a second pipeline
 # filtering at the same time).  Needs gstreamer1.0-opencv for the peers.
-#   tests/bench-cpu-pipelines.sh [frames] [rounds]
+#   tests/bench/bench-cpu-pipelines.sh [frames] [rounds]
 # Prints frames/s, the median over the rounds (alternating the elements in
 # each round, so that a machine whose speed drifts treats all alike).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . pipelines/env.sh
 frames=${1:-300}
 rounds=${2:-3}

@@ -879,7 +879,7 @@ GST_END_TEST;
  * found in that photograph under Gaussian noise of sigma 8 with the
  * brightness raised by 10 (its score there is about 0.042), and not found
  * in the other photographs nor in snow.  The template has contrast (a
- * standard deviation of 41 grey levels): tests/kmatch-threshold.c
+ * standard deviation of 41 grey levels): tests/bench/kmatch-threshold.c
  * measured where low-contrast ones fall.  Needs tests/photos.sh's
  * photographs (KCONV_PHOTOS). */
 GST_START_TEST (test_default_threshold_on_photographs)
