@@ -12,9 +12,7 @@
 
 #include "gstkconvbase.h"
 
-G_BEGIN_DECLS
-
-extern GstDebugCategory *gst_kconv_base_debug;
+G_BEGIN_DECLS extern GstDebugCategory *gst_kconv_base_debug;
 
 /* The base logs in the element's own category: every function of the base
  * calls its instance self. */
@@ -51,8 +49,7 @@ GstFlowReturn gst_kconv_base_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * input);
 GstFlowReturn gst_kconv_base_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf);
-gboolean gst_kconv_base_sink_event (GstBaseTransform * trans,
-    GstEvent * event);
+gboolean gst_kconv_base_sink_event (GstBaseTransform * trans, GstEvent * event);
 /* the latency the frames held back add */
 GstClockTime gst_kconv_base_held_latency (GstKConvBase * base);
 
@@ -63,5 +60,4 @@ gboolean gst_kconv_base_decide_allocation (GstBaseTransform * trans,
     GstQuery * query);
 
 G_END_DECLS
-
 #endif /* GST_KCONV_BASE_PRIVATE_H */

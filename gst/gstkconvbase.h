@@ -14,14 +14,12 @@
 #include "kconv.h"
 
 G_BEGIN_DECLS
-
 /* The one way the elements post a failed core call as an element error:
  * text as GST_ELEMENT_ERROR's message, the core's status and its detail
  * (kconv_last_error) as the debug text. */
 #define GST_KCONV_POST_CORE_ERROR(el, domain, code, text, status) \
   GST_ELEMENT_ERROR (el, domain, code, text, ("%s: %s", \
           kconv_status_string (status), kconv_last_error ()))
-
 #define GST_TYPE_KCONV_BASE (gst_kconv_base_get_type ())
 #define GST_KCONV_BASE(obj) \
     (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_KCONV_BASE, GstKConvBase))
@@ -31,14 +29,11 @@ G_BEGIN_DECLS
     (G_TYPE_INSTANCE_GET_CLASS ((obj), GST_TYPE_KCONV_BASE, GstKConvBaseClass))
 #define GST_IS_KCONV_BASE(obj) \
     (G_TYPE_CHECK_INSTANCE_TYPE ((obj), GST_TYPE_KCONV_BASE))
-
 #define GST_TYPE_KCONV_BACKEND (gst_kconv_backend_get_type ())
-
 /* A property that says where and how the element computes (backend,
  * device, threads, waits, streams), not what it does to the video:
  * presets leave it out. */
 #define GST_KCONV_PARAM_PLACEMENT GST_PARAM_USER_SHIFT
-
 typedef struct _GstKConvBase GstKConvBase;
 typedef struct _GstKConvBaseClass GstKConvBaseClass;
 
@@ -55,7 +50,7 @@ struct _GstKConvBase
 {
   GstVideoFilter parent;
 
-  /*< protected >*/
+  /*< protected > */
   /* streaming thread: GStreamer's CUDA context when the negotiated frames
    * are in CUDA memory; the core then runs in it */
   GstKConvCudaMemory cuda;
@@ -64,7 +59,7 @@ struct _GstKConvBase
   /* the frames in flight, for gst_kconv_inflight_frame_new () */
   GstKConvInflight inflight;
 
-  /*< private >*/
+  /*< private > */
   KConvBackend backend;         /* these five under the object lock */
   gint device_id;
   guint n_threads;
@@ -117,14 +112,16 @@ struct _GstKConvBaseClass
   GstVideoFilterClass parent_class;
 
   void (*free_core) (GstKConvBase * base);
-  GstFlowReturn (*start_frame) (GstKConvBase * base, GstBuffer * inbuf);
-  KConvStatus (*submit_frame) (GstKConvBase * base, GstKConvInflightFrame * f);
-  gboolean (*rebuild_core) (GstKConvBase * base, GstKConvInflightFrame * f);
-  GstFlowReturn (*finish_frame) (GstKConvBase * base, GstKConvInflightFrame * f);
-  guint (*frames_held) (GstKConvBase * base);
+    GstFlowReturn (*start_frame) (GstKConvBase * base, GstBuffer * inbuf);
+    KConvStatus (*submit_frame) (GstKConvBase * base,
+      GstKConvInflightFrame * f);
+    gboolean (*rebuild_core) (GstKConvBase * base, GstKConvInflightFrame * f);
+    GstFlowReturn (*finish_frame) (GstKConvBase * base,
+      GstKConvInflightFrame * f);
+    guint (*frames_held) (GstKConvBase * base);
   GstDebugCategory *debug;
 
-  /*< private >*/
+  /*< private > */
   gpointer _gst_reserved[GST_PADDING];
 };
 
@@ -134,47 +131,49 @@ GType gst_kconv_gpu_wait_get_type (void);
 GType gst_kconv_copy_streams_get_type (void);
 #define GST_TYPE_KCONV_COPY_STREAMS (gst_kconv_copy_streams_get_type ())
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstKConvBase, gst_object_unref)
-
 /* The options the core is made with: backend, threads and device, or on
  * CUDA memory the GPU the frames are on.  Returns a cookie that changes
  * whenever they do. */
-guint gst_kconv_base_options (GstKConvBase * base, KConvOptions * options);
+     guint gst_kconv_base_options (GstKConvBase * base, KConvOptions * options);
 
 /* Submits the work of a mapped frame (submit_frame); where the GPU fails
  * and backend=auto allows, goes on on the CPU (rebuild_core, then
  * submit_frame again).  FALSE with the element error posted, once. */
-gboolean gst_kconv_base_submit (GstKConvBase * base, GstKConvInflightFrame * f);
+     gboolean gst_kconv_base_submit (GstKConvBase * base,
+    GstKConvInflightFrame * f);
 /* After a core was made for backend=auto: when it runs on the CPU although
  * a GPU is there, the GPU failed to start, which is said as any GPU failure */
-void gst_kconv_base_check_auto_start (GstKConvBase * base,
+     void gst_kconv_base_check_auto_start (GstKConvBase * base,
     const KConvOptions * asked, KConvBackend got);
 
 /* FALSE, with an element error, for a buffer smaller than its caps. */
-gboolean gst_kconv_base_check_size (GstKConvBase * base, GstBuffer * buf,
+     gboolean gst_kconv_base_check_size (GstKConvBase * base, GstBuffer * buf,
     const GstVideoInfo * info);
 
 /* Maps a frame of CUDA memory as device pointers; an element error when it
  * is not CUDA memory of the element's context or too small. */
-gboolean gst_kconv_base_map_cuda (GstKConvBase * base, GstVideoFrame * frame,
-    const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags);
+     gboolean gst_kconv_base_map_cuda (GstKConvBase * base,
+    GstVideoFrame * frame, const GstVideoInfo * info, GstBuffer * buf,
+    GstMapFlags flags);
 
 /* Whether the property being set is set by a GstController (from the
  * streaming thread, as a frame comes in), not by the application. */
-gboolean gst_kconv_base_set_by_controller (GstKConvBase * base);
+     gboolean gst_kconv_base_set_by_controller (GstKConvBase * base);
 
 /* Frames in flight: how many (the frames-in-flight property; at 0, auto,
  * one when upstream is live and three otherwise), the queue start_frame
  * fills, and waiting for it. */
-guint gst_kconv_base_get_frames_in_flight (GstKConvBase * base);
-void gst_kconv_base_queue (GstKConvBase * base, GstKConvInflightFrame * frame);
-void gst_kconv_base_queue_done (GstKConvBase * base, GstBuffer * buf);
+     guint gst_kconv_base_get_frames_in_flight (GstKConvBase * base);
+     void gst_kconv_base_queue (GstKConvBase * base,
+    GstKConvInflightFrame * frame);
+     void gst_kconv_base_queue_done (GstKConvBase * base, GstBuffer * buf);
 /* The frames queued so far go out now, without waiting for more (the next
  * frame depends on them, or there was nothing to overlap). */
-void gst_kconv_base_let_out (GstKConvBase * base);
+     void gst_kconv_base_let_out (GstKConvBase * base);
 /* Finishes every frame in flight and pushes it downstream, in order, from
  * start_frame (a frame about to start depends on their results). */
-GstFlowReturn gst_kconv_base_push_queued (GstKConvBase * base);
-void gst_kconv_base_wait_all (GstKConvBase * base);
+     GstFlowReturn gst_kconv_base_push_queued (GstKConvBase * base);
+     void gst_kconv_base_wait_all (GstKConvBase * base);
 
 G_END_DECLS
 #endif /* GST_KCONV_BASE_H */

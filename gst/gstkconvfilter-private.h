@@ -17,12 +17,10 @@
 #include "kconv-matrix.h"
 
 G_BEGIN_DECLS
-
 /* The base class's GstBaseTransform methods, which the element's chain
  * up to */
 #define GST_KCONV_FILTER_PARENT \
   GST_BASE_TRANSFORM_CLASS (g_type_class_peek (GST_TYPE_KCONV_BASE))
-
 GST_DEBUG_CATEGORY_EXTERN (gst_kconv_filter_debug);
 #define GST_CAT_DEFAULT gst_kconv_filter_debug
 
@@ -50,7 +48,8 @@ typedef enum
 /* Everything a property sets; read and written under the object lock. */
 typedef struct
 {
-  gint kernel;                  /* KConvNamedKernel, or GST_KCONV_KERNEL_CUSTOM */
+  /* KConvNamedKernel, or GST_KCONV_KERNEL_CUSTOM */
+  gint kernel;
   gint kernel_size;
   gdouble sigma;
   gfloat *custom;               /* custom_rows * custom_cols */
@@ -60,7 +59,8 @@ typedef struct
   GstKConvAbsolute absolute;
   KConvBorder border;
   GstKConvPlanes planes;
-  gboolean kernel_size_set;     /* kernel-size was set: warn where it has no effect */
+  /* kernel-size was set: warn where it has no effect */
+  gboolean kernel_size_set;
 } Settings;
 
 struct _GstKConvFilter
@@ -99,5 +99,4 @@ gboolean gst_kconv_filter_rebuild_core (GstKConvBase * base,
     GstKConvInflightFrame * f);
 
 G_END_DECLS
-
 #endif /* GST_KCONV_FILTER_PRIVATE_H */

@@ -7,7 +7,6 @@
 #include "gstkconvbase.h"
 
 G_BEGIN_DECLS
-
 #define GST_TYPE_KCONV_FILTER (gst_kconv_filter_get_type ())
 G_DECLARE_FINAL_TYPE (GstKConvFilter, gst_kconv_filter, GST, KCONV_FILTER,
     GstKConvBase);

@@ -14,12 +14,10 @@
 #include "kmatch.h"
 
 G_BEGIN_DECLS
-
 /* The base class's GstBaseTransform methods, which the element's chain
  * up to */
 #define GST_KPATTERN_MATCH_PARENT \
   GST_BASE_TRANSFORM_CLASS (g_type_class_peek (GST_TYPE_KCONV_BASE))
-
 GST_DEBUG_CATEGORY_EXTERN (gst_kpattern_match_debug);
 #define GST_CAT_DEFAULT gst_kpattern_match_debug
 
@@ -78,5 +76,4 @@ gboolean gst_kpattern_match_rebuild_core (GstKConvBase * base,
     GstKConvInflightFrame * f);
 
 G_END_DECLS
-
 #endif /* GST_KPATTERN_MATCH_PRIVATE_H */

@@ -7,7 +7,6 @@
 #include "gstkconvbase.h"
 
 G_BEGIN_DECLS
-
 #define GST_TYPE_KPATTERN_MATCH (gst_kpattern_match_get_type ())
 G_DECLARE_FINAL_TYPE (GstKPatternMatch, gst_kpattern_match, GST,
     KPATTERN_MATCH, GstKConvBase);

@@ -15,9 +15,7 @@
 #include <gst/video/video.h>
 #include "kconv.h"
 
-G_BEGIN_DECLS
-
-typedef struct
+G_BEGIN_DECLS typedef struct
 {
   GstObject *context;           /* a GstCudaContext, or NULL */
 } GstKConvCudaMemory;
@@ -26,17 +24,17 @@ typedef struct
 gboolean gst_kconv_cuda_memory_caps (const GstCaps * caps);
 
 /* GstElement.set_context, and the context query a neighbour sends. */
-void gst_kconv_cuda_memory_set_context (GstKConvCudaMemory * cm, GstElement * element,
-    GstContext * context, gint device_id);
-gboolean gst_kconv_cuda_memory_query (GstKConvCudaMemory * cm, GstElement * element,
-    GstQuery * query);
+void gst_kconv_cuda_memory_set_context (GstKConvCudaMemory * cm,
+    GstElement * element, GstContext * context, gint device_id);
+gboolean gst_kconv_cuda_memory_query (GstKConvCudaMemory * cm,
+    GstElement * element, GstQuery * query);
 
 /* For caps in CUDA memory (set_caps): checks that backend can work on it,
  * then finds a neighbour's context for device_id (-1: any), or makes and
  * shares one.  FALSE, with an element error that says why, when the
  * backend is the CPU or no device is usable. */
-gboolean gst_kconv_cuda_memory_open (GstKConvCudaMemory * cm, GstElement * element,
-    KConvBackend backend, gint device_id);
+gboolean gst_kconv_cuda_memory_open (GstKConvCudaMemory * cm,
+    GstElement * element, KConvBackend backend, gint device_id);
 void gst_kconv_cuda_memory_close (GstKConvCudaMemory * cm);
 
 /* The CUDA device of the context, -1 without one. */
@@ -56,8 +54,9 @@ gboolean gst_kconv_cuda_memory_decide_allocation (GstKConvCudaMemory * cm,
 /* Maps a frame of CUDA memory of our context as device pointers (strides
  * are the memory's pitch); flags are GST_MAP_READ and/or GST_MAP_WRITE.
  * FALSE for system memory or another context's memory. */
-gboolean gst_kconv_cuda_memory_map (GstKConvCudaMemory * cm, GstVideoFrame * frame,
-    const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags);
+gboolean gst_kconv_cuda_memory_map (GstKConvCudaMemory * cm,
+    GstVideoFrame * frame, const GstVideoInfo * info, GstBuffer * buffer,
+    GstMapFlags flags);
 
 G_END_DECLS
 #endif /* KCONV_CUDA_MEMORY_H */

@@ -13,13 +13,13 @@
 #include "kconv.h"
 
 G_BEGIN_DECLS
-
 /* Which components of YUV video become images (RGB: every colour). */
-typedef enum
+    typedef enum
 {
-  GST_KCONV_FRAME_ALL,              /* luma and chroma, together where they share a sampling */
-  GST_KCONV_FRAME_LUMA,             /* luma alone: chroma is left out */
-  GST_KCONV_FRAME_SPLIT,            /* luma and chroma in images of their own */
+  /* luma and chroma, together where they share a sampling */
+  GST_KCONV_FRAME_ALL,
+  GST_KCONV_FRAME_LUMA,         /* luma alone: chroma is left out */
+  GST_KCONV_FRAME_SPLIT,        /* luma and chroma in images of their own */
 } GstKConvFrameComponents;
 
 /* The images plane `plane` holds: one for each sampling of its
@@ -33,7 +33,8 @@ guint gst_kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
     gboolean chroma[GST_VIDEO_MAX_COMPONENTS]);
 
 /* Bytes a row of `plane` spans, padding between samples included. */
-gsize gst_kconv_frame_plane_row_bytes (const GstVideoFrame * frame, guint plane);
+gsize gst_kconv_frame_plane_row_bytes (const GstVideoFrame * frame,
+    guint plane);
 
 /* Rows of `plane`. */
 gint gst_kconv_frame_plane_height (const GstVideoFrame * frame, guint plane);

@@ -9,10 +9,9 @@
 #include "kconv.h"
 
 G_BEGIN_DECLS
-
 /* One frame between submission and output.  The input stays referenced and
  * mapped until the frame is finished: the GPU may still be reading it. */
-typedef struct
+    typedef struct
 {
   GstBuffer *inbuf;             /* NULL for a passthrough or in-place frame */
   GstBuffer *outbuf;
@@ -65,15 +64,17 @@ GstKConvInflightFrame *gst_kconv_inflight_frame_new (GstKConvInflight * q,
 /* A frame worked on in place: buf (writable, its reference taken) is
  * mapped once, with flags, and is the output; NULL when it could not be
  * mapped. */
-GstKConvInflightFrame *gst_kconv_inflight_frame_new_in_place (GstKConvInflight * q,
-    GstBuffer * buf, const GstVideoInfo * info, GstMapFlags flags);
+GstKConvInflightFrame *gst_kconv_inflight_frame_new_in_place (GstKConvInflight *
+    q, GstBuffer * buf, const GstVideoInfo * info, GstMapFlags flags);
 
 /* A frame whose output is its input (passthrough): nothing to wait for, it
  * only keeps its place in the queue.  Takes the reference. */
-GstKConvInflightFrame *gst_kconv_inflight_frame_new_passthrough (GstBuffer * buf);
+GstKConvInflightFrame *gst_kconv_inflight_frame_new_passthrough (GstBuffer *
+    buf);
 
 /* Abandons a frame that was never queued (waits for its slot first). */
-void gst_kconv_inflight_frame_discard (GstKConvInflight * q, GstKConvInflightFrame * f);
+void gst_kconv_inflight_frame_discard (GstKConvInflight * q,
+    GstKConvInflightFrame * f);
 
 void gst_kconv_inflight_push (GstKConvInflight * q, GstKConvInflightFrame * f);
 guint gst_kconv_inflight_length (const GstKConvInflight * q);
@@ -90,7 +91,8 @@ gboolean gst_kconv_inflight_due (GstKConvInflight * q, guint allowed);
  * finish (which posted the error) and *outbuf NULL: the frame is released
  * all the same. */
 GstFlowReturn gst_kconv_inflight_pop (GstKConvInflight * q, GstBuffer ** outbuf,
-    GstKConvInflightRedo redo, GstKConvInflightFinish finish, gpointer user_data);
+    GstKConvInflightRedo redo, GstKConvInflightFinish finish,
+    gpointer user_data);
 
 /* Waits for every frame without releasing any (before the filter they were
  * submitted to goes away).  Returns the first failure. */

@@ -8,12 +8,10 @@
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
-
 #define KCONV_PINNED_MEMORY_TYPE "KConvPinnedMemory"
-
 /* The plugin's allocator of pinned memory (ordinary memory where no CUDA
  * device is usable), registered once; unref when done. */
-GstAllocator *gst_kconv_pinned_allocator_get (void);
+    GstAllocator * gst_kconv_pinned_allocator_get (void);
 
 /* TRUE when mem came from it and is really page-locked. */
 gboolean gst_kconv_memory_is_pinned (GstMemory * mem);

@@ -8,7 +8,6 @@
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
-
 /* GstPreset for kconvfilter: pass to G_IMPLEMENT_INTERFACE. */
 void gst_kconv_filter_preset_init (GstPresetInterface * iface);
 

@@ -17,22 +17,24 @@
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
-
 /* property: the name of the property whose value is refused */
-void gst_kconv_refusal_post (GstElement * element, const gchar * property,
-    const gchar * format, ...) G_GNUC_PRINTF (3, 4);
+    void
+gst_kconv_refusal_post (GstElement * element, const gchar * property,
+    const gchar * format, ...)
+G_GNUC_PRINTF (3, 4);
 
 /* The start of a user's text for a message: at most max_chars characters
  * (never a character cut in two), "..." where it was longer, invalid UTF-8
  * replaced.  g_free it. */
-gchar *gst_kconv_refusal_excerpt (const gchar * text, glong max_chars);
+     gchar *gst_kconv_refusal_excerpt (const gchar * text, glong max_chars);
 
 /* A valid value of property was set: a refusal waiting for it is moot. */
-void gst_kconv_refusal_accepted (GstElement * element, const gchar * property);
+     void gst_kconv_refusal_accepted (GstElement * element,
+    const gchar * property);
 
 /* From start(): FALSE, after posting an ERROR naming every refused value,
  * when a refusal waits; TRUE when none does. */
-gboolean gst_kconv_refusal_check_at_start (GstElement * element);
+     gboolean gst_kconv_refusal_check_at_start (GstElement * element);
 
 G_END_DECLS
 #endif /* KCONV_REFUSAL_H */

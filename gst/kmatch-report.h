@@ -9,15 +9,15 @@
 #include "kmatch.h"
 
 G_BEGIN_DECLS
-
 /* The element message "kpatternmatch" of one frame's search: found (n > 0:
  * matches under the threshold), x, y, sad and score (sad / norm) of the
  * best position searched, found or not (best NULL: none could be searched,
  * x = y = -1 and score 1), width, height, the frame's times, and with
  * max_matches > 1 the list of the n matches. */
-GstMessage *gst_kmatch_report_message (GstObject * src, const GstSegment * segment,
-    GstBuffer * buf, const KMatchPosition * best, const KMatchPosition * matches,
-    gint n, gint w, gint h, gdouble norm, gint max_matches);
+    GstMessage * gst_kmatch_report_message (GstObject * src,
+    const GstSegment * segment, GstBuffer * buf, const KMatchPosition * best,
+    const KMatchPosition * matches, gint n, gint w, gint h, gdouble norm,
+    gint max_matches);
 
 /* A GstVideoRegionOfInterestMeta per match on buf, best first, with ids
  * after any already there (from another detector upstream), the score and

@@ -7,10 +7,8 @@
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
-
 /* How long a decode may take before it is given up. */
 #define KMATCH_TEMPLATE_DECODE_TIMEOUT (10 * GST_SECOND)
-
 /* Decodes an image file (any format GStreamer can decode) into an RGBA
  * sample, in this process; NULL and error set when it cannot: no image,
  * larger than max_width x max_height (refused from the decoder's caps,
@@ -18,7 +16,7 @@ G_BEGIN_DECLS
  * KMATCH_TEMPLATE_DECODE_TIMEOUT.  A decoder that never returns keeps its
  * thread and its pipeline: this is meant to run in a process of its own
  * (kconv-template-decoder), which gst_kmatch_template_load_file() kills. */
-GstSample *gst_kmatch_template_decode (const gchar * path, gint max_width,
+    GstSample * gst_kmatch_template_decode (const gchar * path, gint max_width,
     gint max_height, GError ** error);
 
 G_END_DECLS

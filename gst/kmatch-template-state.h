@@ -9,10 +9,9 @@
 #include "kmatch.h"
 
 G_BEGIN_DECLS
-
 /* The template as the matcher takes it, kept so that a new matcher (new
  * options, a GPU that failed) gets it again; the streaming thread's. */
-typedef struct
+    typedef struct
 {
   guint8 *samples;              /* packed tw * th * channels, or NULL */
   guint8 *mask;                 /* its pixels that count (alpha >= 128), or

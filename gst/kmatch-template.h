@@ -8,12 +8,10 @@
 #include <gst/video/video.h>
 
 G_BEGIN_DECLS
-
 /* The largest template taken, a side: larger than any frame a matcher
  * can search in reasonable time, and a bound on what a file's header can
  * make kconv allocate. */
 #define KMATCH_TEMPLATE_MAX_SIDE 8192
-
 /* Points the loader at the folder holding kconv-template-decoder (the
  * plugin's own folder); without it, or where it is not there, the
  * installed one in KCONV_LIBEXECDIR is run. */
@@ -47,7 +45,6 @@ guint8 gst_kmatch_luma (const GstVideoFormatInfo * frame_format, guint8 r,
  * under 128), width x height bytes, 1 for the pixels that count (alpha
  * 128 and up), else NULL.  g_free both. */
 guint8 *gst_kmatch_template_pack (GstSample * rgba, const GstVideoFormatInfo *
-    frame_format, gint channels, gint * width, gint * height,
-    guint8 ** mask);
+    frame_format, gint channels, gint * width, gint * height, guint8 ** mask);
 
 G_END_DECLS

@@ -134,7 +134,7 @@ static const uint8_t *
 source_row (const BoxJob * job, int l)
 {
   int sy = kconv_border_index (job->plan->border, l, job->src->height);
-  return sy < 0 ? NULL : job->src->data + (ptrdiff_t) sy * job->src->stride;
+  return sy < 0 ? NULL : job->src->data + sy * job->src->stride;
 }
 
 /* col += in - out over n samples (either row NULL: zeros) */
@@ -164,7 +164,7 @@ border_columns (uint16_t * col, const BoxJob * job)
   const int nc = job->nc, ax = job->plan->ax;
   for (int x = 0; x < job->padded; x++) {
     if (x == ax)
-      x = ax + job->src->width;         /* the middle is done */
+      x = ax + job->src->width; /* the middle is done */
     if (x >= job->padded)
       break;
     uint16_t *to = col + (size_t) x * nc;
@@ -400,10 +400,10 @@ finish32 (__m256i s, const KConvCpuBox * b, int negative, int exact22)
     q = _mm256_cvttps_epi32 (_mm256_mul_ps (_mm256_cvtepi32_ps (u),
             _mm256_set1_ps (b->inv_d)));
     const __m256i r = _mm256_sub_epi32 (u, _mm256_mullo_epi32 (q, d));
-    q = _mm256_sub_epi32 (q, _mm256_cmpgt_epi32 (r,
-            _mm256_sub_epi32 (d, _mm256_set1_epi32 (1))));  /* r >= d: +1 */
-    q = _mm256_add_epi32 (q, _mm256_cmpgt_epi32 (_mm256_setzero_si256 (),
-            r));
+    /* r >= d: +1 */
+    q = _mm256_sub_epi32 (q, _mm256_cmpgt_epi32 (r, _mm256_sub_epi32 (d,
+                _mm256_set1_epi32 (1))));
+    q = _mm256_add_epi32 (q, _mm256_cmpgt_epi32 (_mm256_setzero_si256 (), r));
   }
   const __m256i off = _mm256_set1_epi32 (b->offset);
   return negative ? _mm256_sub_epi32 (off, q) : _mm256_add_epi32 (off, q);
@@ -444,8 +444,7 @@ window_row32_as (uint8_t * drow, const uint8_t * srow,
       const int32_t *p = prefix + c * KCONV_CHUNK + 8 * k;
       q[k] = finish32 (_mm256_sub_epi32 (_mm256_loadu_si256
               ((const __m256i *) (p + span)),
-              _mm256_loadu_si256 ((const __m256i *) p)), b, negative,
-          exact22);
+              _mm256_loadu_si256 ((const __m256i *) p)), b, negative, exact22);
     }
     const __m256i v = _mm256_permutevar8x32_epi32 (_mm256_packus_epi16
         (_mm256_packs_epi32 (q[0], q[1]), _mm256_packs_epi32 (q[2], q[3])),

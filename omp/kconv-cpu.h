@@ -8,9 +8,11 @@
 #include "kconv-plan.h"
 #include "kconv-tuning.h"
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* *INDENT-ON* */
 
 /* A plan's 16-bit path (kconv-fixed.c, below) */
 typedef struct KConvCpuFixed KConvCpuFixed;
@@ -36,7 +38,8 @@ kconv_cpu_keep_bits (uint32_t keep)
 }
 
 /* Working memory of the CPU backend, kept between frames. */
-typedef struct {
+typedef struct
+{
   float *data;
   size_t n_floats;
 } KConvCpuScratch;
@@ -45,7 +48,8 @@ typedef struct {
  * taps, in floats; or in 16-bit lanes (kconv_cpu_fixed_kind says which);
  * or, for an exact kernel whose weights are all one value (a box), by
  * running sums, at a cost that does not grow with its size. */
-typedef enum {
+typedef enum
+{
   KCONV_CPU_DIRECT,
   KCONV_CPU_SEPARABLE,
   KCONV_CPU_FIXED,
@@ -55,8 +59,7 @@ typedef enum {
 /* fixed and box: the plan's integer paths, NULL where none takes it */
 KConvStatus kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
     const KConvCpuFixed * fixed, const KConvCpuBox * box, int n_threads,
-    KConvCpuScratch * scratch, const KConvImage * src,
-    const KConvImage * dst);
+    KConvCpuScratch * scratch, const KConvImage * src, const KConvImage * dst);
 /* At least n_floats of scratch, zeroed when it grows (row tails past an
  * image are read, never written: they stay defined). */
 KConvStatus kconv_cpu_scratch_reserve (KConvCpuScratch * scratch,
@@ -68,7 +71,8 @@ void kconv_cpu_scratch_clear (KConvCpuScratch * scratch);
  * from 3x3 to 33x33 in two; and blurs: separable inexact kernels
  * with non-negative taps, factors summing to at most 1 and at most 33 taps
  * each (two passes, within 1). */
-typedef enum {
+typedef enum
+{
   KCONV_CPU_FIXED_NONE,
   KCONV_CPU_FIXED_INT,
   KCONV_CPU_FIXED_INT_SEPARABLE,
@@ -105,7 +109,9 @@ void kconv_cpu_fft_free (KConvCpuFft * fft);
 
 
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 }
 #endif
+/* *INDENT-ON* */
 #endif /* KCONV_CPU_H */

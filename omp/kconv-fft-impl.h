@@ -125,8 +125,7 @@ NAME (fft_prepare) (FFT_T * f, int width, int height, int nch, int threads)
   memset (real, 0, sizeof (REAL) * plane);
   for (int r = 0; r < plan->rows; r++)
     for (int c = 0; c < plan->cols; c++)
-      real[(size_t) r * f->tw + c] = plan->weights[r * plan->cols + c] *
-          scale;
+      real[(size_t) r * f->tw + c] = plan->weights[r * plan->cols + c] * scale;
   F (execute_dft_r2c) (f->fwd, real, f->kspec);
   const REAL norm = 1.0 / (REAL) plane;
   for (size_t i = 0; i < cplane; i++) {
@@ -160,7 +159,7 @@ typedef struct
 static void NAME (load_tile) (const FFT_T * f, REAL * real, const int *xmap,
     const KConvImage * src, int c, int x0, int y0, int need_w, int need_h)
 {
-  const KConvPlan *plan = f->plan;
+  const KConvPlan * plan = f->plan;
   const int ps = src->pixel_stride, off = src->channel_offset[c];
   for (int r = 0; r < f->th; r++) {
     REAL *o = real + (size_t) r * f->tw;
@@ -194,7 +193,7 @@ static void NAME (multiply_spectrum) (const FFT_T * f, F (complex) * s)
 static void NAME (store_tile) (const FFT_T * f, const REAL * real,
     const KConvImage * dst, int c, int x0, int y0, int w, int h)
 {
-  const KConvPlan *plan = f->plan;
+  const KConvPlan * plan = f->plan;
   const int ps = dst->pixel_stride;
   const double add = plan->offset_f + 0.5;
   for (int r = 0; r < h; r++) {
@@ -203,8 +202,7 @@ static void NAME (store_tile) (const FFT_T * f, const REAL * real,
         (size_t) x0 * ps + dst->channel_offset[c];
     if (plan->exact) {
       for (int x = 0; x < w; x++)
-        d[(size_t) x * ps] = kconv_finish_exact (plan,
-            (int64_t) llrint (v[x]));
+        d[(size_t) x * ps] = kconv_finish_exact (plan, (int64_t) llrint (v[x]));
       continue;
     }
     /* floor (v + offset + 1/2), clamped: clamped first, truncation is

@@ -45,7 +45,6 @@
  * 4.7-4.9 as a plain loop). */
 #define SHORT_TAPS 15
 #define ALWAYS_INLINE inline __attribute__ ((always_inline))
-#define TAPS_UNROLLED _Pragma ("GCC unroll 16")
 /* Blur taps per direction: the error above grows with them. */
 #define FIXED_MAX_TAPS 33
 /* Exact kernels in one pass up to 7x7 (49 taps; few larger ones keep
@@ -65,8 +64,8 @@ struct KConvCpuFixed
   int n_h, n_v;
   int v_row[FIXED_MAX_TAPS];
   int16_t v_int[FIXED_MAX_TAPS];
-  int h_offset[FIXED_MAX_TAPS];    /* in pixels, the non-zero taps only */
-  uint16_t h[FIXED_MAX_TAPS], v[FIXED_MAX_TAPS];      /* 16 fractional bits */
+  int h_offset[FIXED_MAX_TAPS]; /* in pixels, the non-zero taps only */
+  uint16_t h[FIXED_MAX_TAPS], v[FIXED_MAX_TAPS];        /* 16 fractional bits */
   uint16_t bias_add, bias_sub;  /* offset + 0.5 and the truncation back,
                                  * 8 fractional bits, one of them 0 */
   /* exact kernels: the non-zero taps */
@@ -74,7 +73,8 @@ struct KConvCpuFixed
   int tap_row[INT_MAX_SIDE * INT_MAX_SIDE + 1];
   int tap_col[INT_MAX_SIDE * INT_MAX_SIDE + 1];
   int16_t tap_w[INT_MAX_SIDE * INT_MAX_SIDE + 1];
-  int16_t tap_pair[(INT_MAX_SIDE * INT_MAX_SIDE + 1) / 2];  /* w[2i + 1]:w[2i] */
+  /* w[2i + 1]:w[2i] */
+  int16_t tap_pair[(INT_MAX_SIDE * INT_MAX_SIDE + 1) / 2];
   int negate, absolute;
   int16_t half, offset;
   int shift;                    /* d = 2^shift */
@@ -155,7 +155,7 @@ int_finish_from (const KConvPlan * plan, double sum_abs, KConvCpuFixed * w)
     w->shift = __builtin_ctz ((unsigned) d);
   } else {
     /* others: t + lift * d >= 0, divided as unsigned by a magic number */
-    const double low = 255.0 * sum_abs - d / 2;    /* t >= -low */
+    const double low = 255.0 * sum_abs - d / 2; /* t >= -low */
     w->lift = low > 0 ? (int) ceil (low / d) : 0;
     const double u_max = top + (double) w->lift * d;
     if (u_max > 65535.0 || !kconv_magic_find (d, (int) u_max, &w->magic))
@@ -231,8 +231,7 @@ blur_weights (const KConvPlan * plan, KConvCpuFixed * w)
     h_sum += plan->h[i];
   if (!(h_sum > 0.0))
     return 0;
-  if (!quantise (plan->h, plan->cols, 1.0 / h_sum, w->h, w->h_offset,
-          &w->n_h)
+  if (!quantise (plan->h, plan->cols, 1.0 / h_sum, w->h, w->h_offset, &w->n_h)
       || !quantise (plan->v, plan->rows, h_sum, w->v, w->v_row, &w->n_v))
     return 0;
   double bias = plan->bias * 256.0 + 0.5 * (w->n_h + w->n_v);
@@ -268,7 +267,7 @@ horizontal_capped (uint16_t * restrict out, const uint8_t * restrict padded,
   for (size_t c = from; c < chunks; c++) {
     __m256i lo = zero, hi = zero;
     const int n_taps = w->n_h < cap ? w->n_h : cap;
-    TAPS_UNROLLED
+#pragma GCC unroll 16
     for (int t = 0; t < n_taps; t++) {
       const uint8_t *p = padded + c * CHUNK + (size_t) w->h_offset[t] * nc;
       const __m256i x = _mm256_loadu_si256 ((const __m256i *) p);
@@ -301,15 +300,14 @@ vertical_chunk (const uint16_t * const *rows, size_t c,
 {
   __m256i lo = _mm256_setzero_si256 (), hi = lo;
   const int n_taps = w->n_v < cap ? w->n_v : cap;
-  TAPS_UNROLLED
+#pragma GCC unroll 16
   for (int t = 0; t < n_taps; t++) {
     const uint16_t *r = rows[t] + c * CHUNK;
     const __m256i k = _mm256_set1_epi16 ((short) w->v[t]);
     lo = _mm256_add_epi16 (lo,
         _mm256_mulhi_epu16 (_mm256_load_si256 ((const __m256i *) r), k));
     hi = _mm256_add_epi16 (hi,
-        _mm256_mulhi_epu16 (_mm256_load_si256 ((const __m256i *) (r + 16)),
-            k));
+        _mm256_mulhi_epu16 (_mm256_load_si256 ((const __m256i *) (r + 16)), k));
   }
   const __m256i add = _mm256_set1_epi16 ((short) w->bias_add);
   const __m256i sub = _mm256_set1_epi16 ((short) w->bias_sub);
@@ -340,8 +338,7 @@ vertical (uint8_t * restrict drow, const uint8_t * srow,
   if (w->n_v <= SHORT_TAPS)
     vertical_capped (drow, srow, rows, from, n_bytes, keep, w, SHORT_TAPS);
   else
-    vertical_capped (drow, srow, rows, from, n_bytes, keep, w,
-        FIXED_MAX_TAPS);
+    vertical_capped (drow, srow, rows, from, n_bytes, keep, w, FIXED_MAX_TAPS);
 }
 
 /* The blur's two passes with AVX-512, 64 bytes (two chunks) a step, for
@@ -358,7 +355,7 @@ horizontal512_capped (uint16_t * restrict out, const uint8_t * restrict padded,
   for (size_t g = 0; g < groups; g++) {
     __m512i lo = zero, hi = zero;
     const int n_taps = w->n_h < cap ? w->n_h : cap;
-    TAPS_UNROLLED
+#pragma GCC unroll 16
     for (int t = 0; t < n_taps; t++) {
       const __m512i x = _mm512_loadu_si512 (padded + g * 64 +
           (size_t) w->h_offset[t] * nc);
@@ -393,7 +390,7 @@ vertical512_capped (uint8_t * restrict drow, const uint8_t * srow,
   for (size_t g = 0; g < groups; g++) {
     __m512i lo = _mm512_setzero_si512 (), hi = lo;
     const int n_taps = w->n_v < cap ? w->n_v : cap;
-    TAPS_UNROLLED
+#pragma GCC unroll 16
     for (int t = 0; t < n_taps; t++) {
       const uint16_t *r = rows[t] + g * 64;
       const __m512i k = _mm512_set1_epi16 ((short) w->v[t]);
@@ -408,8 +405,7 @@ vertical512_capped (uint8_t * restrict drow, const uint8_t * srow,
             sub), 8);
     __m512i v = _mm512_packus_epi16 (lo, hi);
     if (keep)
-      v = _mm512_mask_blend_epi8 (keep, _mm512_loadu_si512 (srow + g * 64),
-          v);
+      v = _mm512_mask_blend_epi8 (keep, _mm512_loadu_si512 (srow + g * 64), v);
     _mm512_storeu_si512 (drow + g * 64, v);
   }
 }
@@ -587,7 +583,7 @@ int_vertical_capped (uint8_t * restrict drow, const uint8_t * srow,
   for (size_t c = from; c * CHUNK < n_bytes; c++) {
     __m256i lo = _mm256_setzero_si256 (), hi = lo;
     const int n_taps = w->n_v < cap ? w->n_v : cap;
-    TAPS_UNROLLED
+#pragma GCC unroll 16
     for (int t = 0; t < n_taps; t++) {
       const int16_t *r = rows[t] + c * CHUNK;
       const __m256i k = _mm256_set1_epi16 (w->v_int[t]);
@@ -607,8 +603,7 @@ int_vertical (uint8_t * restrict drow, const uint8_t * srow,
     const KConvCpuFixed * w)
 {
   if (w->n_v <= SHORT_TAPS)
-    int_vertical_capped (drow, srow, rows, from, n_bytes, keep, w,
-        SHORT_TAPS);
+    int_vertical_capped (drow, srow, rows, from, n_bytes, keep, w, SHORT_TAPS);
   else
     int_vertical_capped (drow, srow, rows, from, n_bytes, keep, w,
         FIXED_MAX_TAPS);
@@ -639,7 +634,7 @@ int_vertical512_capped (uint8_t * restrict drow, const uint8_t * srow,
   for (size_t g = 0; g < groups; g++) {
     __m512i lo = _mm512_setzero_si512 (), hi = lo;
     const int n_taps = w->n_v < cap ? w->n_v : cap;
-    TAPS_UNROLLED
+#pragma GCC unroll 16
     for (int t = 0; t < n_taps; t++) {
       const int16_t *r = rows[t] + g * 64;
       const __m512i k = _mm512_set1_epi16 (w->v_int[t]);
@@ -651,8 +646,7 @@ int_vertical512_capped (uint8_t * restrict drow, const uint8_t * srow,
     __m512i v = _mm512_packus_epi16 (int_finish512 (lo, w),
         int_finish512 (hi, w));
     if (keep)
-      v = _mm512_mask_blend_epi8 (keep, _mm512_loadu_si512 (srow + g * 64),
-          v);
+      v = _mm512_mask_blend_epi8 (keep, _mm512_loadu_si512 (srow + g * 64), v);
     _mm512_storeu_si512 (drow + g * 64, v);
   }
 }
@@ -665,8 +659,7 @@ int_vertical512 (uint8_t * restrict drow, const uint8_t * srow,
   if (w->n_v <= SHORT_TAPS)
     int_vertical512_capped (drow, srow, rows, groups, keep, w, SHORT_TAPS);
   else
-    int_vertical512_capped (drow, srow, rows, groups, keep, w,
-        FIXED_MAX_TAPS);
+    int_vertical512_capped (drow, srow, rows, groups, keep, w, FIXED_MAX_TAPS);
 }
 #endif
 
@@ -681,7 +674,8 @@ kconv_cpu_fixed_new (const KConvPlan * plan)
     return NULL;
   memset (w, 0, size);
   w->plan = plan;
-  if (kconv_cpu_isa () < KCONV_ISA_AVX2 || fixed_weights (plan, w) == KCONV_CPU_FIXED_NONE) {
+  if (kconv_cpu_isa () < KCONV_ISA_AVX2
+      || fixed_weights (plan, w) == KCONV_CPU_FIXED_NONE) {
     free (w);
     return NULL;
   }
@@ -764,7 +758,7 @@ run_band_two_pass (const FixedJob * job, uint8_t * mem, int y0, int y1)
   const KConvPlan *plan = job->plan;
   const KConvCpuFixed *w = job->w;
   const int rows = plan->rows, exact = w->kind != KCONV_CPU_FIXED_BLUR;
-  const size_t ring_len = job->chunks * CHUNK;        /* 16-bit per ring row */
+  const size_t ring_len = job->chunks * CHUNK;  /* 16-bit per ring row */
   uint16_t *ring = (uint16_t *) mem;
   uint8_t *padded = mem + rows * ring_len * sizeof (uint16_t);
   const uint16_t *taps[FIXED_MAX_TAPS];

@@ -12,12 +12,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "kconv-target.h"
 
 typedef struct
 {
   uint16_t magic;
   int shift;
-  int wide;                     /* the magic has 17 bits (the top one implied) */
+  /* the magic has 17 bits (the top one implied) */
+  int wide;
 } KConvMagic;
 
 /* The smallest shift that is right for every u, checked one by one; 0
@@ -45,8 +47,7 @@ kconv_magic_find (int d, int u_max, KConvMagic * m)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
-__attribute__ ((target ("avx2")))
-static inline __m256i
+static inline KCONV_TARGET_AVX2 __m256i
 kconv_magic_divide (__m256i u, const KConvMagic * m)
 {
   const __m256i t = _mm256_mulhi_epu16 (u, _mm256_set1_epi16 ((short)
@@ -59,8 +60,7 @@ kconv_magic_divide (__m256i u, const KConvMagic * m)
       _mm_cvtsi32_si128 (m->shift - 1));
 }
 
-__attribute__ ((target ("avx512f,avx512bw")))
-static inline __m512i
+static inline KCONV_TARGET_AVX512BW __m512i
 kconv_magic_divide512 (__m512i u, const KConvMagic * m)
 {
   const __m512i t = _mm512_mulhi_epu16 (u, _mm512_set1_epi16 ((short)
@@ -78,8 +78,7 @@ kconv_magic_divide512 (__m512i u, const KConvMagic * m)
 /* Chunk c of an output row (rest bytes of it, at most KCONV_CHUNK): every
  * byte, or (keep != 0) only the bytes keep marks in each 4-byte pixel, the
  * others from the source row. */
-__attribute__ ((target ("avx2")))
-static inline void
+static inline KCONV_TARGET_AVX2 void
 kconv_put_chunk (uint8_t * drow, const uint8_t * srow, size_t c, size_t rest,
     __m256i v, uint32_t keep)
 {

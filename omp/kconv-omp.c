@@ -15,13 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kconv-cpu.h"
+#include "kconv-target.h"
 #include "kconv-error.h"
 #include "kconv-team.h"
 #include "kconv-tuning.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define KCONV_X86 1   /* AVX2 and AVX-512 paths, where the CPU has them */
+/* AVX2 and AVX-512 paths, where the CPU has them */
+#define KCONV_X86 1
 #endif
 
 /* Floats accumulated in registers at once: 8 AVX registers. */
@@ -29,7 +31,8 @@
 
 #define ALWAYS_INLINE inline __attribute__ ((always_inline))
 
-typedef struct {
+typedef struct
+{
   int row;                      /* which ring row */
   int offset;                   /* floats from the start of that row */
   float weight;
@@ -43,7 +46,7 @@ round_up (size_t v, size_t m)
 
 /* 8 floats: one AVX register, two SSE ones.  GCC's vector extension keeps the
  * accumulators in registers, which an array the vectoriser sees does not. */
-typedef float vf __attribute__ ((vector_size (8 * sizeof (float))));
+typedef float vf __attribute__((vector_size (8 * sizeof (float))));
 #define VF_LANES 8
 
 /* No helper takes or returns a 256-bit vector by value: called out of
@@ -88,10 +91,9 @@ accumulate_block (float *restrict acc, size_t len, const float *const *rows,
 /* accumulate with 16 floats a register where the CPU has AVX-512: half the
  * instructions, 128 floats a step in 8 accumulators; the tail (len is a
  * multiple of BLOCK) is left to the caller.  Returns how many it did. */
-typedef float vf16 __attribute__ ((vector_size (16 * sizeof (float))));
+typedef float vf16 __attribute__((vector_size (16 * sizeof (float))));
 
-__attribute__ ((target ("avx512f")))
-static size_t
+static KCONV_TARGET_AVX512F size_t
 accumulate_avx512 (float *restrict acc, size_t len, const float *const *rows,
     const Tap * taps, int n_taps)
 {
@@ -120,8 +122,7 @@ accumulate_avx512 (float *restrict acc, size_t len, const float *const *rows,
  * keep, where not 0, marks the bytes of each 64 to write, the others taken
  * from keep_src.  The same bytes as the two apart; returns how many of the
  * n it did. */
-__attribute__ ((target ("avx512f,avx512bw")))
-static size_t
+static KCONV_TARGET_AVX512BW size_t
 accumulate_finish_avx512 (uint8_t * out, size_t n, const float *const *rows,
     const Tap * taps, int n_taps, float bias, int absolute,
     const uint8_t * keep_src, uint64_t keep)
@@ -198,8 +199,8 @@ load_row (float *restrict out, const uint8_t * srow, const KConvImage * im,
   }
 }
 
-typedef int32_t vi __attribute__ ((vector_size (8 * sizeof (int32_t))));
-typedef uint8_t vb __attribute__ ((vector_size (8)));
+typedef int32_t vi __attribute__((vector_size (8 * sizeof (int32_t))));
+typedef uint8_t vb __attribute__((vector_size (8)));
 
 /* Where finish_row puts its bytes: all of them, or (keep_src set) those
  * keep_mask marks in each 4-byte pixel, the others from keep_src. */
@@ -252,8 +253,7 @@ finish_exact_one (float sf, int32_t d, int32_t off, float inv_two_d)
 /* Four registers of 8 int32 lanes to 32 bytes at out: the saturating packs
  * clamp to 0 .. 255; keep_src, if not NULL, gives the bytes keep does not
  * mark. */
-__attribute__ ((target ("avx2")))
-static inline void
+static inline KCONV_TARGET_AVX2 void
 put_32 (uint8_t * out, const __m256i q[4], const uint8_t * keep_src,
     __m256i keep)
 {
@@ -272,8 +272,7 @@ put_32 (uint8_t * out, const __m256i q[4], const uint8_t * keep_src,
  * above and truncated (negative sums truncate to 0 or less, which the packs
  * clamp); the same bytes as the general loop.  Returns how many of the n
  * it did. */
-__attribute__ ((target ("avx2")))
-static size_t
+static KCONV_TARGET_AVX2 size_t
 finish_inexact_avx2 (uint8_t * out, const float *acc, size_t n, float bias,
     int absolute, const uint8_t * keep_src, uint32_t keep_mask)
 {
@@ -297,8 +296,7 @@ finish_inexact_avx2 (uint8_t * out, const float *acc, size_t n, float bias,
 /* ... and for exact ones: the same steps as finish_row's 8-lane loop (a
  * float estimate of the rounded quotient, floored, then exact integer
  * correction steps), 32 a step. */
-__attribute__ ((target ("avx2")))
-static size_t
+static KCONV_TARGET_AVX2 size_t
 finish_exact_avx2 (uint8_t * out, const float *acc, size_t n, float sign,
     int absolute, int32_t d, int32_t off, int steps,
     const uint8_t * keep_src, uint32_t keep_mask)
@@ -322,8 +320,10 @@ finish_exact_avx2 (uint8_t * out, const float *acc, size_t n, float sign,
       const __m256 est = _mm256_mul_ps (_mm256_add_ps (_mm256_add_ps (sf, sf),
               fd), inv);
       __m256i t = _mm256_cvttps_epi32 (est);
-      t = _mm256_add_epi32 (t, _mm256_castps_si256 (_mm256_cmp_ps
-              (_mm256_cvtepi32_ps (t), est, _CMP_GT_OQ)));    /* floor */
+      /* floor */
+      t = _mm256_add_epi32 (t,
+          _mm256_castps_si256 (_mm256_cmp_ps (_mm256_cvtepi32_ps (t), est,
+                  _CMP_GT_OQ)));
       for (int j = 0; j < steps; j++) {
         const __m256i r = _mm256_sub_epi32 (num, _mm256_mullo_epi32 (t,
                 two_d));
@@ -341,8 +341,7 @@ finish_exact_avx2 (uint8_t * out, const float *acc, size_t n, float sign,
 
 /* The same with AVX2: 64 sums a step in 8 registers, two 32-byte stores;
  * keep (the 4-byte mask), where not 0, as for put_32. */
-__attribute__ ((target ("avx2,fma")))
-static size_t
+static KCONV_TARGET_AVX2_FMA size_t
 accumulate_finish_avx2 (uint8_t * out, size_t n, const float *const *rows,
     const Tap * taps, int n_taps, float bias, int absolute,
     const uint8_t * keep_src, uint32_t keep)
@@ -380,12 +379,12 @@ accumulate_finish_avx2 (uint8_t * out, size_t n, const float *const *rows,
 /* Packed sums to 8-bit samples, by the rule in kconv.h.  Written with
  * explicit vectors: the vectoriser gives up on this mix of widths. */
 static ALWAYS_INLINE void
-finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
+finish_row (uint8_t * restrict out, const float *restrict acc, size_t n,
     const KConvPlan * plan, Put put, int avx2)
 {
   const float sign = plan->exact && plan->negate ? -1.f : 1.f;
   const uint32_t absmask = plan->absolute ? 0x7fffffffu : 0xffffffffu;
-  const vi vabs = (vi) { 0 } + (int32_t) absmask;
+  const vi vabs = (vi) { 0 } +(int32_t) absmask;
   size_t i = 0;
 
   if (plan->exact) {
@@ -406,10 +405,10 @@ finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
       vi num = 2 * s + d;
       const vf est = (2.f * sf + (float) d) * inv_two_d;
       vi q = __builtin_convertvector (est, vi);
-      q += (vi) (__builtin_convertvector (q, vf) > est);  /* floor: -1 */
+      q += (vi) (__builtin_convertvector (q, vf) > est);        /* floor: -1 */
       for (int k = 0; k < steps; k++) {
         vi r = num - q * two_d;
-        q = q - (r >= two_d) + (r < 0);         /* true is -1 */
+        q = q - (r >= two_d) + (r < 0); /* true is -1 */
       }
       q += off;
       q &= ~(q < 0);
@@ -434,7 +433,9 @@ finish_row (uint8_t *restrict out, const float *restrict acc, size_t n,
       /* clamped first, truncation is floor */
       vi lo = v < 0.f, hi = v > 255.f;
       v = (vf) ((vi) v & ~lo);
-      v = (vf) (((vi) v & ~hi) | ((vi) ((vf) { 0 } + 255.f) & hi));
+      v = (vf) (((vi) v & ~hi) | ((vi) ((vf) {
+                  0}
+                  +255.f) & hi));
       vi q = __builtin_convertvector (v, vi);
       put_bytes (out, i, &q, put);
     }
@@ -453,7 +454,7 @@ store_row (uint8_t * drow, const uint8_t * srow, const uint8_t * packed,
 {
   const int nc = im->n_channels, ps = im->pixel_stride;
   if (srow)
-    memcpy (drow, srow, (size_t) im->width * ps);   /* alpha, padding */
+    memcpy (drow, srow, (size_t) im->width * ps);       /* alpha, padding */
   for (int c = 0; c < nc; c++) {
     uint8_t *d = drow + im->channel_offset[c];
     const uint8_t *p = packed + c;
@@ -472,7 +473,7 @@ typedef struct
       const float *const *rows, const Tap * taps, int n_taps, size_t i0);
   void (*load_row) (float *restrict out, const uint8_t * srow,
       const KConvImage * im, const int *xmap, int ax, int padded_width);
-  void (*finish_row) (uint8_t *restrict out, const float *restrict acc,
+  void (*finish_row) (uint8_t * restrict out, const float *restrict acc,
       size_t n, const KConvPlan * plan, Put put);
   void (*update_columns) (int32_t * restrict col, const float *restrict in,
       const float *restrict out, size_t n);
@@ -483,7 +484,8 @@ typedef struct
 } Loops;
 
 /* Everything the threads share. */
-typedef struct {
+typedef struct
+{
   const Loops *loops;
   const KConvPlan *plan;
   const KConvImage *src, *dst;
@@ -507,11 +509,12 @@ typedef struct {
 static size_t
 thread_floats (const Job * job)
 {
-  if (job->box)       /* column and prefix sums, two source rows, the sums */
+  /* column and prefix sums, two source rows, the sums */
+  if (job->box)
     return round_up (4 * job->raw_len + 2 * job->out_len + 2 * BLOCK, 16);
   size_t ring = (size_t) job->plan->rows * job->ring_len;
   size_t extra = job->separable ? job->raw_len : 0;
-  size_t packed = job->out_len / sizeof (float);      /* bytes, as floats */
+  size_t packed = job->out_len / sizeof (float);        /* bytes, as floats */
   return round_up (ring + extra + job->out_len + packed + BLOCK, 16);
 }
 
@@ -520,7 +523,7 @@ source_row (const Job * job, int logical_row)
 {
   int sy = kconv_border_index (job->plan->border, logical_row,
       job->src->height);
-  return sy < 0 ? NULL : job->src->data + (ptrdiff_t) sy * job->src->stride;
+  return sy < 0 ? NULL : job->src->data + sy * job->src->stride;
 }
 
 /* acc[0 .. out_len) from the taps: with 16 floats a register where
@@ -548,7 +551,8 @@ fill_ring_row (const Job * job, float *ring_row, float *raw, int logical_row,
         job->padded_width);
     return;
   }
-  job->loops->load_row (raw, s, job->src, job->xmap, job->plan->ax, job->padded_width);
+  job->loops->load_row (raw, s, job->src, job->xmap, job->plan->ax,
+      job->padded_width);
   one_row[0] = raw;
   accumulate (job, ring_row, one_row, job->taps_h, job->n_taps_h);
 }
@@ -602,7 +606,7 @@ run_band (const Job * job, float *mem, int y0, int y1)
     }
     for (int ky = 0; ky < rows; ky++) {
       int slot = (((first + ky) % rows) + rows) % rows;
-      ordered[ky] = ring + (size_t) slot * job->ring_len;
+      ordered[ky] = ring + job->ring_len * (size_t) slot;
     }
     size_t done = 0;
 #ifdef KCONV_X86
@@ -647,8 +651,7 @@ update_columns (int32_t * restrict col, const float *restrict in,
 #ifdef KCONV_X86
 /* Inclusive prefix sums of each channel (stride nc = 1 or 4), 8 lanes a
  * step, into prefix[i + nc]; n a multiple of 8. */
-__attribute__ ((target ("avx2")))
-static void
+static KCONV_TARGET_AVX2 void
 prefix_sums_avx2 (int32_t * restrict prefix, const int32_t * restrict col,
     size_t n, int nc)
 {
@@ -670,6 +673,7 @@ prefix_sums_avx2 (int32_t * restrict prefix, const int32_t * restrict col,
     _mm256_storeu_si256 ((__m256i *) (prefix + i + nc), v);
   }
 }
+
 #define HAVE_PREFIX_AVX2 1
 
 #endif
@@ -721,7 +725,7 @@ border_columns (int32_t * col, const Job * job)
   const int nc = job->src->n_channels, ax = job->plan->ax;
   for (int x = 0; x < job->padded_width; x++) {
     if (x == ax)
-      x = ax + job->src->width;         /* the middle is done */
+      x = ax + job->src->width; /* the middle is done */
     if (x >= job->padded_width)
       break;
     for (int c = 0; c < nc; c++)
@@ -782,8 +786,7 @@ run_band_box (const Job * job, float *mem, int y0, int y1)
 
 /* Non-zero taps only: a sparse kernel (laplacian, sobel) costs what it uses. */
 static int
-make_taps (Tap * taps, const float *w, int rows, int cols, int nc,
-    float scale)
+make_taps (Tap * taps, const float *w, int rows, int cols, int nc, float scale)
 {
   int n = 0;
   for (int r = 0; r < rows; r++)
@@ -816,37 +819,34 @@ make_taps (Tap * taps, const float *w, int rows, int cols, int nc,
 ISA_VERSIONS (accumulate_block, (float *restrict acc, size_t len,
         const float *const *rows, const Tap * taps, int n_taps, size_t i0),
     (acc, len, rows, taps, n_taps, i0))
-ISA_VERSIONS (load_row, (float *restrict out, const uint8_t * srow,
+    ISA_VERSIONS (load_row, (float *restrict out, const uint8_t * srow,
         const KConvImage * im, const int *xmap, int ax, int padded_width),
     (out, srow, im, xmap, ax, padded_width))
-ISA_VERSIONS (update_columns, (int32_t * restrict col,
+    ISA_VERSIONS (update_columns, (int32_t * restrict col,
         const float *restrict in, const float *restrict out, size_t n),
     (col, in, out, n))
-ISA_VERSIONS (window_sums, (float *restrict acc,
+    ISA_VERSIONS (window_sums, (float *restrict acc,
         const int32_t * restrict prefix, size_t n, size_t span,
         float weight), (acc, prefix, n, span, weight))
-ISA_VERSIONS (update_columns_bytes, (int32_t * restrict col,
+    ISA_VERSIONS (update_columns_bytes, (int32_t * restrict col,
         const uint8_t * restrict in, const uint8_t * restrict out, size_t n),
     (col, in, out, n))
 /* finish_row takes its AVX2 steps or not as its build allows */
 #ifdef KCONV_X86
-ISA_VERSION (__attribute__ ((target ("arch=x86-64-v4"))), finish_row, v4,
+    ISA_VERSION ( __attribute__((target ("arch=x86-64-v4"))), finish_row, v4,
     (uint8_t * restrict out, const float *restrict acc, size_t n,
         const KConvPlan * plan, Put put), (out, acc, n, plan, put, 1))
-ISA_VERSION (__attribute__ ((target ("arch=x86-64-v3"))), finish_row, v3,
+    ISA_VERSION ( __attribute__((target ("arch=x86-64-v3"))), finish_row, v3,
     (uint8_t * restrict out, const float *restrict acc, size_t n,
         const KConvPlan * plan, Put put), (out, acc, n, plan, put, 1))
 #endif
-ISA_VERSION (, finish_row, base, (uint8_t * restrict out,
+    ISA_VERSION (, finish_row, base, (uint8_t * restrict out,
         const float *restrict acc, size_t n, const KConvPlan * plan,
         Put put), (out, acc, n, plan, put, 0))
-
 #define LOOPS(suffix) { accumulate_block_##suffix, load_row_##suffix, \
   finish_row_##suffix, update_columns_##suffix, window_sums_##suffix, \
   update_columns_bytes_##suffix }
-
-static const Loops *
-loops_for (int isa)
+     static const Loops *loops_for (int isa)
 {
 #ifdef KCONV_X86
   static const Loops v4 = LOOPS (v4), v3 = LOOPS (v3);
@@ -912,8 +912,7 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
     return kconv_cpu_fixed_run (fixed, n_threads, scratch, src, dst,
         job.keep_mask);
   if (pass == KCONV_CPU_BOX && box && nc == src->pixel_stride && nc <= 4)
-    return kconv_cpu_box_run (box, n_threads, scratch, src, dst,
-        job.keep_mask);
+    return kconv_cpu_box_run (box, n_threads, scratch, src, dst, job.keep_mask);
   job.plan = plan;
   job.src = src;
   job.dst = dst;

@@ -51,7 +51,8 @@ struct KMatchPrune
   size_t integral_cells;
   uint64_t *known;
   size_t known_cells;
-  uint8_t *small;               /* the shrunk region, then the shrunk template */
+  /* the shrunk region, then the shrunk template */
+  uint8_t *small;
   size_t small_size;
   uint64_t *small_map;
   size_t small_map_cells;
@@ -195,7 +196,7 @@ level_bound (const Prune * p, int l, int x, int y, uint64_t stop)
  * Inlined into one function for opaque templates (mask NULL) and one for
  * masked ones, so that neither loop tests the mask: a test inside the row
  * loop cost the worst case 18%. */
-static inline __attribute__ ((always_inline)) uint64_t
+static inline __attribute__((always_inline)) uint64_t
 exact_sad (const Prune * p, const uint8_t * mask, int x, int y,
     uint64_t stop, int *complete)
 {
@@ -218,15 +219,13 @@ exact_sad (const Prune * p, const uint8_t * mask, int x, int y,
 }
 
 KMATCH_MULTIVERSION static uint64_t
-exact_sad_opaque (const Prune * p, int x, int y, uint64_t stop,
-    int *complete)
+exact_sad_opaque (const Prune * p, int x, int y, uint64_t stop, int *complete)
 {
   return exact_sad (p, NULL, x, y, stop, complete);
 }
 
 KMATCH_MULTIVERSION static uint64_t
-exact_sad_masked (const Prune * p, int x, int y, uint64_t stop,
-    int *complete)
+exact_sad_masked (const Prune * p, int x, int y, uint64_t stop, int *complete)
 {
   return exact_sad (p, p->mask, x, y, stop, complete);
 }
@@ -414,7 +413,8 @@ seed (Prune * p, const uint64_t * small_map, int smw, int smh, int s)
   if (cx < 0)
     return;
   KMatchPosition unused = { -1, -1, UINT64_MAX };
-  LevelStats st = { {0} };
+  LevelStats st = { {0}
+  };
   for (int r = 0; r <= s; r++)
     for (int y = cy * s - r; y <= cy * s + r; y++)
       for (int x = cx * s - r; x <= cx * s + r; x++) {

@@ -1,7 +1,7 @@
 #!/bin/sh
-# The code is in one style: the plugin's GStreamer code (gst/*.c) as
-# tests/gst-indent formats it (GStreamer's), the CUDA sources
-# (kernels/cuda/*.cu, *.cuh) as clang-format formats them with the
+# The code is in one style: every C source and header (gst/, kernels/,
+# omp/, tests/) as tests/gst-indent formats it (GStreamer's), the CUDA
+# sources (kernels/cuda/*.cu, *.cuh) as clang-format formats them with the
 # project's .clang-format.  What either would change is printed and fails
 # the test; a part whose tool is missing is said and left out.  And every
 # failure in the core and its backends says why: a status returned bare
@@ -35,7 +35,9 @@ if (cd "$src" && grep -rnE '\bg?_?getenv *\(' kernels omp gst \
 fi
 echo "kernels/, omp/, gst/: no environment read"
 if [ $have_indent = 1 ]; then
-  for f in "$src"/gst/*.c; do
+  for f in $(cd "$src" && find gst kernels omp tests -name '*.[ch]' \
+      -not -path 'kernels/cuda/*' | sort); do
+    f=$src/$f
     "$src/tests/gst-indent" -o "$tmp/out.c" "$f" 2>"$tmp/err" || { cat "$tmp/err"; status=1; continue; }
     if ! diff -u "$f" "$tmp/out.c" >"$tmp/diff"; then
       echo "${f#$src/} is not in GStreamer's style (tests/gst-indent $f):"
@@ -43,9 +45,9 @@ if [ $have_indent = 1 ]; then
       status=1
     fi
   done
-  echo "gst/*.c: checked against tests/gst-indent"
+  echo "C sources and headers: checked against tests/gst-indent"
 else
-  echo "gst/*.c: not checked (GNU indent not installed)"
+  echo "C sources and headers: not checked (GNU indent not installed)"
 fi
 if [ $have_clang = 1 ]; then
   for f in "$src"/kernels/cuda/*.cu "$src"/kernels/cuda/*.cuh; do

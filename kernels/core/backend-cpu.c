@@ -161,8 +161,7 @@ cpu_filter_new (KConvFilter * f, const KConvOptions * options)
 }
 
 static KConvStatus
-cpu_filter_run (KConvFilter * f, const KConvImage * src,
-    const KConvImage * dst)
+cpu_filter_run (KConvFilter * f, const KConvImage * src, const KConvImage * dst)
 {
   CpuFilter *c = f->impl;
 #ifdef KCONV_HAVE_FFTW

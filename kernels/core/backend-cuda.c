@@ -103,7 +103,9 @@ layout_of (const KMatchQuery * q, KMatchCudaLayout * layout)
   if (q->in_order)
     return NULL;
   *layout = (KMatchCudaLayout) {
-  q->pixel_stride, {q->offsets[0], q->offsets[1], q->offsets[2]}, q->luma};
+    q->pixel_stride, {
+    q->offsets[0], q->offsets[1], q->offsets[2]}
+  , q->luma};
   return layout;
 }
 

@@ -61,12 +61,12 @@ struct KConvBackendOps
   /* Filters.  filter_new makes f->impl for f->plan (the device when it
    * has devices) and sets f->path.  NULL submit: it runs at once; NULL
    * run_device and stream: host memory only. */
-  KConvStatus (*filter_new) (KConvFilter * f, const KConvOptions * options);
-  KConvStatus (*filter_run) (KConvFilter * f, const KConvImage * src,
+    KConvStatus (*filter_new) (KConvFilter * f, const KConvOptions * options);
+    KConvStatus (*filter_run) (KConvFilter * f, const KConvImage * src,
       const KConvImage * dst);
-  KConvStatus (*filter_submit) (KConvFilter * f, KConvSlot * slot,
+    KConvStatus (*filter_submit) (KConvFilter * f, KConvSlot * slot,
       const KConvImage * src, const KConvImage * dst);
-  KConvStatus (*filter_run_device) (KConvFilter * f, const KConvImage * src,
+    KConvStatus (*filter_run_device) (KConvFilter * f, const KConvImage * src,
       const KConvImage * dst, void *stream);
   void *(*filter_stream) (const KConvFilter * f);
   const char *(*filter_describe) (const KConvFilter * f);
@@ -90,28 +90,28 @@ struct KConvBackendOps
   /* Matchers on a device (NULL on the host backends).  match_takes:
    * whether the device searches this template over mw x mh positions
    * (else the host does). */
-  KConvStatus (*match_new) (const KConvOptions * options, void **impl);
-  KConvStatus (*match_set_template) (void *impl, const uint8_t * tmpl,
+    KConvStatus (*match_new) (const KConvOptions * options, void **impl);
+    KConvStatus (*match_set_template) (void *impl, const uint8_t * tmpl,
       int tw, int th, int ch, const uint8_t * byte_mask);
   int (*match_takes) (const void *impl, int ch, int mw, int mh);
-  KConvStatus (*match_search) (void *impl, const KMatchQuery * q,
+    KConvStatus (*match_search) (void *impl, const KMatchQuery * q,
       KMatchPosition * best, uint64_t * sad_map);
-  KConvStatus (*match_submit) (void *impl, KConvSlot * slot,
+    KConvStatus (*match_submit) (void *impl, KConvSlot * slot,
       const KMatchQuery * q);
   void (*match_slot_best) (KConvSlot * slot, KMatchPosition * best);
   void (*match_free) (void *impl);
 
   /* A slot's frames in flight on the backend (NULL: none ever are) */
-  KConvStatus (*slot_wait) (KConvSlot * slot);
+    KConvStatus (*slot_wait) (KConvSlot * slot);
   int (*slot_done) (KConvSlot * slot);
   void (*slot_free) (KConvSlot * slot);
 
   /* Device memory (NULL on the host backends) */
-  KConvStatus (*device_copy) (void *dst, ptrdiff_t dst_stride,
+    KConvStatus (*device_copy) (void *dst, ptrdiff_t dst_stride,
       const void *src, ptrdiff_t src_stride, size_t row_bytes, int rows,
       void *stream);
-  KConvStatus (*device_sync) (void *stream);
-  KConvStatus (*device_draw_box) (const KConvImage * image, int x, int y,
+    KConvStatus (*device_sync) (void *stream);
+    KConvStatus (*device_draw_box) (const KConvImage * image, int x, int y,
       int w, int h, int thickness, const uint8_t value[KCONV_MAX_CHANNELS],
       void *stream);
   void *(*host_alloc) (size_t size);    /* page-locked; NULL if it cannot */

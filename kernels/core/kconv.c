@@ -46,8 +46,7 @@ kconv_force_strategy (KConvBackend backend, const char *name)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "no strategy \"%s\" "
         "on the %s backend", name ? name : "", kconv_backend_name (backend));
   KConvTuning t = kconv_tuning ();
-  char *field = backend == KCONV_BACKEND_CPU ? t.cpu_strategy :
-      t.cuda_strategy;
+  char *field = backend == KCONV_BACKEND_CPU ? t.cpu_strategy : t.cuda_strategy;
   snprintf (field, sizeof t.cpu_strategy, "%s", name ? name : "");
   kconv_tuning_set (&t);
   return KCONV_OK;
@@ -121,7 +120,7 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
   /* more threads than cores only wait on each other (and each takes
    * scratch memory): at most one a core */
   f->n_threads = !options->n_threads ? kconv_default_threads () :
-      options->n_threads < kconv_cpu_count () ? options->n_threads :
+      options->n_threads < kconv_cpu_count ()? options->n_threads :
       kconv_cpu_count ();
   FilterStart start = { f, options };
   st = kconv_backend_start (options->backend, filter_start, &start, &f->ops);

@@ -47,7 +47,8 @@ kmatch_region_parse (const char *text, KMatchRegion * region, char *err,
     snprintf (err, err_size, "unexpected text after the height");
     return -1;
   }
-  *region = (KMatchRegion) { (int) v[0], (int) v[1], (int) v[2], (int) v[3] };
+  *region = (KMatchRegion) {
+  (int) v[0], (int) v[1], (int) v[2], (int) v[3]};
   return 0;
 }
 
@@ -84,5 +85,6 @@ kmatch_search_area (const KMatchRegion * region, const KMatchPosition * last,
   y1 = y1 < area.y + area.height ? y1 : area.y + area.height;
   if (x1 - x0 < tw || y1 - y0 < th)
     return area;                /* too small to hold it: everywhere */
-  return (KMatchRegion) { (int) x0, (int) y0, (int) (x1 - x0), (int) (y1 - y0) };
+  return (KMatchRegion) {
+  (int) x0, (int) y0, (int) (x1 - x0), (int) (y1 - y0)};
 }

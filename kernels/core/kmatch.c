@@ -73,7 +73,7 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
   }
   /* at most one thread a core, as for filters */
   m->n_threads = !options->n_threads ? kconv_default_threads () :
-      options->n_threads < kconv_cpu_count () ? options->n_threads :
+      options->n_threads < kconv_cpu_count ()? options->n_threads :
       kconv_cpu_count ();
   *out = m;
   return KCONV_OK;
@@ -277,7 +277,8 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     if (st != KCONV_OK)
       return st;
     if (best_only) {
-      matches[0] = (KMatchPosition) { best.x + r.x, best.y + r.y, best.sad };
+      matches[0] = (KMatchPosition) {
+      best.x + r.x, best.y + r.y, best.sad};
       *n_matches = 1;
     } else {
       *n_matches = pick_best (map, mw, mh, m->tw, m->th, r.x, r.y,
@@ -389,8 +390,7 @@ kmatch_submit (KMatch * m, KConvSlot * slot, const KConvImage * frame,
 }
 
 KConvStatus
-kmatch_slot_matches (KConvSlot * slot, KMatchPosition * matches,
-    int *n_matches)
+kmatch_slot_matches (KConvSlot * slot, KMatchPosition * matches, int *n_matches)
 {
   kconv_clear_error ();
   if (!slot || !matches || !n_matches)
@@ -400,9 +400,8 @@ kmatch_slot_matches (KConvSlot * slot, KMatchPosition * matches,
   if (slot->match_on_gpu && device) {
     KMatchPosition best;
     device->match_slot_best (slot, &best);
-    slot->matches[0] = (KMatchPosition) { best.x + slot->origin_x,
-      best.y + slot->origin_y, best.sad
-    };
+    slot->matches[0] = (KMatchPosition) {
+    best.x + slot->origin_x, best.y + slot->origin_y, best.sad};
     slot->n_matches = 1;
     slot->match_on_gpu = 0;
   }

@@ -7,9 +7,11 @@
 
 #include <stddef.h>
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* *INDENT-ON* */
 
 /* Parses rows separated by ';' and values separated by spaces or commas,
  * e.g. "1 2 1; 2 4 2; 1 2 1", whatever the locale.  On success returns 0
@@ -24,7 +26,8 @@ char *kconv_matrix_format (const float *weights, int rows, int cols);
 /* The named kernels, in the order of their table (kconv-matrix.c), which
  * is the one list of them: the element's `kernel` values, its
  * documentation and the tests are made from it. */
-typedef enum {
+typedef enum
+{
   KCONV_NAMED_IDENTITY,
   KCONV_NAMED_EDGE,
   KCONV_NAMED_LAPLACIAN,
@@ -37,7 +40,8 @@ typedef enum {
   KCONV_NAMED_COUNT
 } KConvNamedKernel;
 
-typedef struct {
+typedef struct
+{
   KConvNamedKernel id;
   const char *nick;             /* its name on the element: "sobel-x" */
   const char *description;      /* a line for gst-inspect */
@@ -63,7 +67,9 @@ int kconv_named_kernel_is_signed (KConvNamedKernel which);
 
 double kconv_gaussian_default_sigma (int size);
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 }
 #endif
+/* *INDENT-ON* */
 #endif /* KCONV_MATRIX_H */

@@ -26,14 +26,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* *INDENT-ON* */
 
 #define KCONV_MAX_KERNEL_SIZE 121
 #define KCONV_MAX_CHANNELS 4
 
-typedef enum {
+typedef enum
+{
   KCONV_OK = 0,
   KCONV_ERROR_INVALID_ARGUMENT,
   KCONV_ERROR_INVALID_KERNEL,
@@ -42,14 +45,17 @@ typedef enum {
   KCONV_ERROR_DEVICE,
 } KConvStatus;
 
-typedef enum {
+typedef enum
+{
   KCONV_BORDER_ZERO,            /* outside pixels are 0 */
   KCONV_BORDER_REPLICATE,       /* aaa|abcd|ddd */
-  KCONV_BORDER_REFLECT,         /* cb|abcd|cb: mirror, edge pixel not repeated */
+  /* cb|abcd|cb: mirror, edge pixel not repeated */
+  KCONV_BORDER_REFLECT,
   KCONV_BORDER_WRAP,            /* cd|abcd|ab */
 } KConvBorder;
 
-typedef enum {
+typedef enum
+{
   KCONV_BACKEND_AUTO,           /* CUDA when usable, else the CPU */
   KCONV_BACKEND_CPU,            /* threads, vectorised */
   KCONV_BACKEND_CUDA,
@@ -57,7 +63,8 @@ typedef enum {
   KCONV_BACKEND_COUNT
 } KConvBackend;
 
-typedef struct {
+typedef struct
+{
   KConvBackend id;
   const char *name;             /* "cuda": its name in logs and on elements */
   const char *label;            /* its name in sentences: "CUDA" */
@@ -69,10 +76,13 @@ typedef struct {
  * value that is none).  kconv_backend_available says which run here. */
 const KConvBackendInfo *kconv_backend_info (KConvBackend backend);
 
-typedef enum {
+typedef enum
+{
   KCONV_PATH_DIRECT,            /* one 2D pass */
-  KCONV_PATH_SEPARABLE,         /* rank-1 kernel: horizontal then vertical pass */
-  KCONV_PATH_FFT,               /* large kernel: through the Fourier transform */
+  /* rank-1 kernel: horizontal then vertical pass */
+  KCONV_PATH_SEPARABLE,
+  /* large kernel: through the Fourier transform */
+  KCONV_PATH_FFT,
 } KConvPath;
 
 /* One plane of 8-bit samples.  A pixel is pixel_stride bytes; the samples
@@ -85,7 +95,8 @@ typedef enum {
  * four: the first image copies the bytes it does not filter, the second
  * keeps them.  Submitted to one slot one after the other, the second
  * reuses the plane the first uploaded. */
-typedef struct {
+typedef struct
+{
   uint8_t *data;
   int width;
   int height;
@@ -96,7 +107,8 @@ typedef struct {
   int keep_other_bytes;         /* destinations only; 0 = copy them */
 } KConvImage;
 
-typedef struct {
+typedef struct
+{
   int cols;                     /* 1 .. KCONV_MAX_KERNEL_SIZE */
   int rows;                     /* 1 .. KCONV_MAX_KERNEL_SIZE */
   const float *weights;         /* rows * cols, row-major, finite */
@@ -106,7 +118,8 @@ typedef struct {
 } KConvKernel;
 
 /* How a thread waits for a frame in flight on the GPU */
-typedef enum {
+typedef enum
+{
   KCONV_GPU_WAIT_SPIN,          /* polls without rest (the CUDA runtime's
                                  * default): the least delay, a core busy */
   KCONV_GPU_WAIT_SLEEP,         /* polls with 20 us naps between */
@@ -114,16 +127,19 @@ typedef enum {
 } KConvGpuWait;
 
 /* Whose streams a filter's uploads and downloads run on */
-typedef enum {
+typedef enum
+{
   KCONV_COPY_STREAMS_OWN,       /* its own */
   KCONV_COPY_STREAMS_SHARED,    /* shared with the other filters of its CUDA
                                  * context, both ways */
   KCONV_COPY_STREAMS_SHARED_UP, /* shared for uploads only */
 } KConvCopyStreams;
 
-typedef struct {
+typedef struct
+{
   KConvBackend backend;
-  int n_threads;                /* CPU threads, 0 = OpenMP's default; at most one a core */
+  /* CPU threads, 0 = OpenMP's default; at most one a core */
+  int n_threads;
   int device_id;                /* CUDA device, -1 = default */
   KConvGpuWait gpu_wait;        /* 0 = spin */
   KConvCopyStreams copy_streams;        /* 0 = own */
@@ -236,7 +252,9 @@ const char *kconv_filter_strategy (const KConvFilter * filter);
  * clears it first, so it is never an earlier call's. */
 const char *kconv_last_error (void);
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 }
 #endif
+/* *INDENT-ON* */
 #endif /* KCONV_H */

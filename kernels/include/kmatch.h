@@ -14,16 +14,20 @@
 
 #include "kconv.h"
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* *INDENT-ON* */
 
-typedef struct {
+typedef struct
+{
   int x, y;                     /* top-left of the template in the frame */
   uint64_t sad;
 } KMatchPosition;
 
-typedef struct {
+typedef struct
+{
   int x, y, width, height;
 } KMatchRegion;
 
@@ -139,7 +143,9 @@ kmatch_rgb_luma (uint8_t r, uint8_t g, uint8_t b)
 KConvBackend kmatch_backend (const KMatch * m);
 void kmatch_free (KMatch * m);
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 }
 #endif
+/* *INDENT-ON* */
 #endif /* KMATCH_H */

@@ -12,13 +12,15 @@
 
 #include "kconv.h"
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* *INDENT-ON* */
 
 /* Records why the current call fails (printf-style) and returns status. */
 KConvStatus kconv_fail (KConvStatus status, const char *format, ...)
-    __attribute__ ((format (printf, 2, 3)));
+    __attribute__((format (printf, 2, 3)));
 
 /* Forgets the last failure's detail.  Each entry point of the API that
  * returns a status calls it first, so that the detail read after a failure
@@ -36,9 +38,11 @@ int kconv_fault_due (const char *call);
 #define kconv_fault_due(call) 0
 #endif
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 }
 #endif
+/* *INDENT-ON* */
 
 /* Returns the status of a call that failed. */
 #define KCONV_TRY(call) do { \

@@ -10,8 +10,7 @@
 static int set_spincount, set_blocktime;
 
 __attribute__((constructor))
-static void
-set_defaults (void)
+     static void set_defaults (void)
 {
   /* the user's wait policy, or the runtime's own knob, wins */
   if (getenv ("OMP_WAIT_POLICY"))

@@ -20,9 +20,11 @@
 #ifndef KCONV_OMP_DEFAULTS_H
 #define KCONV_OMP_DEFAULTS_H
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* *INDENT-ON* */
 
 /* libgomp's spin before a thread sleeps, in rounds of its wait loop (about
  * 23 ns each on the 2-core Xeon measured, some 70 microseconds in all;
@@ -41,7 +43,9 @@ extern "C" {
  * defaults were set, 0 if the user's own settings were left as they are. */
 int kconv_omp_defaults_restore (void);
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 }
 #endif
+/* *INDENT-ON* */
 #endif /* KCONV_OMP_DEFAULTS_H */

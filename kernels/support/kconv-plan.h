@@ -8,9 +8,11 @@
 #include <math.h>
 #include "kconv.h"
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* *INDENT-ON* */
 
 /* 255 * sum |w| must stay below this for every partial sum to be an exact
  * integer in single precision. */
@@ -20,7 +22,8 @@ extern "C" {
 #define KCONV_EXACT_MAX_DIVISOR 33554432.0
 #define KCONV_EXACT_MAX_OFFSET (16777216.0 + 256.0)
 
-typedef struct {
+typedef struct
+{
   int cols, rows;
   int ax, ay;                   /* anchor: cols / 2, rows / 2 */
   KConvBorder border;
@@ -139,7 +142,9 @@ kconv_finish_exact (const KConvPlan * plan, int64_t s)
   return kconv_clamp_u8 (kconv_floor_div (2 * s + d, 2 * d) + plan->ioffset);
 }
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 }
 #endif
+/* *INDENT-ON* */
 #endif /* KCONV_PLAN_H */

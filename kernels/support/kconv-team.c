@@ -76,8 +76,7 @@ kconv_default_threads (void)
  * the first call, made here): the variables that only served to give it
  * kconv's defaults go. */
 __attribute__((constructor))
-static void
-settle_runtime (void)
+     static void settle_runtime (void)
 {
   (void) omp_get_max_threads ();
   kconv_omp_defaults_restore ();

@@ -23,9 +23,11 @@
 #include <omp.h>
 #endif
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* *INDENT-ON* */
 
 /* Threads for a region that wants up to `want` (at least 1): no more than
  * the cores no other kconv region holds now, 1 inside another parallel
@@ -78,7 +80,9 @@ void kconv_copy_rows (uint8_t * dst, ptrdiff_t dst_stride,
     const uint8_t * src, ptrdiff_t src_stride, size_t row_bytes, int rows,
     int n_threads);
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 }
 #endif
+/* *INDENT-ON* */
 #endif /* KCONV_TEAM_H */

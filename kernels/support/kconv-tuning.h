@@ -12,9 +12,11 @@
 
 #include "kconv.h"
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* *INDENT-ON* */
 
 /* KCONV_CPU_ISA: avx512 (the default: as wide as the CPU allows), avx2
  * (x86-64-v3) or baseline (plain x86-64, SSE2) */
@@ -60,7 +62,9 @@ const char *kconv_strategy_name (KConvBackend backend, int i);
  * KCONV_ERROR_INVALID_ARGUMENT for another backend or name. */
 KConvStatus kconv_force_strategy (KConvBackend backend, const char *name);
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 }
 #endif
+/* *INDENT-ON* */
 #endif /* KCONV_TUNING_H */

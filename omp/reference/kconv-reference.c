@@ -36,9 +36,9 @@ reference_sample (const KConvPlan * plan, const KConvImage * src, int x, int y,
             channel_offset];
       float w = plan->weights[ky * plan->cols + kx];
       if (plan->exact)
-        isum += (int64_t) w * p;
+        isum += p * (int64_t) w;
       else
-        fsum += (double) w * p;
+        fsum += p * (double) w;
     }
   }
 

@@ -10,9 +10,11 @@
 
 #include "kconv-plan.h"
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* *INDENT-ON* */
 
 /* One pixel at a time in 64-bit integers (exact kernels) or doubles: slow,
  * obviously right, the gold the other backends are checked against. */
@@ -26,7 +28,9 @@ void kmatch_reference_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
     uint64_t * map, const uint8_t * byte_mask);
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 }
 #endif
+/* *INDENT-ON* */
 #endif /* KCONV_REFERENCE_H */

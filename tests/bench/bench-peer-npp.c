@@ -100,7 +100,7 @@ peer_npp_match_free (void)
 
 int
 peer_npp_filter (const uint8_t * src, int src_stride, uint8_t * dst,
-    int dst_stride, int width, int height, int channels, const int32_t *kernel,
+    int dst_stride, int width, int height, int channels, const int32_t * kernel,
     int size, int divisor, void *stream)
 {
   NppStreamContext *pctx = npp_context (stream);
@@ -114,8 +114,7 @@ peer_npp_filter (const uint8_t * src, int src_stride, uint8_t * dst,
   NppStatus st = channels == 4 ?
       nppiFilterBorder_8u_C4R_Ctx (src, src_stride, roi, origin, dst,
       dst_stride, roi, kernel, ksize, anchor, divisor, NPP_BORDER_REPLICATE,
-      ctx) :
-      nppiFilterBorder_8u_C3R_Ctx (src, src_stride, roi, origin, dst,
+      ctx) : nppiFilterBorder_8u_C3R_Ctx (src, src_stride, roi, origin, dst,
       dst_stride, roi, kernel, ksize, anchor, divisor, NPP_BORDER_REPLICATE,
       ctx);
   return st == NPP_SUCCESS ? 0 : (int) st;

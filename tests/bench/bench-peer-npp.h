@@ -10,9 +10,11 @@
 
 #include <stdint.h>
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* *INDENT-ON* */
 
 /* A device copy of an integer kernel, which is where NPP reads it from;
  * cudaFree it.  NULL on failure. */
@@ -22,7 +24,7 @@ int32_t *peer_npp_upload_kernel (const int32_t * kernel, int size);
  * from peer_npp_upload_kernel), replicate border, device pointers, on
  * `stream`.  Returns 0 on success. */
 int peer_npp_filter (const uint8_t * src, int src_stride, uint8_t * dst,
-    int dst_stride, int width, int height, int channels, const int32_t *kernel,
+    int dst_stride, int width, int height, int channels, const int32_t * kernel,
     int size, int divisor, void *stream);
 
 /* nppiSqrDistanceValid_Norm_8u32f_C1R_Ctx then nppiMinIndx_32f_C1R_Ctx on
@@ -33,7 +35,9 @@ int peer_npp_match (const uint8_t * d_frame, int width, int height,
     const uint8_t * d_tmpl, int tw, int th, int *x, int *y, void *stream);
 void peer_npp_match_free (void);
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 }
 #endif
+/* *INDENT-ON* */
 #endif

@@ -7,9 +7,11 @@
 
 #include <stdint.h>
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* *INDENT-ON* */
 
 void peer_opencv_set_threads (int n);
 const char *peer_opencv_version (void);
@@ -30,7 +32,9 @@ void peer_opencv_box (const uint8_t * src, uint8_t * dst, int width,
 void peer_opencv_match_sqdiff (const uint8_t * frame, int width, int height,
     const uint8_t * tmpl, int tw, int th, int *x, int *y);
 
+/* *INDENT-OFF* */
 #ifdef __cplusplus
 }
 #endif
+/* *INDENT-ON* */
 #endif

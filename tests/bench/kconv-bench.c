@@ -25,7 +25,8 @@
 #include "bench-peer-opencv.h"
 #endif
 
-typedef struct {
+typedef struct
+{
   int width, height, channels;  /* 4 = RGBA (alpha passes through) */
   uint8_t *src, *dst, *peer_dst;
   float *weights;               /* size x size */
@@ -62,7 +63,8 @@ run_opencv (void *p)
 }
 #endif
 
-typedef enum { KIND_ARBITRARY, KIND_GAUSSIAN, KIND_EDGE, KIND_BOX } Kind;
+typedef enum
+{ KIND_ARBITRARY, KIND_GAUSSIAN, KIND_EDGE, KIND_BOX } Kind;
 
 static void
 bench_case (const BenchArgs * args, int width, int height, int channels,

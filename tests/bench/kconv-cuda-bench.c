@@ -42,7 +42,8 @@ event_median (const float *t, int n)
   return (float) bench_median (d, n);
 }
 
-typedef struct {
+typedef struct
+{
   int width, height, ps;
   size_t stride, bytes;
   uint8_t *d_src[PAIRS], *d_dst[PAIRS];
@@ -57,7 +58,7 @@ frames_init (Frames * f, int width, int height, int ps)
   f->width = width;
   f->height = height;
   f->ps = ps;
-  f->stride = (size_t) width * ps;
+  f->stride = ps * (size_t) width;
   f->bytes = f->stride * height;
   f->h_src = malloc (f->bytes);
   for (size_t i = 0; i < f->bytes; i++)
@@ -110,7 +111,8 @@ time_gpu (GpuRun run, void *ctx, Frames * f)
   return event_median (t, REPS);
 }
 
-typedef struct {
+typedef struct
+{
   KConvFilter *filter;
   KConvImage im;
 } KconvCtx;
@@ -122,12 +124,12 @@ run_kconv (void *p, Frames * f, int pair)
   KConvImage src = k->im, dst = k->im;
   src.data = f->d_src[pair];
   dst.data = f->d_dst[pair];
-  return kconv_filter_run_device (k->filter, &src, &dst, f->stream) !=
-      KCONV_OK;
+  return kconv_filter_run_device (k->filter, &src, &dst, f->stream) != KCONV_OK;
 }
 
 #ifdef KCONV_BENCH_NPP
-typedef struct {
+typedef struct
+{
   int32_t *kernel;
   int size, divisor;
 } NppCtx;
@@ -169,8 +171,7 @@ time_forced (const char *strategy, const char *says, const KConvKernel * k,
 
 /* CPU backend on the host frame, median of 3 */
 static float
-time_cpu (const KConvKernel * k, Frames * f, const KConvImage * im,
-    int threads)
+time_cpu (const KConvKernel * k, Frames * f, const KConvImage * im, int threads)
 {
   KConvOptions opt = { KCONV_BACKEND_CPU, threads, -1 };
   KConvFilter *cf;
@@ -228,7 +229,8 @@ main (int argc, char **argv)
   struct cudaDeviceProp prop;
   CK (cudaGetDeviceProperties (&prop, 0));
   double copy_gbs = measure_copy_gbs ();
-  printf ("device: %s, %d SMs; device-to-device copy %.0f GB/s (read + write)\n",
+  printf
+      ("device: %s, %d SMs; device-to-device copy %.0f GB/s (read + write)\n",
       prop.name, prop.multiProcessorCount, copy_gbs);
 #ifdef KCONV_BENCH_NPP
   printf ("peer: NPP nppiFilterBorder_8u_C4R_Ctx (C3R for RGB), integer "
@@ -237,7 +239,8 @@ main (int argc, char **argv)
   printf ("peer: none (built without NPP)\n");
 #endif
 
-  struct {
+  struct
+  {
     const char *name;
     int width, height, ps, size, gaussian;
   } cases[] = {
@@ -253,8 +256,7 @@ main (int argc, char **argv)
   };
   printf ("\n%-22s %5s %6s %9s %8s %8s %6s %9s %8s %9s %9s %9s %9s %9s   "
       "%s\n", "case", "size", "kind", "kconv ms", "Gpix/s", "GB/s", "%bw",
-      "NPP ms", "speedup", "CPU ms", "direct", "fft", "small", "mma",
-      "chosen");
+      "NPP ms", "speedup", "CPU ms", "direct", "fft", "small", "mma", "chosen");
   srand (7);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     char label[64];
@@ -283,7 +285,8 @@ main (int argc, char **argv)
     for (int i = 0; i < n * n && !cases[c].gaussian; i++)
       sum += iw[i];
     KConvKernel k = { n, n, w, cases[c].gaussian ? 0.0 : (double) (sum ? sum :
-          1), 0.0, 0 };
+          1), 0.0, 0
+    };
     KConvOptions opt = { KCONV_BACKEND_CUDA, 0, 0 };
     KconvCtx kc = { 0 };
     if (kconv_filter_new (&k, KCONV_BORDER_REPLICATE, &opt, &kc.filter) !=

@@ -57,7 +57,7 @@ static const Case cases[] = {
   {"3840x2160 RGBA, 3x3", "RGBA", 3840, 2160,
       "kconvfilter backend=cuda kernel=edge", 3, KCONV_NAMED_EDGE},
   {"3840x2160 RGBA, 7x7", "RGBA", 3840, 2160,
-      "kconvfilter backend=cuda kernel=gaussian kernel-size=7", 7,
+        "kconvfilter backend=cuda kernel=gaussian kernel-size=7", 7,
       KCONV_NAMED_GAUSSIAN},
   {"1920x1080 RGBA, 3x3", "RGBA", 1920, 1080,
       "kconvfilter backend=cuda kernel=edge", 3, KCONV_NAMED_EDGE},
@@ -68,7 +68,7 @@ static const Case cases[] = {
       "kpatternmatch backend=cuda template-region=1700,1000,64,64", 0, 0},
   {"kpatternmatch 3840x2160 RGBA, 64x64, match-on=color", "RGBA", 3840, 2160,
       "kpatternmatch backend=cuda template-region=1700,1000,64,64 "
-      "match-on=color", 0, 0},
+        "match-on=color", 0, 0},
 };
 
 /* One pipeline's timings: when each frame (by offset) entered the filter
@@ -221,8 +221,7 @@ run_pipeline (const Case * c, int in_flight, int pinned, int frames,
   g_cond_init (&t->cond);
   GstPad *fpad = gst_element_get_static_pad (filter, "sink");
   GstPad *spad = gst_element_get_static_pad (sink, "sink");
-  gst_pad_add_probe (fpad, GST_PAD_PROBE_TYPE_BUFFER, on_filter_input, t,
-      NULL);
+  gst_pad_add_probe (fpad, GST_PAD_PROBE_TYPE_BUFFER, on_filter_input, t, NULL);
   gst_pad_add_probe (spad, GST_PAD_PROBE_TYPE_BUFFER, on_sink_input, t, NULL);
   /* kpatternmatch posts a message a frame: nobody reads them here */
   GstBus *bus = gst_element_get_bus (pipe);
@@ -458,8 +457,7 @@ main (int argc, char **argv)
     BenchBus bus = { 0 };
     bench_bus_measure (bytes, 20, &bus);
     /* kconvfilter moves a frame each way, kpatternmatch uploads only */
-    const double bus_fps = 1e3 / (kconvfilter ? bus.sustained_ms :
-        bus.up_ms);
+    const double bus_fps = 1e3 / (kconvfilter ? bus.sustained_ms : bus.up_ms);
     const double naive = kconvfilter ? naive_ms (c) : 0;
     printf ("\n## %s: %.1f MB a frame each way\n", c->name, bytes / 1e6);
     printf ("bus, pinned: up %.3f ms (%.1f GB/s), down %.3f ms (%.1f GB/s), "

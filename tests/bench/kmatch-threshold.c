@@ -30,7 +30,8 @@
 
 static const char *names[] = { "camera", "astronaut", "coffee", "chelsea" };
 
-enum { N_PHOTOS = 4 };
+enum
+{ N_PHOTOS = 4 };
 
 /* a standard normal sample (Box-Muller) */
 static double
@@ -138,8 +139,8 @@ main (int argc, char **argv)
       }
   printf ("\nworst score where the template is (noise 8, brightness +10): "
       "%.4f\nbest score where it is not (other photographs, snow): %.4f\n"
-      "found more than a pixel from where it was: %d\n", worst_found, best_absent,
-      misplaced);
+      "found more than a pixel from where it was: %d\n", worst_found,
+      best_absent, misplaced);
   kmatch_free (m);
   for (int p = 0; p < N_PHOTOS; p++) {
     free (photo[p]);

@@ -217,7 +217,7 @@ new_sample (GstAppSink * sink, gpointer data)
   r->hash = fnv (r->hash, &h, sizeof h);
   if (r->out < (guint64) n_frames)
     r->frame_hash[r->out] ^= h;
-  __atomic_add_fetch (&r->out, 1, __ATOMIC_RELAXED);     /* read by finish */
+  __atomic_add_fetch (&r->out, 1, __ATOMIC_RELAXED);    /* read by finish */
   gst_sample_unref (s);
   return GST_FLOW_OK;
 }

@@ -216,8 +216,7 @@ count_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 }
 
 static GstClockTime
-run_and_query_latency (const gchar * source, const gchar * element,
-    gint * lag)
+run_and_query_latency (const gchar * source, const gchar * element, gint * lag)
 {
   gchar *desc = g_strdup_printf ("%s num-buffers=8 ! video/x-raw,format=RGBA,"
       "width=64,height=48,framerate=30/1 ! %s name=el ! fakesink name=sink "

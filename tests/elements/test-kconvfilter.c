@@ -35,7 +35,7 @@ harness_new (const gchar * format, gint width, gint height, ...)
 
   va_start (args, height);
   while ((name = va_arg (args, const gchar *)))
-    gst_util_set_object_arg (G_OBJECT (h->element), name, va_arg (args,
+      gst_util_set_object_arg (G_OBJECT (h->element), name, va_arg (args,
             const gchar *));
   va_end (args);
 
@@ -136,8 +136,8 @@ GST_START_TEST (test_formats_flat_blur)
     GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
     fail_unless (out != NULL, "%s: no output", FORMAT (i));
     fail_unless (out != in, "%s: blur ran in passthrough", FORMAT (i));
-    fail_unless (frames_max_diff (&info, in, out) == 0, "%s: flat frame changed",
-        FORMAT (i));
+    fail_unless (frames_max_diff (&info, in, out) == 0,
+        "%s: flat frame changed", FORMAT (i));
     gst_buffer_unref (in);
     gst_buffer_unref (out);
     gst_harness_teardown (h);
@@ -248,8 +248,10 @@ check_against_reference (KConvFilter * ref, const gchar * format, gint W,
     guint8 *gout = component_gray (&fo, c, &w, &hh);
     guint8 *want = g_malloc ((gsize) w * hh);
     if (filtered) {
-      KConvImage src = { gin, w, hh, w, 1, 1, {0} };
-      KConvImage dst = { want, w, hh, w, 1, 1, {0} };
+      KConvImage src = { gin, w, hh, w, 1, 1, {0}
+      };
+      KConvImage dst = { want, w, hh, w, 1, 1, {0}
+      };
       fail_unless (kconv_filter_run (ref, &src, &dst) == KCONV_OK);
     } else {
       memcpy (want, gin, (gsize) w * hh);
@@ -474,8 +476,8 @@ GST_START_TEST (test_refusal_text_is_utf8)
   gst_element_set_bus (h->element, bus);
   GString *text = g_string_new ("1 2; ");
   for (int i = 0; i < 70; i++)
-    g_string_append (text, "\xc3\xa9");     /* é, two bytes */
-  g_string_append (text, "\xff");    /* not UTF-8 at all */
+    g_string_append (text, "\xc3\xa9"); /* é, two bytes */
+  g_string_append (text, "\xff");       /* not UTF-8 at all */
   g_object_set (h->element, "matrix", text->str, NULL);
   GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
   fail_unless (m != NULL);
@@ -686,8 +688,7 @@ GST_START_TEST (test_identity_passthrough)
 
   g_object_set (h->element, "kernel", 1 /* edge */ , NULL);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-  fail_if (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
-          (h->element)));
+  fail_if (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (h->element)));
   fail_unless (out != in);
   gst_buffer_unref (out);
 
@@ -875,8 +876,7 @@ GST_START_TEST (test_kernel_values_from_the_core)
   for (gint i = 0; i < KCONV_BACKEND_COUNT; i++) {
     const KConvBackendInfo *b = kconv_backend_info (i);
     GEnumValue *v = g_enum_get_value_by_nick (values, b->name);
-    fail_unless ((v != NULL) == (b->for_elements != 0), "backend %s",
-        b->name);
+    fail_unless ((v != NULL) == (b->for_elements != 0), "backend %s", b->name);
     fail_unless (!v || v->value == (gint) b->id);
     offered += b->for_elements;
   }
@@ -1032,8 +1032,8 @@ GST_START_TEST (test_presets)
         "preset %s does not load", names[i]);
     gint border, planes;
     g_object_get (e, "border", &border, "planes", &planes, NULL);
-    fail_unless_equals_int (border, 2);        /* reflect */
-    fail_unless_equals_int (planes, 2);        /* auto */
+    fail_unless_equals_int (border, 2); /* reflect */
+    fail_unless_equals_int (planes, 2); /* auto */
   }
   g_strfreev (names);
 

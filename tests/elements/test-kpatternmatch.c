@@ -19,7 +19,8 @@
 #define W 96
 #define H 64
 
-typedef struct {
+typedef struct
+{
   GstHarness *h;
   GstBus *bus;
   int warnings;                 /* warning messages seen so far */
@@ -40,7 +41,7 @@ fixture_new (const gchar * format, ...)
   g_object_set (f.h->element, "frames-in-flight", 1, NULL);
   va_start (args, format);
   while ((name = va_arg (args, const gchar *)))
-    gst_util_set_object_arg (G_OBJECT (f.h->element), name,
+      gst_util_set_object_arg (G_OBJECT (f.h->element), name,
         va_arg (args, const gchar *));
   va_end (args);
   gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
@@ -548,8 +549,7 @@ GST_START_TEST (test_template_file_not_an_image)
     fail_unless (g_file_set_contents (path, contents[i], -1, NULL));
     Fixture f = fixture_new ("GRAY8", "template-region", "30,20,12,9", NULL);
     guint8 *pixels = random_gray (40 + i);
-    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (pixels,
-                0)));
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (pixels, 0)));
     gst_structure_free (next_result (&f));
     gint64 t0 = g_get_monotonic_time ();
     g_object_set (f.h->element, "template-location", path, NULL);
@@ -627,8 +627,7 @@ GST_START_TEST (test_template_files_that_lie)
   for (guint i = 0; i < G_N_ELEMENTS (paths); i++) {
     Fixture f = fixture_new ("GRAY8", "template-region", "30,20,12,9", NULL);
     guint8 *pixels = random_gray (60 + i);
-    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (pixels,
-                0)));
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (pixels, 0)));
     gst_structure_free (next_result (&f));
     gint64 t0 = g_get_monotonic_time ();
     g_object_set (f.h->element, "template-location", paths[i], NULL);
@@ -1097,8 +1096,7 @@ GST_START_TEST (test_edge_sizes)
           gst_video_format_from_string (FORMAT (i)), w, h);
       GstBuffer *in = random_frame (&info, 40 + i);
       for (int k = 0; k < 2; k++)
-        gst_buffer_unref (gst_harness_push_and_pull (hh,
-                gst_buffer_ref (in)));
+        gst_buffer_unref (gst_harness_push_and_pull (hh, gst_buffer_ref (in)));
       Fixture f = { hh, bus, 0 };
       for (int k = 0; k < 2; k++) {
         GstStructure *st = next_result (&f);

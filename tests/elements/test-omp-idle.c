@@ -42,7 +42,8 @@ main (int argc, char **argv)
     printf ("one core: no second thread to watch\n");
     return 77;
   }
-  const int user_set = g_getenv ("GOMP_SPINCOUNT") || g_getenv ("KMP_BLOCKTIME");
+  const int user_set = g_getenv ("GOMP_SPINCOUNT")
+      || g_getenv ("KMP_BLOCKTIME");
   gst_init (&argc, &argv);
   GstHarness *h = gst_harness_new_parse ("kconvfilter kernel=gaussian "
       "backend=cpu n-threads=2 frames-in-flight=1");
@@ -64,9 +65,11 @@ main (int argc, char **argv)
   /* the variables that handed kconv's settings to the runtime are gone */
   const int env_left = !user_set && (g_getenv ("GOMP_SPINCOUNT")
       || g_getenv ("KMP_BLOCKTIME"));
-  printf ("%d frames; CPU time in %d pauses of 30 ms after a frame: %.1f ms%s\n",
-      frames, FRAMES, paused, env_left ? "; GOMP_SPINCOUNT or KMP_BLOCKTIME "
-      "left in the environment" : "");
+  printf
+      ("%d frames; CPU time in %d pauses of 30 ms after a frame: %.1f ms%s\n",
+      frames, FRAMES, paused,
+      env_left ? "; GOMP_SPINCOUNT or KMP_BLOCKTIME " "left in the environment"
+      : "");
   if (frames != FRAMES || env_left)
     return 1;
   if (spinning && paused <= 50) {

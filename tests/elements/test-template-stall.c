@@ -42,8 +42,7 @@ main (int argc, char **argv)
   gst_kmatch_template_set_decoder_dir (KCONV_TEST_DECODER_DIR);
   gchar *path = g_strdup_printf ("%s/kconv-stalls-%d.jpg", g_get_tmp_dir (),
       (int) getpid ());
-  if (!g_file_set_contents (path, (const gchar *) stalls, sizeof stalls,
-          NULL))
+  if (!g_file_set_contents (path, (const gchar *) stalls, sizeof stalls, NULL))
     return 1;
   GError *err = NULL;
   const int threads = count_threads ();

@@ -31,7 +31,7 @@ static const char *const elements[] = {
 
 /* reads the next byte (0 past the end) */
 static guint8
-next (const guint8 ** data, size_t * size)
+next (const guint8 ** data, size_t *size)
 {
   if (*size == 0)
     return 0;

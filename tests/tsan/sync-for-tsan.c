@@ -63,25 +63,23 @@ real (void **slot, const char *name)
   }
 
 TAKE (g_mutex_lock, GMutex)
-GIVE (g_mutex_unlock, GMutex)
-TRY (g_mutex_trylock, GMutex)
-TAKE (g_rec_mutex_lock, GRecMutex)
-GIVE (g_rec_mutex_unlock, GRecMutex)
-TRY (g_rec_mutex_trylock, GRecMutex)
-TAKE (g_rw_lock_writer_lock, GRWLock)
-GIVE (g_rw_lock_writer_unlock, GRWLock)
-TRY (g_rw_lock_writer_trylock, GRWLock)
-TAKE (g_rw_lock_reader_lock, GRWLock)
-GIVE (g_rw_lock_reader_unlock, GRWLock)
-TRY (g_rw_lock_reader_trylock, GRWLock)
-
+    GIVE (g_mutex_unlock, GMutex)
+    TRY (g_mutex_trylock, GMutex)
+    TAKE (g_rec_mutex_lock, GRecMutex)
+    GIVE (g_rec_mutex_unlock, GRecMutex)
+    TRY (g_rec_mutex_trylock, GRecMutex)
+    TAKE (g_rw_lock_writer_lock, GRWLock)
+    GIVE (g_rw_lock_writer_unlock, GRWLock)
+    TRY (g_rw_lock_writer_trylock, GRWLock)
+    TAKE (g_rw_lock_reader_lock, GRWLock)
+    GIVE (g_rw_lock_reader_unlock, GRWLock)
+    TRY (g_rw_lock_reader_trylock, GRWLock)
 /* A wait gives the mutex up and takes it back inside GLib. */
-void
-g_cond_wait (GCond * cond, GMutex * mutex)
+     void g_cond_wait (GCond * cond, GMutex * mutex)
 {
   static void *slot;
   __tsan_release (mutex);
-  ((void (*) (GCond *, GMutex *)) real (&slot, "g_cond_wait")) (cond, mutex);
+  ((void (*)(GCond *, GMutex *)) real (&slot, "g_cond_wait")) (cond, mutex);
   __tsan_acquire (mutex);
 }
 
@@ -90,7 +88,7 @@ g_cond_wait_until (GCond * cond, GMutex * mutex, gint64 end_time)
 {
   static void *slot;
   __tsan_release (mutex);
-  gboolean woken = ((gboolean (*) (GCond *, GMutex *, gint64))
+  gboolean woken = ((gboolean (*)(GCond *, GMutex *, gint64))
       real (&slot, "g_cond_wait_until")) (cond, mutex, end_time);
   __tsan_acquire (mutex);
   return woken;
@@ -106,7 +104,7 @@ g_object_unref (gpointer object)
   __tsan_release (o);
   if (g_atomic_int_get (&o->ref_count) == 1)
     __tsan_acquire (o);
-  ((void (*) (gpointer)) real (&slot, "g_object_unref")) (object);
+  ((void (*)(gpointer)) real (&slot, "g_object_unref")) (object);
 }
 
 void
@@ -116,6 +114,6 @@ gst_mini_object_unref (GstMiniObject * mini_object)
   __tsan_release (mini_object);
   if (GST_MINI_OBJECT_REFCOUNT_VALUE (mini_object) == 1)
     __tsan_acquire (mini_object);
-  ((void (*) (GstMiniObject *)) real (&slot, "gst_mini_object_unref"))
+  ((void (*)(GstMiniObject *)) real (&slot, "gst_mini_object_unref"))
       (mini_object);
 }

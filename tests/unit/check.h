@@ -11,8 +11,10 @@
 #include <stdio.h>
 
 /* weak: one pair of counters however many files include this */
-__attribute__ ((weak)) int check_passed;
-__attribute__ ((weak)) int check_failed;
+__attribute__((weak))
+     int check_passed;
+__attribute__((weak))
+     int check_failed;
 
 #define CHECK(cond, ...) do { \
     if (cond) { \
@@ -25,8 +27,7 @@ __attribute__ ((weak)) int check_failed;
     } \
   } while (0)
 
-static inline int
-check_summary (void)
+     static inline int check_summary (void)
 {
   printf ("%d passed, %d failed\n", check_passed, check_failed);
   return check_failed ? 1 : 0;

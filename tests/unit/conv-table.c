@@ -18,7 +18,8 @@
 #include "conv-table.h"
 #include "kconv-tuning.h"
 
-typedef struct {
+typedef struct
+{
   const char *name;
   int pixel_stride, n_channels, offsets[4];
 } Layout;
@@ -38,7 +39,8 @@ static const Layout layouts[] = {
 
 /* K_BLUR: separable with positive weights, normalised by the automatic
  * divisor, like a gaussian (what CUDA's half-precision path takes) */
-typedef enum { K_INT, K_INT_SEPARABLE, K_FLOAT, K_FLOAT_SEPARABLE, K_BLUR,
+typedef enum
+{ K_INT, K_INT_SEPARABLE, K_FLOAT, K_FLOAT_SEPARABLE, K_BLUR,
   K_KINDS
 } KernelKind;
 static const char *kind_names[] = { "int", "int-sep", "float", "float-sep",
@@ -96,7 +98,8 @@ make_weights (KernelKind kind, int rows, int cols)
   for (int i = 0; i < rows; i++)
     v[i] = kind == K_INT_SEPARABLE ? rnd_range (-3, 3) : kind == K_BLUR ?
         0.05f + fabsf (rnd_float ()) : rnd_float ();
-  h[rnd () % cols] = kind == K_INT_SEPARABLE ? 2 : 0.75f;   /* never all 0 */
+  /* never all 0 */
+  h[rnd () % cols] = kind == K_INT_SEPARABLE ? 2 : 0.75f;
   v[rnd () % rows] = kind == K_INT_SEPARABLE ? -1 : 0.5f;
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < cols; c++) {
@@ -335,8 +338,8 @@ conv_table_bench (KConvBackend backend, const BenchArgs * args,
         seen |= !strcmp (done[d], path);
       if (!seen && n_done < 8) {
         snprintf (done[n_done++], sizeof done[0], "%s", path);
-        const double ms = bench_time_ms (bench_filter_run, &r, args->quick ? 300 :
-            1000, 31);
+        const double ms =
+            bench_time_ms (bench_filter_run, &r, args->quick ? 300 : 1000, 31);
         const double mpix = (double) c->width * c->height / (ms * 1e3);
         printf ("%-28s %-6s %9.3f %9.1f   %s\n", c->name, s < 0 ? "-" :
             strategies[s], ms, mpix, path);
@@ -485,8 +488,7 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
     forced_offset = extremes[i][1];
     if (n <= max_kernel)
       run_case (backend, &layouts[i % n_layouts], rnd_range (20, 90),
-          rnd_range (10, 60), n, n, i % 2 ? K_INT_SEPARABLE : K_INT, i % 4,
-          2);
+          rnd_range (10, 60), n, n, i % 2 ? K_INT_SEPARABLE : K_INT, i % 4, 2);
   }
   forced_divisor = forced_offset = NAN;
 }

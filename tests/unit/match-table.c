@@ -233,8 +233,7 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
     CHECK (n == nr && memcmp (p, pr, sizeof (KMatchPosition) * n) == 0,
         "%s: positions differ (%d,%d vs %d,%d)", what, n ? p[0].x : -1,
         n ? p[0].y : -1, nr ? pr[0].x : -1, nr ? pr[0].y : -1);
-    if (planted == 1 && !use_region && !ties && (!lay->luma
-            || natural))
+    if (planted == 1 && !use_region && !ties && (!lay->luma || natural))
       CHECK (p[0].sad == 0 && (p[0].y < py || (p[0].y == py && p[0].x <= px)),
           "%s: planted copy at %d,%d not found (got %d,%d)", what, px, py,
           p[0].x, p[0].y);
@@ -305,7 +304,8 @@ run_in_flight (KConvBackend backend, const Layout * lay, int w, int h,
   KConvSlot *slots[2 * FRAMES];
   KMatchPosition expect[2 * FRAMES];
   KConvOptions opt = { backend, 2, -1 }, ref_opt = {
-  KCONV_BACKEND_CPU, 2, -1};
+    KCONV_BACKEND_CPU, 2, -1
+  };
   KMatch *m = NULL, *mr = NULL;
   int ok = kmatch_new (&opt, &m) == KCONV_OK
       && kmatch_new (&ref_opt, &mr) == KCONV_OK;

@@ -297,7 +297,8 @@ check_exact_finish (void)
     for (int d = -70; d <= 70; d++) {
       if (d == 0)
         continue;
-      KConvKernel k = { 1, 1, &weights[wi], d, (double) (d % 7) * 9, d % 3 == 0 };
+      KConvKernel k =
+          { 1, 1, &weights[wi], d, (double) (d % 7) * 9, d % 3 == 0 };
       KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
       KConvOptions opt = { KCONV_BACKEND_CPU, 1, -1 };
       KConvImage im = { src, 256, 1, 256, 1, 1, {0} }, dr = im, dc = im;
@@ -335,7 +336,8 @@ check_exact_finish (void)
     KConvKernel k = { 1, 1, &w, (double) d, (double) (100 - q), 0 };
     KConvOptions opt = { KCONV_BACKEND_CPU, 1, -1 };
     memset (src, near[i].p, sizeof src);
-    KConvImage im = { src, 256, 1, 256, 1, 1, {0} }, dc = im;
+    KConvImage im = { src, 256, 1, 256, 1, 1, {0}
+    }, dc = im;
     dc.data = out;
     KConvFilter *f = NULL;
     int ok = kconv_filter_new (&k, KCONV_BORDER_REPLICATE, &opt, &f) ==

@@ -27,8 +27,10 @@ convolve_gray (const uint8_t * in, int w, int h, const float *weights,
     KConvKernel k = { cols, rows, weights, divisor, offset, absolute };
     KConvOptions opt = { backends[b], 1, -1 };
     KConvFilter *f = NULL;
-    KConvImage src = { (uint8_t *) in, w, h, w, 1, 1, {0} };
-    KConvImage dst = { out, w, h, w, 1, 1, {0} };
+    KConvImage src = { (uint8_t *) in, w, h, w, 1, 1, {0}
+    };
+    KConvImage dst = { out, w, h, w, 1, 1, {0}
+    };
     if (kconv_filter_new (&k, border, &opt, &f) != KCONV_OK
         || kconv_filter_run (f, &src, &dst) != KCONV_OK) {
       fprintf (stderr, "%s: %s backend failed\n", what,
@@ -250,7 +252,7 @@ test_rounding (void)
   /* [1 1] / 2 reads (x - 1, x): halves go up */
   static const uint8_t in[3] = { 1, 2, 4 };
   static const float pair[2] = { 1, 1 };
-  static const uint8_t halves[3] = { 2, 2, 3 };   /* (2+1)/2 reflected, 1.5, 3 */
+  static const uint8_t halves[3] = { 2, 2, 3 }; /* (2+1)/2 reflected, 1.5, 3 */
   CHECK (convolve_gray (in, 3, 1, pair, 1, 2, 2, 0, 0, KCONV_BORDER_REFLECT,
           halves, "halves"), "halves round up");
 
@@ -325,7 +327,8 @@ test_api_errors (void)
   CHECK (kconv_filter_new (&k, KCONV_BORDER_ZERO, NULL, &f) == KCONV_OK,
       "create");
   uint8_t buf[16];
-  KConvImage a = { buf, 2, 2, 2, 1, 1, {0} }, b = a;
+  KConvImage a = { buf, 2, 2, 2, 1, 1, {0}
+  }, b = a;
   CHECK (kconv_filter_run (f, &a, &b) == KCONV_ERROR_INVALID_ARGUMENT,
       "in-place refused");
   b.data = buf + 8;
