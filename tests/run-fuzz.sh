@@ -44,7 +44,7 @@ meson compile -C "$out/plugin" >"$out/plugin-compile.log" 2>&1 \
   || { echo "the instrumented plugin did not build:"; tail -n 30 "$out/plugin-compile.log"; exit 1; }
 export KCONV_FUZZ_PLUGIN_DIR=$PWD/$out/plugin/gst
 # shellcheck disable=SC2046
-build fuzz-buffers -Itests $(pkg-config --cflags --libs gstreamer-check-1.0 \
+build fuzz-buffers -Itests/elements $(pkg-config --cflags --libs gstreamer-check-1.0 \
   gstreamer-video-1.0) || exit 1
 for t in fuzz-matrix fuzz-region fuzz-template fuzz-buffers; do
   extra="" asan=""
