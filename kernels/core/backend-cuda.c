@@ -102,10 +102,10 @@ layout_of (const KMatchQuery * q, KMatchCudaLayout * layout)
 {
   if (q->in_order)
     return NULL;
-  *layout = (KMatchCudaLayout) {
-    q->pixel_stride, {
-    q->offsets[0], q->offsets[1], q->offsets[2]}
-  , q->luma};
+  layout->pixel_stride = q->pixel_stride;
+  for (int c = 0; c < 3; c++)
+    layout->offsets[c] = q->offsets[c];
+  layout->luma = q->luma;
   return layout;
 }
 

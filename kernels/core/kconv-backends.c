@@ -101,7 +101,9 @@ kconv_backend_resolve (KConvBackend backend)
     return backend;
   /* a device where one is usable, else the CPU */
   const KConvBackendOps *device = kconv_backend_device ();
-  return device && device->usable ()? device->id : KCONV_BACKEND_CPU;
+  if (device && device->usable ())
+    return device->id;
+  return KCONV_BACKEND_CPU;
 }
 
 KConvStatus

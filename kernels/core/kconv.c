@@ -117,11 +117,7 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
     free (f);
     return st;
   }
-  /* more threads than cores only wait on each other (and each takes
-   * scratch memory): at most one a core */
-  f->n_threads = !options->n_threads ? kconv_default_threads () :
-      options->n_threads < kconv_cpu_count ()? options->n_threads :
-      kconv_cpu_count ();
+  f->n_threads = kconv_team_threads (options->n_threads);
   FilterStart start = { f, options };
   st = kconv_backend_start (options->backend, filter_start, &start, &f->ops);
   if (st != KCONV_OK) {
@@ -330,7 +326,9 @@ void *
 kconv_host_alloc (size_t size, int *pinned)
 {
   const KConvBackendOps *device = kconv_backend_device ();
-  void *p = device && device->usable ()? device->host_alloc (size) : NULL;
+  void *p = NULL;
+  if (device && device->usable ())
+    p = device->host_alloc (size);
   *pinned = p != NULL;
   return p ? p : aligned_alloc (64, (size + 63) / 64 * 64);
 }

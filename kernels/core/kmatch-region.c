@@ -47,8 +47,10 @@ kmatch_region_parse (const char *text, KMatchRegion * region, char *err,
     snprintf (err, err_size, "unexpected text after the height");
     return -1;
   }
-  *region = (KMatchRegion) {
-  (int) v[0], (int) v[1], (int) v[2], (int) v[3]};
+  const KMatchRegion parsed = { (int) v[0], (int) v[1], (int) v[2],
+    (int) v[3]
+  };
+  *region = parsed;
   return 0;
 }
 

@@ -71,10 +71,7 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
     free (m);
     return st;
   }
-  /* at most one thread a core, as for filters */
-  m->n_threads = !options->n_threads ? kconv_default_threads () :
-      options->n_threads < kconv_cpu_count ()? options->n_threads :
-      kconv_cpu_count ();
+  m->n_threads = kconv_team_threads (options->n_threads);
   *out = m;
   return KCONV_OK;
 }
@@ -277,8 +274,8 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     if (st != KCONV_OK)
       return st;
     if (best_only) {
-      matches[0] = (KMatchPosition) {
-      best.x + r.x, best.y + r.y, best.sad};
+      const KMatchPosition at = { best.x + r.x, best.y + r.y, best.sad };
+      matches[0] = at;
       *n_matches = 1;
     } else {
       *n_matches = pick_best (map, mw, mh, m->tw, m->th, r.x, r.y,
@@ -400,8 +397,10 @@ kmatch_slot_matches (KConvSlot * slot, KMatchPosition * matches, int *n_matches)
   if (slot->match_on_gpu && device) {
     KMatchPosition best;
     device->match_slot_best (slot, &best);
-    slot->matches[0] = (KMatchPosition) {
-    best.x + slot->origin_x, best.y + slot->origin_y, best.sad};
+    const KMatchPosition at = { best.x + slot->origin_x,
+      best.y + slot->origin_y, best.sad
+    };
+    slot->matches[0] = at;
     slot->n_matches = 1;
     slot->match_on_gpu = 0;
   }

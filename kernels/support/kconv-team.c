@@ -71,6 +71,15 @@ kconv_default_threads (void)
 #endif
 }
 
+int
+kconv_team_threads (int n)
+{
+  if (n == 0)
+    return kconv_default_threads ();
+  const int cores = kconv_cpu_count ();
+  return n < cores ? n : cores;
+}
+
 #ifdef _OPENMP
 /* The runtime has read its settings by now (libgomp at load, libomp at
  * the first call, made here): the variables that only served to give it

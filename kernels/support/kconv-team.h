@@ -73,6 +73,11 @@ int kconv_cpu_count (void);
  * else one per core), never more than the cores. */
 int kconv_default_threads (void);
 
+/* The threads a filter or matcher asked for n (0: OpenMP's default) runs
+ * on: more than the cores only wait on each other (and each takes scratch
+ * memory), so at most one a core. */
+int kconv_team_threads (int n);
+
 /* memcpy of `rows` rows of row_bytes, on up to n_threads threads (one for
  * small blocks): the CPU backend's copies and the CUDA backend's staging
  * of pageable frames. */

@@ -179,9 +179,8 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
         luma[y * w + x] = kmatch_rgb_luma (px[lay->offsets[0]],
             px[lay->offsets[1]], px[lay->offsets[2]]);
       }
-    imr = (KConvImage) {
-      luma, w, h, w, 1, 1, {
-    0}};
+    const KConvImage grey = { luma, w, h, w, 1, 1, {0} };
+    imr = grey;
   }
   /* natural content: the template cut from it (noise if planted > 1) */
   if (natural)

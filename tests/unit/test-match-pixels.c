@@ -82,9 +82,8 @@ check_interleave (void)
       mem[c] = malloc ((size_t) stride * h);
       for (ptrdiff_t i = 0; i < stride * h; i++)
         mem[c][i] = (uint8_t) rnd ();
-      planes[c] = (KConvImage) {
-        mem[c], w, h, stride, ps, 1, {
-      0}};
+      const KConvImage plane = { mem[c], w, h, stride, ps, 1, {0} };
+      planes[c] = plane;
       planes[c].channel_offset[0] = rnd_range (0, ps - 1);
     }
     const ptrdiff_t dst_stride = (ptrdiff_t) w * n + rnd_range (0, 3);
@@ -156,9 +155,12 @@ check_search_areas (void)
       ny0 = ny0 > want.y ? ny0 : want.y;
       nx1 = nx1 < want.x + want.width ? nx1 : want.x + want.width;
       ny1 = ny1 < want.y + want.height ? ny1 : want.y + want.height;
-      if (nx1 - nx0 >= tw && ny1 - ny0 >= th)
-        want = (KMatchRegion) {
-        (int) nx0, (int) ny0, (int) (nx1 - nx0), (int) (ny1 - ny0)};
+      if (nx1 - nx0 >= tw && ny1 - ny0 >= th) {
+        const KMatchRegion inside = { (int) nx0, (int) ny0,
+          (int) (nx1 - nx0), (int) (ny1 - ny0)
+        };
+        want = inside;
+      }
     }
     CHECK (memcmp (&got, &want, sizeof got) == 0, "frame %dx%d region "
         "%d,%d,%d,%d (%s) last %d,%d radius %d template %dx%d: got "
