@@ -123,6 +123,10 @@ gst_kconv_base_options (GstKConvBase * self, KConvOptions * options)
   options->copy_streams = self->copy_streams;
   guint cookie = self->options_cookie;
   GST_OBJECT_UNLOCK (self);
+  /* backend=auto on a device without a path for deeper samples: the CPU */
+  if (options->backend == KCONV_BACKEND_AUTO && self->depth > 8
+      && !kconv_backend_takes_depth (KCONV_BACKEND_AUTO, self->depth))
+    options->backend = KCONV_BACKEND_CPU;
   if (self->on_cuda_memory) {
     /* the GPU the frames are on */
     options->backend = KCONV_BACKEND_CUDA;
@@ -270,6 +274,23 @@ gst_kconv_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps,
           outcaps))
     return FALSE;
+  gint depth = GST_VIDEO_INFO_COMP_DEPTH (&GST_VIDEO_FILTER (self)->in_info, 0);
+  KConvBackend asked = gst_kconv_base_backend (self, NULL);
+  if (!kconv_backend_takes_depth (asked, depth)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("backend=%s takes 8-bit "
+            "video only: %s needs backend=auto or backend=cpu",
+            kconv_backend_name (asked), gst_video_format_to_string
+            (GST_VIDEO_INFO_FORMAT (&GST_VIDEO_FILTER (self)->in_info))),
+        (NULL));
+    return FALSE;
+  }
+  if (depth != self->depth) {
+    /* the core filters hold the backend the depth picks */
+    GST_OBJECT_LOCK (self);
+    self->depth = depth;
+    self->options_cookie++;
+    GST_OBJECT_UNLOCK (self);
+  }
   gboolean cuda = gst_kconv_cuda_memory_caps (incaps);
   if (cuda != self->on_cuda_memory) {
     gst_kconv_base_free_core (self);
@@ -420,6 +441,7 @@ static void
 gst_kconv_base_init (GstKConvBase * self)
 {
   self->backend = DEFAULT_BACKEND;
+  self->depth = 8;
   self->device_id = DEFAULT_DEVICE_ID;
   self->n_threads = DEFAULT_N_THREADS;
   self->gpu_wait = DEFAULT_GPU_WAIT;

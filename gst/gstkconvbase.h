@@ -56,6 +56,7 @@ struct _GstKConvBase
   GstKConvCudaMemory cuda;
   gboolean on_cuda_memory;
   gint cuda_device;             /* the context's GPU, read once at set_caps */
+  gint depth;                   /* the negotiated samples' bits (8 .. 16) */
   /* the frames in flight, for gst_kconv_inflight_frame_new () */
   GstKConvInflight inflight;
 

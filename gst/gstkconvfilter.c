@@ -61,6 +61,7 @@
 #include <gst/base/gstbasetransform.h>
 
 #include "gstkconvfilter-private.h"
+#include "kconv-formats.h"
 #include "kconv-preset.h"
 #include "kconv-frame-images.h"
 #include "kconv-refusal.h"
@@ -411,6 +412,11 @@ gst_kconv_filter_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (KCONV_FILTER_VIDEO_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (KCONV_FILTER_VIDEO_CAPS));
+
 static void
 gst_kconv_filter_class_init (GstKConvFilterClass * klass)
 {
@@ -423,6 +429,9 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_kconv_filter_debug, "kconvfilter", 0,
       "kconv convolution filter");
+  /* the base's pads, with the deeper formats too (replaced by name) */
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
   base_class->debug = gst_kconv_filter_debug;
 
   gobject_class->set_property = gst_kconv_filter_set_property;
@@ -451,7 +460,8 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
       flags | GST_PARAM_CONTROLLABLE);
   properties[PROP_OFFSET] = g_param_spec_double ("offset", "Offset",
       "Added to each result after dividing (e.g. 128 to show signed "
-      "results around grey)", -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_OFFSET,
+      "results around grey), in 8-bit steps: 128 is mid-grey at every depth "
+      "(512 on 10-bit video)", -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_OFFSET,
       flags | GST_PARAM_CONTROLLABLE);
   properties[PROP_ABSOLUTE] = g_param_spec_enum ("absolute", "Absolute",
       "Use the absolute value of sum / divisor", GST_TYPE_KCONV_ABSOLUTE,

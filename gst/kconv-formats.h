@@ -15,6 +15,13 @@
     "VYUY, NV16, NV61, NV24, Y41B, Y42B, Y444, AYUV, VUYA, GRAY8, RGB, BGR, " \
     "RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, GBR, GBRA }"
 
+/* kconvfilter also takes 10-, 12- and 16-bit samples (HEVC Main10 and AV1
+ * decoders' P010, HDR and broadcast 4:2:2, 16-bit grey cameras), in system
+ * memory */
+#define KCONV_DEEP_VIDEO_FORMATS "{ P010_10LE, P012_LE, P016_LE, " \
+    "I420_10LE, I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, " \
+    "Y444_16LE, GRAY16_LE, GRAY16_BE, RGBA64_LE, BGRA64_LE }"
+
 /* Progressive frames only: a kernel over interleaved fields would mix
  * rows of two instants (and the search would match across them), so
  * interlaced video is refused at negotiation; put `deinterlace` first. */
@@ -32,5 +39,9 @@
 #define KCONV_VIDEO_CAPS \
     GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS) KCONV_PROGRESSIVE
 #endif
+
+/* kconvfilter's pads: those, and the deeper formats in system memory */
+#define KCONV_FILTER_VIDEO_CAPS KCONV_VIDEO_CAPS "; " \
+    GST_VIDEO_CAPS_MAKE (KCONV_DEEP_VIDEO_FORMATS) KCONV_PROGRESSIVE
 
 #endif /* KCONV_FORMATS_H */

@@ -5,6 +5,19 @@
 #include <string.h>
 #include "kconv-frame-images.h"
 
+/* Where component c lies in its pixel, in bytes.  GStreamer 1.22 gives the
+ * second chroma of P010, P012 and P016 an offset of 1 (a sample, not a
+ * byte: a word cannot start there), which is taken as the sample it
+ * means. */
+static gint
+comp_byte_offset (const GstVideoFormatInfo * finfo, guint c)
+{
+  gint offset = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
+  if (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) > 8 && offset % 2)
+    offset *= 2;
+  return offset;
+}
+
 /* Describes plane `plane` of a mapped frame for the core: one image for
  * each sampling of the components it holds (packed 4:2:2 such as YUY2 has
  * luma at every pixel and chroma at every other).  The image covering the
@@ -38,11 +51,15 @@ gst_kconv_frame_plane_images (GstVideoFrame * frame, guint plane,
       im[n].width = width;
       im[n].height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c);
       im[n].pixel_stride = pstride;
+      if (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) > 8) {
+        im[n].depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c);
+        im[n].shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c);
+        im[n].big_endian = !GST_VIDEO_FORMAT_INFO_IS_LE (finfo);
+      }
       is_chroma[n] = cc;
       n++;
     }
-    im[i].channel_offset[im[i].n_channels++] =
-        GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
+    im[i].channel_offset[im[i].n_channels++] = comp_byte_offset (finfo, c);
   }
   /* widest first (odd-width YUY2: the chroma reaches the last padding
    * byte), then keep_other_bytes for the rest */

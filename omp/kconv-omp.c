@@ -19,6 +19,7 @@
 #include "kconv-error.h"
 #include "kconv-team.h"
 #include "kconv-tuning.h"
+#include "kconv-sample.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -463,6 +464,109 @@ store_row (uint8_t * drow, const uint8_t * srow, const uint8_t * packed,
   }
 }
 
+/* Samples in 16-bit words (depth 9 .. 16), widened and finished by plain
+ * loops the vectoriser takes: the word's value is masked out of it, so a
+ * word with stray bits reads as the reference reads it. */
+static ALWAYS_INLINE uint16_t
+word_at (const uint8_t * p, int big_endian)
+{
+  uint16_t w;
+  memcpy (&w, p, sizeof w);
+  return big_endian ? __builtin_bswap16 (w) : w;
+}
+
+/* load_row for 16-bit words */
+static ALWAYS_INLINE void
+load_row_deep (float *restrict out, const uint8_t * srow,
+    const KConvImage * im, const int *xmap, int ax, int padded_width)
+{
+  const int nc = im->n_channels, ps = im->pixel_stride, w = im->width;
+  const int shift = im->shift, be = im->big_endian;
+  const uint32_t mask = (1u << im->depth) - 1;
+  if (!srow) {
+    memset (out, 0, (size_t) padded_width * nc * sizeof (float));
+    return;
+  }
+  for (int c = 0; c < nc; c++) {
+    const uint8_t *s = srow + im->channel_offset[c];
+    float *o = out + (size_t) ax * nc + c;
+    if (be)
+      for (int x = 0; x < w; x++)
+        o[(size_t) x * nc] = (float) ((word_at (s + (size_t) x * ps, 1) >>
+                shift) & mask);
+    else
+      for (int x = 0; x < w; x++)
+        o[(size_t) x * nc] = (float) ((word_at (s + (size_t) x * ps, 0) >>
+                shift) & mask);
+    for (int x = 0; x < padded_width; x++) {
+      if (x == ax)
+        x = ax + w;             /* the middle is done */
+      if (x >= padded_width)
+        break;
+      out[(size_t) x * nc + c] = xmap[x] < 0 ? 0.f :
+          (float) ((word_at (s + (size_t) xmap[x] * ps, be) >> shift) & mask);
+    }
+  }
+}
+
+/* Packed sums to samples 0 .. plan->maxval by the rule in kconv.h, as
+ * finish_row does for bytes */
+static ALWAYS_INLINE void
+finish_row_deep (uint16_t * restrict out, const float *restrict acc,
+    size_t n, const KConvPlan * plan)
+{
+  const int32_t maxval = plan->maxval;
+  if (plan->exact) {
+    const float sign = plan->negate ? -1.f : 1.f;
+    const int32_t d = plan->divisor, two_d = 2 * d, off = plan->ioffset;
+    const float inv_two_d = 1.0f / (float) two_d;
+    const int absolute = plan->absolute;
+    for (size_t i = 0; i < n; i++) {
+      float sf = acc[i] * sign;
+      sf = absolute ? fabsf (sf) : sf;
+      const int32_t num = 2 * (int32_t) sf + d;
+      int32_t q = (int32_t) floorf ((2.f * sf + (float) d) * inv_two_d);
+      /* off by at most 3 / d below 2^24 (see finish_row) */
+      for (int k = 0; k < 3; k++) {
+        int32_t r = num - q * two_d;
+        q += (r >= two_d) - (r < 0);
+      }
+      q += off;
+      q = q < 0 ? 0 : q > maxval ? maxval : q;
+      out[i] = (uint16_t) q;
+    }
+  } else {
+    const float bias = plan->bias, top = (float) maxval;
+    const int absolute = plan->absolute;
+    for (size_t i = 0; i < n; i++) {
+      float v = (absolute ? fabsf (acc[i]) : acc[i]) + bias;
+      /* clamped first, truncation is floor */
+      v = v < 0.f ? 0.f : v > top ? top : v;
+      out[i] = (uint16_t) (int32_t) v;
+    }
+  }
+}
+
+/* store_row for 16-bit words: the packed samples into their channels,
+ * shifted into place (the bits below stay 0) */
+static ALWAYS_INLINE void
+store_row_deep (uint8_t * drow, const uint8_t * srow,
+    const uint16_t * packed, const KConvImage * im)
+{
+  const int nc = im->n_channels, ps = im->pixel_stride, shift = im->shift;
+  if (srow)
+    memcpy (drow, srow, (size_t) im->width * ps);       /* alpha, padding */
+  for (int c = 0; c < nc; c++) {
+    uint8_t *d = drow + im->channel_offset[c];
+    const uint16_t *p = packed + c;
+    for (int x = 0; x < im->width; x++) {
+      uint16_t w = (uint16_t) (p[(size_t) x * nc] << shift);
+      w = im->big_endian ? __builtin_bswap16 (w) : w;
+      memcpy (d + (size_t) x * ps, &w, sizeof w);
+    }
+  }
+}
+
 /* The hot loops, built once for each instruction set (x86-64-v4: AVX-512,
  * v3: AVX2 and FMA, and plain x86-64) and picked for a frame by
  * kconv_cpu_isa (), so that a knob can hold a machine to a narrower set
@@ -481,6 +585,12 @@ typedef struct
       size_t n, size_t span, float weight);
   void (*update_columns_bytes) (int32_t * restrict col,
       const uint8_t * restrict in, const uint8_t * restrict out, size_t n);
+  void (*load_row_deep) (float *restrict out, const uint8_t * srow,
+      const KConvImage * im, const int *xmap, int ax, int padded_width);
+  void (*finish_row_deep) (uint16_t * restrict out, const float *restrict acc,
+      size_t n, const KConvPlan * plan);
+  void (*store_row_deep) (uint8_t * drow, const uint8_t * srow,
+      const uint16_t * packed, const KConvImage * im);
 } Loops;
 
 /* Everything the threads share. */
@@ -490,6 +600,7 @@ typedef struct
   const KConvPlan *plan;
   const KConvImage *src, *dst;
   int separable;
+  int deep;                     /* 16-bit words (the *_deep loops) */
   int box;                      /* running sums: every weight box_weight */
   float box_weight;
   int padded_width;             /* width + cols - 1 */
@@ -514,7 +625,8 @@ thread_floats (const Job * job)
     return round_up (4 * job->raw_len + 2 * job->out_len + 2 * BLOCK, 16);
   size_t ring = (size_t) job->plan->rows * job->ring_len;
   size_t extra = job->separable ? job->raw_len : 0;
-  size_t packed = job->out_len / sizeof (float);        /* bytes, as floats */
+  /* packed outputs: bytes or 16-bit words, as floats */
+  size_t packed = job->out_len * (job->deep ? 2 : 1) / sizeof (float);
   return round_up (ring + extra + job->out_len + packed + BLOCK, 16);
 }
 
@@ -546,13 +658,15 @@ fill_ring_row (const Job * job, float *ring_row, float *raw, int logical_row,
     const float **one_row)
 {
   const uint8_t *s = source_row (job, logical_row);
-  if (!job->separable) {
-    job->loops->load_row (ring_row, s, job->src, job->xmap, job->plan->ax,
+  float *out = job->separable ? raw : ring_row;
+  if (job->deep)
+    job->loops->load_row_deep (out, s, job->src, job->xmap, job->plan->ax,
         job->padded_width);
+  else
+    job->loops->load_row (out, s, job->src, job->xmap, job->plan->ax,
+        job->padded_width);
+  if (!job->separable)
     return;
-  }
-  job->loops->load_row (raw, s, job->src, job->xmap, job->plan->ax,
-      job->padded_width);
   one_row[0] = raw;
   accumulate (job, ring_row, one_row, job->taps_h, job->n_taps_h);
 }
@@ -570,7 +684,11 @@ emit_row (const Job * job, int y, const float *acc, uint8_t * packed,
       job->src->data + (ptrdiff_t) y * job->src->stride + from;
   const Put all = { NULL, 0 };
   acc += from;
-  if (job->keep_mask) {
+  if (job->deep) {
+    job->loops->finish_row_deep ((uint16_t *) packed, acc, n, job->plan);
+    job->loops->store_row_deep (drow, job->dst->keep_other_bytes ? NULL :
+        srow, (const uint16_t *) packed, job->src);
+  } else if (job->keep_mask) {
     /* 4-byte pixels convolved whole: the untouched bytes put back */
     const Put keep = { srow, job->keep_mask * 0x100000001ull };
     job->loops->finish_row (drow, acc, n, job->plan, keep);
@@ -831,6 +949,15 @@ ISA_VERSIONS (accumulate_block, (float *restrict acc, size_t len,
     ISA_VERSIONS (update_columns_bytes, (int32_t * restrict col,
         const uint8_t * restrict in, const uint8_t * restrict out, size_t n),
     (col, in, out, n))
+    ISA_VERSIONS (load_row_deep, (float *restrict out, const uint8_t * srow,
+        const KConvImage * im, const int *xmap, int ax, int padded_width),
+    (out, srow, im, xmap, ax, padded_width))
+    ISA_VERSIONS (finish_row_deep, (uint16_t * restrict out,
+        const float *restrict acc, size_t n, const KConvPlan * plan),
+    (out, acc, n, plan))
+    ISA_VERSIONS (store_row_deep, (uint8_t * drow, const uint8_t * srow,
+        const uint16_t * packed, const KConvImage * im),
+    (drow, srow, packed, im))
 /* finish_row takes its AVX2 steps or not as its build allows */
 #ifdef KCONV_X86
     ISA_VERSION ( __attribute__((target ("arch=x86-64-v4"))), finish_row, v4,
@@ -845,7 +972,8 @@ ISA_VERSIONS (accumulate_block, (float *restrict acc, size_t len,
         Put put), (out, acc, n, plan, put, 0))
 #define LOOPS(suffix) { accumulate_block_##suffix, load_row_##suffix, \
   finish_row_##suffix, update_columns_##suffix, window_sums_##suffix, \
-  update_columns_bytes_##suffix }
+  update_columns_bytes_##suffix, load_row_deep_##suffix, \
+  finish_row_deep_##suffix, store_row_deep_##suffix }
      static const Loops *loops_for (int isa)
 {
 #ifdef KCONV_X86
@@ -887,10 +1015,14 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
 {
   Job job = { 0 };
   KConvImage in_order = *src;
+  /* 16-bit words take the float passes alone (direct or separable) */
+  job.deep = kconv_image_deep (src);
+  if (job.deep)
+    pass = pass == KCONV_CPU_DIRECT ? pass : KCONV_CPU_SEPARABLE;
   /* Gathering 3 of 4 bytes costs more than a small kernel: convolve the
    * fourth too and put it back afterwards (always in fixed point and by
    * running sums, where a fourth byte costs next to nothing). */
-  if (src->pixel_stride == 4 && src->n_channels == 3
+  if (!job.deep && src->pixel_stride == 4 && src->n_channels == 3
       && (plan->rows * plan->cols <= 49 || pass == KCONV_CPU_FIXED
           || pass == KCONV_CPU_BOX)
       && !dst->keep_other_bytes) {
@@ -903,7 +1035,7 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
   const int nc = in_order.n_channels;
   /* When every byte is convolved, channel order is irrelevant: read and
    * write them in memory order (BGR's offsets 2, 1, 0 become 0, 1, 2). */
-  if (nc == src->pixel_stride) {
+  if (!job.deep && nc == src->pixel_stride) {
     for (int c = 0; c < nc; c++)
       in_order.channel_offset[c] = c;
     src = &in_order;
@@ -927,7 +1059,7 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
   job.loops = loops_for (job.isa);
 #ifdef KCONV_X86
   /* inexact sums written straight to the frame: finished in registers */
-  job.fused = !plan->exact && !job.separable && !job.box
+  job.fused = !job.deep && !plan->exact && !job.separable && !job.box
       && (job.keep_mask || nc == src->pixel_stride)
       && job.isa >= KCONV_ISA_AVX2;
   job.keep_bits = kconv_cpu_keep_bits (job.keep_mask);

@@ -172,6 +172,18 @@ cpu_filter_run (KConvFilter * f, const KConvImage * src, const KConvImage * dst)
       f->n_threads, &c->scratch, src, dst);
 }
 
+/* 16-bit words: the float passes, separable where that pays (the integer
+ * lanes hold bytes, and the FFT's large non-separable kernels take the
+ * direct pass) */
+static KConvStatus
+cpu_filter_run_deep (KConvFilter * f, const KConvPlan * plan,
+    const KConvImage * src, const KConvImage * dst)
+{
+  CpuFilter *c = f->impl;
+  return kconv_cpu_run (plan, separable_pays (plan) ? KCONV_CPU_SEPARABLE :
+      KCONV_CPU_DIRECT, NULL, NULL, f->n_threads, &c->scratch, src, dst);
+}
+
 static const char *
 cpu_filter_describe (const KConvFilter * f)
 {
@@ -239,6 +251,7 @@ const KConvBackendOps kconv_backend_cpu = {
   .usable = cpu_usable,
   .filter_new = cpu_filter_new,
   .filter_run = cpu_filter_run,
+  .filter_run_deep = cpu_filter_run_deep,
   .filter_describe = cpu_filter_describe,
   .strategy_name = cpu_strategy_name,
   .filter_free = cpu_filter_free,

@@ -26,6 +26,14 @@ reference_filter_run (KConvFilter * f, const KConvImage * src,
   return kconv_reference_run (&f->plan, src, dst);
 }
 
+static KConvStatus
+reference_filter_run_deep (KConvFilter * f, const KConvPlan * plan,
+    const KConvImage * src, const KConvImage * dst)
+{
+  (void) f;
+  return kconv_reference_run (plan, src, dst);
+}
+
 static const char *
 reference_filter_describe (const KConvFilter * f)
 {
@@ -51,6 +59,7 @@ const KConvBackendOps kconv_backend_reference = {
   .usable = reference_usable,
   .filter_new = reference_filter_new,
   .filter_run = reference_filter_run,
+  .filter_run_deep = reference_filter_run_deep,
   .filter_describe = reference_filter_describe,
   .filter_free = reference_filter_free,
   .match_map = reference_match_map,

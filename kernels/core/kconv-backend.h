@@ -21,6 +21,8 @@ typedef struct KConvBackendOps KConvBackendOps;
 struct KConvFilter
 {
   KConvPlan plan;
+  /* the plan for samples deeper than bytes (depth 0: none made yet) */
+  KConvPlan deep;
   const KConvBackendOps *ops;   /* the backend it runs on */
   void *impl;                   /* that backend's state for it */
   KConvPath path;               /* set by the backend's filter_new */
@@ -68,6 +70,10 @@ struct KConvBackendOps
       const KConvImage * src, const KConvImage * dst);
     KConvStatus (*filter_run_device) (KConvFilter * f, const KConvImage * src,
       const KConvImage * dst, void *stream);
+  /* images of 16-bit words (depth 9 .. 16), with the plan for their depth;
+   * run at once (NULL: bytes only) */
+    KConvStatus (*filter_run_deep) (KConvFilter * f, const KConvPlan * plan,
+      const KConvImage * src, const KConvImage * dst);
   void *(*filter_stream) (const KConvFilter * f);
   const char *(*filter_describe) (const KConvFilter * f);
   /* its paths' names, as kconv_force_strategy takes them (NULL past the

@@ -126,3 +126,12 @@ kconv_backend_start (KConvBackend asked,
   *chosen = st == KCONV_OK ? ops : NULL;
   return st;
 }
+
+int
+kconv_backend_takes_depth (KConvBackend backend, int depth)
+{
+  const KConvBackendOps *ops = kconv_backend_ops (kconv_backend_resolve
+      (backend));
+  return ops && depth >= 1 && depth <= 16 && (depth <= 8
+      || ops->filter_run_deep);
+}

@@ -10,6 +10,7 @@
 #include "kconv-error.h"
 #include "kconv-tuning.h"
 #include "kconv-plan.h"
+#include "kconv-sample.h"
 #include "kconv-team.h"
 #include "kconv-slot.h"
 
@@ -133,12 +134,23 @@ static int
 image_valid (const KConvImage * im)
 {
   if (!im || !im->data || im->width < 1 || im->height < 1
-      || im->pixel_stride < 1 || im->pixel_stride > KCONV_MAX_CHANNELS
-      || im->n_channels < 1 || im->n_channels > im->pixel_stride
-      || im->stride < (ptrdiff_t) im->width * im->pixel_stride)
+      || im->n_channels < 1 || im->n_channels > KCONV_MAX_CHANNELS
+      || im->n_channels > im->pixel_stride
+      || im->stride < (ptrdiff_t) im->width * im->pixel_stride
+      || (im->depth != 0 && (im->depth < 8 || im->depth > 16)))
+    return 0;
+  const int deep = kconv_image_deep (im);
+  /* a sample's bytes: one, or a word with the value inside it */
+  const int bytes = deep ? 2 : 1;
+  if (im->pixel_stride > (deep ? KCONV_MAX_PIXEL_BYTES : KCONV_MAX_CHANNELS)
+      || (deep && (im->pixel_stride % 2 || im->shift < 0
+              || im->shift + im->depth > 16))
+      || (!deep && (im->shift || im->big_endian)))
     return 0;
   for (int c = 0; c < im->n_channels; c++)
-    if (im->channel_offset[c] < 0 || im->channel_offset[c] >= im->pixel_stride)
+    if (im->channel_offset[c] < 0
+        || im->channel_offset[c] + bytes > im->pixel_stride
+        || im->channel_offset[c] % bytes)
       return 0;
   return 1;
 }
@@ -160,8 +172,42 @@ images_match (const KConvImage * src, const KConvImage * dst)
       && src->width == dst->width && src->height == dst->height
       && src->pixel_stride == dst->pixel_stride
       && src->n_channels == dst->n_channels
+      && kconv_image_depth (src) == kconv_image_depth (dst)
+      && src->shift == dst->shift && src->big_endian == dst->big_endian
       && memcmp (src->channel_offset, dst->channel_offset,
       sizeof src->channel_offset) == 0 && !images_overlap (src, dst);
+}
+
+/* The filter's plan for samples of the image's depth, made the first time
+ * a depth is seen (8 bits: the filter's own) */
+static KConvStatus
+plan_for_depth (KConvFilter * f, const KConvImage * im, const KConvPlan ** plan)
+{
+  const int depth = kconv_image_depth (im);
+  if (depth != f->deep.depth) {
+    kconv_plan_clear (&f->deep);
+    if (depth != 8) {
+      KConvStatus st = kconv_plan_init_depth (&f->deep, &f->plan, depth);
+      if (st != KCONV_OK)
+        return st;
+    }
+  }
+  *plan = depth == 8 ? &f->plan : &f->deep;
+  return KCONV_OK;
+}
+
+/* Deeper samples than bytes: on the backend's own path for them */
+static KConvStatus
+run_deep (KConvFilter * f, const KConvImage * src, const KConvImage * dst)
+{
+  const KConvPlan *plan;
+  KConvStatus st = plan_for_depth (f, src, &plan);
+  if (st != KCONV_OK)
+    return st;
+  if (!f->ops->filter_run_deep)
+    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "the %s backend "
+        "takes 8-bit samples only", kconv_backend_name (f->ops->id));
+  return f->ops->filter_run_deep (f, plan, src, dst);
 }
 
 KConvStatus
@@ -172,6 +218,8 @@ kconv_filter_run (KConvFilter * f, const KConvImage * src,
   if (!f || !images_match (src, dst))
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_run: the "
         "images are invalid, differ in size or layout, or overlap");
+  if (kconv_image_deep (src))
+    return run_deep (f, src, dst);
   return f->ops->filter_run (f, src, dst);
 }
 
@@ -184,6 +232,9 @@ kconv_filter_run_device (KConvFilter * f, const KConvImage * src,
       || src->height != dst->height || src->n_channels != dst->n_channels)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
         "kconv_filter_run_device: the images differ in size or channels");
+  if (kconv_image_deep (src) || kconv_image_deep (dst))
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_run_device "
+        "takes 8-bit samples only: 16-bit ones run from host memory");
   if (!f->ops->filter_run_device)
     return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "device images need "
         "a backend with devices, not %s", kconv_backend_name (f->ops->id));
@@ -286,6 +337,8 @@ kconv_filter_submit (KConvFilter * f, KConvSlot * slot,
   if (!f || !slot || !images_match (src, dst))
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_submit: "
         "the images are invalid, differ in size or layout, or overlap");
+  if (kconv_image_deep (src))
+    return run_deep (f, src, dst);
   if (f->ops->filter_submit)
     return f->ops->filter_submit (f, slot, src, dst);
   return f->ops->filter_run (f, src, dst);
@@ -350,6 +403,7 @@ kconv_filter_free (KConvFilter * f)
     return;
   f->ops->filter_free (f);
   kconv_plan_clear (&f->plan);
+  kconv_plan_clear (&f->deep);
   free (f);
 }
 

@@ -228,6 +228,9 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: no "
         "template, frame or result array, or the frame's channels differ from "
         "the template's");
+  if (frame->depth > 8)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: "
+        "%d-bit samples; the search takes 8-bit ones", frame->depth);
   *n_matches = 0;
   KMatchRegion r = { 0, 0, frame->width, frame->height };
   if (region)

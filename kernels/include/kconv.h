@@ -8,17 +8,24 @@
  * Arithmetic (the same on every backend):
  *   v   = sum (weight[ky][kx] * pixel[y - ay + ky][x - ax + kx]) / divisor
  *   v   = absolute ? |v| : v
- *   out = clamp (floor (v + offset + 0.5), 0, 255)
+ *   out = clamp (floor (v + offset + 0.5), 0, max)
+ * max is 255 for 8-bit samples, 2^depth - 1 for deeper ones (whose offset
+ * is scaled: see KConvImage).
  * The matrix is laid over the image as written (correlation, no flip), its
  * anchor (ax, ay) = (cols / 2, rows / 2) rounded down.  Halves round up,
  * towards +infinity.
  *
  * Exact kernels: integer weights, an integer divisor and an integer offset,
- * with 255 * sum |weight| < 2^24.  These are computed exactly (the true
+ * with max * sum |weight| < 2^24 (8-bit: sum |weight| <= 65793; 10-bit:
+ * 16400; 12-bit: 4097; 16-bit: 256).  These are computed exactly (the true
  * rational value, rounded as above) and every backend and every path
  * (direct, separable, FFT) gives bit-identical output.  Any other kernel is
  * computed in single precision (blurs on the CPU: 16-bit fixed point): each
- * output is within 1 of the exact result (almost always equal).
+ * output is within 1 of the exact result (almost always equal).  An
+ * integer kernel past its depth's bound (a 31x31 box on 16-bit samples) is
+ * one of those.  On deeper samples the single-precision error grows with
+ * max * sum |weight / divisor|: within 1 is checked for kernels that do not
+ * amplify (|divisor| >= sum |weight|: every blur and average).
  */
 #ifndef KCONV_H
 #define KCONV_H
@@ -34,6 +41,7 @@ extern "C" {
 
 #define KCONV_MAX_KERNEL_SIZE 121
 #define KCONV_MAX_CHANNELS 4
+#define KCONV_MAX_PIXEL_BYTES 8
 
 typedef enum
 {
@@ -85,26 +93,36 @@ typedef enum
   KCONV_PATH_FFT,
 } KConvPath;
 
-/* One plane of 8-bit samples.  A pixel is pixel_stride bytes; the samples
- * at channel_offset[0 .. n_channels-1] within it are convolved and every
- * other byte of the pixel is copied from source to destination unchanged
- * (alpha, padding), unless the destination says keep_other_bytes: then
- * they are left as the destination holds them.  That is how two images
- * over one plane are filtered, such as packed 4:2:2 video (YUY2), whose
- * luma is every second byte and whose chroma is bytes 1 and 3 of every
- * four: the first image copies the bytes it does not filter, the second
- * keeps them.  Submitted to one slot one after the other, the second
- * reuses the plane the first uploaded. */
+/* One plane of samples.  A pixel is pixel_stride bytes; the samples at
+ * channel_offset[0 .. n_channels-1] (bytes) within it are convolved and
+ * every other byte of the pixel is copied from source to destination
+ * unchanged (alpha, padding), unless the destination says
+ * keep_other_bytes: then they are left as the destination holds them.
+ * That is how two images over one plane are filtered, such as packed
+ * 4:2:2 video (YUY2), whose luma is every second byte and whose chroma is
+ * bytes 1 and 3 of every four: the first image copies the bytes it does not
+ * filter, the second keeps them.  Submitted to one slot one after the
+ * other, the second reuses the plane the first uploaded.
+ *
+ * Samples are bytes (depth 0 or 8) or, for depth 9 to 16, 16-bit words,
+ * little-endian unless big_endian, whose value sits `shift` bits up (P010
+ * keeps 10 bits at the top of each word: depth 10, shift 6); the bits
+ * below it are read as nothing and written as 0.  Outputs clamp to 0 ..
+ * 2^depth - 1, and a kernel's offset is in 8-bit steps, scaled by
+ * 2^(depth - 8) (128, mid-grey, is 512 at 10 bits). */
 typedef struct
 {
   uint8_t *data;
   int width;
   int height;
   ptrdiff_t stride;             /* bytes from one row to the next */
-  int pixel_stride;             /* 1 .. 4 */
-  int n_channels;               /* 1 .. pixel_stride */
+  int pixel_stride;             /* bytes: 1 .. KCONV_MAX_PIXEL_BYTES */
+  int n_channels;               /* 1 .. KCONV_MAX_CHANNELS */
   int channel_offset[KCONV_MAX_CHANNELS];
   int keep_other_bytes;         /* destinations only; 0 = copy them */
+  int depth;                    /* bits a sample: 0 (= 8) .. 16 */
+  int shift;                    /* 16-bit words: the value's lowest bit */
+  int big_endian;               /* 16-bit words: most significant first */
 } KConvImage;
 
 typedef struct
@@ -154,6 +172,10 @@ const char *kconv_path_name (KConvPath path);
 /* 1 when this build can run the backend here (for CUDA: a device exists);
  * 0, with kconv_last_error () saying why, when it cannot. */
 int kconv_backend_available (KConvBackend backend);
+
+/* Whether the backend (AUTO: the one it stands for here) filters samples
+ * of `depth` bits (1 .. 16); 0 for one this build lacks. */
+int kconv_backend_takes_depth (KConvBackend backend, int depth);
 
 /* The backend AUTO stands for here (CUDA when a device is usable, else the
  * CPU); any other backend unchanged. */

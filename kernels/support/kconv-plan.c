@@ -82,8 +82,9 @@ factor_rank_one (const float *w, int rows, int cols, int exact, float *v,
   return 1;
 }
 
-KConvStatus
-kconv_plan_init (KConvPlan * plan, const KConvKernel * k, KConvBorder border)
+static KConvStatus
+plan_init (KConvPlan * plan, const KConvKernel * k, KConvBorder border,
+    int depth)
 {
   memset (plan, 0, sizeof *plan);
   if (!k || !k->weights)
@@ -121,15 +122,17 @@ kconv_plan_init (KConvPlan * plan, const KConvKernel * k, KConvBorder border)
   plan->ay = k->rows / 2;
   plan->border = border;
   plan->absolute = k->absolute != 0;
+  plan->depth = depth;
+  plan->maxval = (1 << depth) - 1;
   plan->divisor_f = divisor;
   plan->offset_f = k->offset;
   plan->scale = (float) (1.0 / divisor);
   plan->bias = (float) (k->offset + 0.5);
   plan->exact = all_integer && is_whole (divisor) && is_whole (k->offset)
-      && 255.0 * sum_abs < KCONV_EXACT_LIMIT;
+      && plan->maxval * sum_abs < KCONV_EXACT_LIMIT;
   if (plan->exact) {
-    /* |sum| < 2^24 / 255: from a divisor of 2^25 on every quotient rounds
-     * to 0, and past +-(2^24 + 256) every offset clamps alike, so both are
+    /* |sum| < 2^24 / max: from a divisor of 2^25 on every quotient rounds
+     * to 0, and past +-(2^24 + 65536) every offset clamps alike, so both are
      * bounded there with the same results and no 32-bit overflow (the
      * finishes add offsets and double divisors) */
     plan->negate = divisor < 0;
@@ -155,6 +158,26 @@ kconv_plan_init (KConvPlan * plan, const KConvKernel * k, KConvBorder border)
     for (int i = 0; i < k->rows; i++)
       plan->v[i] = (float) (plan->v[i] / divisor);
   return KCONV_OK;
+}
+
+KConvStatus
+kconv_plan_init (KConvPlan * plan, const KConvKernel * k, KConvBorder border)
+{
+  return plan_init (plan, k, border, 8);
+}
+
+KConvStatus
+kconv_plan_init_depth (KConvPlan * deep, const KConvPlan * plan, int depth)
+{
+  const KConvKernel k = {
+    .cols = plan->cols,
+    .rows = plan->rows,
+    .weights = plan->weights,
+    .divisor = plan->divisor_f,
+    .offset = ldexp (plan->offset_f, depth - 8),
+    .absolute = plan->absolute,
+  };
+  return plan_init (deep, &k, plan->border, depth);
 }
 
 void

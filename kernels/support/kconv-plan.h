@@ -14,13 +14,13 @@ extern "C" {
 #endif
 /* *INDENT-ON* */
 
-/* 255 * sum |w| must stay below this for every partial sum to be an exact
- * integer in single precision. */
+/* max * sum |w| (max: the largest sample, 255 at 8 bits) must stay below
+ * this for every partial sum to be an exact integer in single precision. */
 #define KCONV_EXACT_LIMIT 16777216.0
 /* Exact kernels' divisor and offset as the integer paths hold them: larger
  * ones give the same outputs (see kconv_plan_init). */
 #define KCONV_EXACT_MAX_DIVISOR 33554432.0
-#define KCONV_EXACT_MAX_OFFSET (16777216.0 + 256.0)
+#define KCONV_EXACT_MAX_OFFSET (16777216.0 + 65536.0)
 
 typedef struct
 {
@@ -28,6 +28,8 @@ typedef struct
   int ax, ay;                   /* anchor: cols / 2, rows / 2 */
   KConvBorder border;
   int absolute;
+  int depth;                    /* the samples' bits: 8 .. 16 */
+  int32_t maxval;               /* the largest sample: 2^depth - 1 */
 
   float *weights;               /* rows * cols, as given */
 
@@ -52,6 +54,10 @@ typedef struct
 
 KConvStatus kconv_plan_init (KConvPlan * plan, const KConvKernel * kernel,
     KConvBorder border);
+/* The plan of an 8-bit plan's kernel for samples of `depth` bits: its
+ * offset scaled by 2^(depth - 8), exact where max * sum |w| allows. */
+KConvStatus kconv_plan_init_depth (KConvPlan * deep, const KConvPlan * plan,
+    int depth);
 void kconv_plan_clear (KConvPlan * plan);
 
 /* The source column each column of a row padded for the plan reads (x -
@@ -124,14 +130,14 @@ kconv_floor_div (int64_t a, int64_t b)
   return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-static inline uint8_t
-kconv_clamp_u8 (int64_t v)
+static inline int32_t
+kconv_clamp (int64_t v, int32_t maxval)
 {
-  return v < 0 ? 0 : v > 255 ? 255 : (uint8_t) v;
+  return v < 0 ? 0 : v > maxval ? maxval : (int32_t) v;
 }
 
-/* The exact rule, for a sum s computed without error. */
-static inline uint8_t
+/* The exact rule, for a sum s computed without error: 0 .. plan->maxval */
+static inline int32_t
 kconv_finish_exact (const KConvPlan * plan, int64_t s)
 {
   if (plan->negate)
@@ -139,7 +145,8 @@ kconv_finish_exact (const KConvPlan * plan, int64_t s)
   if (plan->absolute && s < 0)
     s = -s;
   int64_t d = plan->divisor;
-  return kconv_clamp_u8 (kconv_floor_div (2 * s + d, 2 * d) + plan->ioffset);
+  return kconv_clamp (kconv_floor_div (2 * s + d, 2 * d) + plan->ioffset,
+      plan->maxval);
 }
 
 /* *INDENT-OFF* */

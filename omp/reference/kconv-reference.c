@@ -7,6 +7,7 @@
  * is separable.
  */
 #include "kconv-reference.h"
+#include "kconv-sample.h"
 
 static void
 copy_passthrough_bytes (const KConvImage * src, const KConvImage * dst)
@@ -19,7 +20,7 @@ copy_passthrough_bytes (const KConvImage * src, const KConvImage * dst)
   }
 }
 
-static uint8_t
+static int32_t
 reference_sample (const KConvPlan * plan, const KConvImage * src, int x, int y,
     int channel_offset)
 {
@@ -32,8 +33,8 @@ reference_sample (const KConvPlan * plan, const KConvImage * src, int x, int y,
       int sx = kconv_border_index (plan->border, x - plan->ax + kx, src->width);
       int p = 0;
       if (sy >= 0 && sx >= 0)
-        p = src->data[sy * src->stride + sx * src->pixel_stride +
-            channel_offset];
+        p = kconv_sample_get (src, src->data + sy * src->stride +
+            sx * src->pixel_stride + channel_offset);
       float w = plan->weights[ky * plan->cols + kx];
       if (plan->exact)
         isum += p * (int64_t) w;
@@ -49,7 +50,7 @@ reference_sample (const KConvPlan * plan, const KConvImage * src, int x, int y,
   if (plan->absolute)
     v = fabs (v);
   v = floor (v + plan->offset_f + 0.5);
-  return v < 0.0 ? 0 : v > 255.0 ? 255 : (uint8_t) v;
+  return v < 0.0 ? 0 : v > plan->maxval ? plan->maxval : (int32_t) v;
 }
 
 KConvStatus
@@ -62,8 +63,9 @@ kconv_reference_run (const KConvPlan * plan, const KConvImage * src,
     uint8_t *drow = dst->data + y * dst->stride;
     for (int x = 0; x < src->width; x++)
       for (int c = 0; c < src->n_channels; c++)
-        drow[x * src->pixel_stride + src->channel_offset[c]] =
-            reference_sample (plan, src, x, y, src->channel_offset[c]);
+        kconv_sample_put (dst, drow + x * src->pixel_stride +
+            src->channel_offset[c], reference_sample (plan, src, x, y,
+                src->channel_offset[c]));
   }
   return KCONV_OK;
 }

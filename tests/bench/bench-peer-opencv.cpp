@@ -29,6 +29,16 @@ peer_opencv_filter2d (const uint8_t * src, uint8_t * dst, int width,
 }
 
 void
+peer_opencv_filter2d_16u (const uint16_t * src, uint16_t * dst, int width,
+    int height, int channels, const float *kernel, int rows, int cols)
+{
+  cv::Mat s (height, width, CV_16UC (channels), (void *) src);
+  cv::Mat d (height, width, CV_16UC (channels), dst);
+  cv::Mat k (rows, cols, CV_32F, (void *) kernel);
+  cv::filter2D (s, d, -1, k, cv::Point (-1, -1), 0, cv::BORDER_REFLECT_101);
+}
+
+void
 peer_opencv_sep_filter2d (const uint8_t * src, uint8_t * dst, int width,
     int height, int channels, const float *kernel1d, int size)
 {

@@ -16,6 +16,10 @@ extern "C" {
 void peer_opencv_set_threads (int n);
 const char *peer_opencv_version (void);
 
+/* cv::filter2D, 16-bit in and out, BORDER_REFLECT_101. */
+void peer_opencv_filter2d_16u (const uint16_t * src, uint16_t * dst, int width,
+    int height, int channels, const float *kernel, int rows, int cols);
+
 /* cv::filter2D, 8-bit in and out, BORDER_REFLECT_101 (kconv's reflect). */
 void peer_opencv_filter2d (const uint8_t * src, uint8_t * dst, int width,
     int height, int channels, const float *kernel, int rows, int cols);

@@ -78,9 +78,15 @@ flat_buffer (const GstVideoInfo * info, guint32 seed)
     gint w = GST_VIDEO_FRAME_COMP_WIDTH (&frame, comp[0]);
     gint hh = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
     (void) w;
+    /* 16-bit words hold values of their depth: the bits outside it (below
+     * P010's, above I420_10LE's) are 0 (little-endian: low byte first) */
+    const guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, comp[0]);
+    const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, comp[0]);
+    const guint word_mask = depth > 8 ? ((1u << depth) - 1) << shift : 0xffff;
     for (gint y = 0; y < hh; y++)
       for (gint x = 0; x < stride; x++)
-        d[y * stride + x] = value[(x % pstride + p) % 4];
+        d[y * stride + x] = value[(x % pstride + p) % 4] &
+            (depth <= 8 ? 0xff : x % 2 ? word_mask >> 8 : word_mask & 0xff);
   }
   gst_video_frame_unmap (&frame);
   return buf;
@@ -220,10 +226,59 @@ component_gray (GstVideoFrame * f, guint c, gint * w, gint * h)
   return g;
 }
 
+/* Component c of a mapped frame as values, packed: bytes, or 16-bit words
+ * read by their depth, shift and byte order.  (GStreamer 1.22 gives the
+ * second chroma of P010, P012 and P016 an offset of 1 sample, not 1
+ * byte.) */
+static guint16 *
+component_values (GstVideoFrame * f, guint c, gint * w, gint * h, gint * depth)
+{
+  const GstVideoFormatInfo *fi = f->info.finfo;
+  const guint plane = GST_VIDEO_FORMAT_INFO_PLANE (fi, c);
+  const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (f, plane);
+  const gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+  const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (fi, c);
+  gint offset = GST_VIDEO_FORMAT_INFO_POFFSET (fi, c);
+  *depth = GST_VIDEO_FORMAT_INFO_DEPTH (fi, c);
+  if (*depth > 8 && offset % 2)
+    offset *= 2;
+  *w = GST_VIDEO_FRAME_COMP_WIDTH (f, c);
+  *h = GST_VIDEO_FRAME_COMP_HEIGHT (f, c);
+  const guint8 *base = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (f, plane) +
+      offset;
+  guint16 *v = g_malloc ((gsize) * w * *h * sizeof *v);
+  for (gint y = 0; y < *h; y++)
+    for (gint x = 0; x < *w; x++) {
+      const guint8 *p = base + y * stride + x * pstride;
+      guint word = GST_VIDEO_FORMAT_INFO_IS_LE (fi) ?
+          (guint) p[1] << 8 | p[0] : (guint) p[0] << 8 | p[1];
+      v[y * *w + x] = (guint16) (*depth > 8 ?
+          (word >> shift) & ((1u << *depth) - 1) : p[0]);
+    }
+  return v;
+}
+
+/* values (w x h, packed) as a one-channel image of their depth */
+static KConvImage
+values_image (guint16 * v, guint8 * bytes, gint w, gint h, gint depth)
+{
+  KConvImage im = { bytes, w, h, w, 1, 1, {0} };
+  if (depth > 8) {
+    im.data = (guint8 *) v;
+    im.stride = (ptrdiff_t) w *2;
+    im.pixel_stride = 2;
+    im.depth = depth;
+  } else {
+    for (gint i = 0; i < w * h; i++)
+      bytes[i] = (guint8) v[i];
+  }
+  return im;
+}
+
 /* One frame of format at W x H through the element with the 5x3 matrix of
  * the reference filter ref (reflect border): each filtered component is
- * bit-identical to the reference filtering it alone as a GRAY8 frame (at
- * its own resolution), every other component is the input's. */
+ * identical to the reference filtering it alone as a grey frame of its
+ * depth (at its own resolution), every other component is the input's. */
 static void
 check_against_reference (KConvFilter * ref, const gchar * format, gint W,
     gint H, gboolean luma, guint32 seed)
@@ -243,18 +298,23 @@ check_against_reference (KConvFilter * ref, const gchar * format, gint W,
   for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
     gboolean filtered = c != GST_VIDEO_COMP_A
         && !(luma && GST_VIDEO_INFO_IS_YUV (&info) && c != 0);
-    gint w, hh;
-    guint8 *gin = component_gray (&fi, c, &w, &hh);
-    guint8 *gout = component_gray (&fo, c, &w, &hh);
-    guint8 *want = g_malloc ((gsize) w * hh);
+    gint w, hh, depth;
+    guint16 *gin = component_values (&fi, c, &w, &hh, &depth);
+    guint16 *gout = component_values (&fo, c, &w, &hh, &depth);
+    guint16 *want = g_malloc ((gsize) w * hh * sizeof *want);
     if (filtered) {
-      KConvImage src = { gin, w, hh, w, 1, 1, {0}
-      };
-      KConvImage dst = { want, w, hh, w, 1, 1, {0}
-      };
+      guint8 *b_in = g_malloc ((gsize) w * hh), *b_out =
+          g_malloc ((gsize) w * hh);
+      KConvImage src = values_image (gin, b_in, w, hh, depth);
+      KConvImage dst = values_image (want, b_out, w, hh, depth);
       fail_unless (kconv_filter_run (ref, &src, &dst) == KCONV_OK);
+      if (depth <= 8)
+        for (gint p = 0; p < w * hh; p++)
+          want[p] = b_out[p];
+      g_free (b_in);
+      g_free (b_out);
     } else {
-      memcpy (want, gin, (gsize) w * hh);
+      memcpy (want, gin, (gsize) w * hh * sizeof *want);
     }
     for (gint p = 0; p < w * hh; p++)
       fail_unless (gout[p] == want[p], "%s %dx%d planes=%s: component %u at "
@@ -1234,6 +1294,9 @@ GST_START_TEST (test_cuda_matches_cpu)
       GstVideoInfo info;
       gst_video_info_set_format (&info,
           gst_video_format_from_string (FORMAT (i)), 97, 45);
+      /* deeper samples: the CPU's (test_deep_launch_lines) */
+      if (GST_VIDEO_INFO_COMP_DEPTH (&info, 0) > 8)
+        continue;
       GstHarness *hc = harness_new (FORMAT (i), 97, 45, "backend", "cuda",
           kernels[k][0], kernels[k][1], kernels[k][2], kernels[k][3], NULL);
       GstHarness *hp = harness_new (FORMAT (i), 97, 45, "backend", "cpu",
@@ -1252,6 +1315,58 @@ GST_START_TEST (test_cuda_matches_cpu)
       gst_harness_teardown (hp);
     }
   }
+}
+
+GST_END_TEST;
+
+/* The first message of a pipeline's bus: an error or EOS (NULL: neither in
+ * 10 s) */
+static GstMessage *
+run_launch_line (const gchar * line)
+{
+  GstElement *pipe = gst_parse_launch (line, NULL);
+  fail_unless (pipe != NULL, "%s", line);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return msg;
+}
+
+/* 10- and 16-bit sources link to the element with no videoconvert and run
+ * to the end; backend=cuda, which has no path for them yet, refuses them
+ * at linking with a message that names the format and the way out. */
+GST_START_TEST (test_deep_launch_lines)
+{
+  static const gchar *const lines[] = {
+    "videotestsrc num-buffers=3 ! video/x-raw,format=P010_10LE,width=97,"
+        "height=45 ! kconvfilter kernel=edge ! fakesink",
+    "videotestsrc num-buffers=3 ! video/x-raw,format=GRAY16_BE,width=64,"
+        "height=33 ! kconvfilter kernel=gaussian kernel-size=7 ! fakesink",
+    "videotestsrc num-buffers=3 is-live=true ! video/x-raw,format=I422_10LE,"
+        "width=65,height=31 ! kconvfilter kernel=sharpen ! fakesink",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++) {
+    GstMessage *msg = run_launch_line (lines[i]);
+    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s",
+        lines[i]);
+    gst_message_unref (msg);
+  }
+  if (!kconv_backend_available (KCONV_BACKEND_CUDA))
+    return;
+  GstMessage *msg = run_launch_line ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,format=P010_10LE ! kconvfilter backend=cuda kernel=edge "
+      "! fakesink");
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+  GError *err;
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "backend=cuda")
+      && strstr (err->message, "P010_10LE"), "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
 }
 
 GST_END_TEST;
@@ -1303,6 +1418,7 @@ kconvfilter_suite (void)
   tcase_add_test (tc, test_property_stress_while_streaming);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_cuda_unavailable_is_an_error);
+  tcase_add_test (tc, test_deep_launch_lines);
   tcase_add_test (tc, test_short_buffer_names_both_sizes);
   tcase_add_test (tc, test_lying_video_meta_refused);
   tcase_add_test (tc, test_edge_sizes);

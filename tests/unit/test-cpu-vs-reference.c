@@ -17,6 +17,7 @@
 #include <string.h>
 #include "check.h"
 #include "conv-table.h"
+#include "conv-deep-table.h"
 #include "kconv-matrix.h"
 #include "tuning-env.h"
 
@@ -370,6 +371,8 @@ main (int argc, char **argv)
   check_exact_16bit ();
   check_boxes ();
   check_exact_finish ();
+  printf ("16-bit samples\n");
+  conv_deep_table_run (KCONV_BACKEND_CPU, seed + 3);
 
   printf ("forced: direct\n");
   CHECK (kconv_force_strategy (KCONV_BACKEND_CPU, "direct") == KCONV_OK,
