@@ -525,7 +525,8 @@ finish_row_deep (uint16_t * restrict out, const float *restrict acc,
       float sf = acc[i] * sign;
       sf = absolute ? fabsf (sf) : sf;
       const int32_t num = 2 * (int32_t) sf + d;
-      int32_t q = (int32_t) floorf ((2.f * sf + (float) d) * inv_two_d);
+      /* truncated, not floored (no call): the steps below correct it */
+      int32_t q = (int32_t) ((2.f * sf + (float) d) * inv_two_d);
       /* off by at most 3 / d below 2^24 (see finish_row) */
       for (int k = 0; k < 3; k++) {
         int32_t r = num - q * two_d;
@@ -553,16 +554,25 @@ static ALWAYS_INLINE void
 store_row_deep (uint8_t * drow, const uint8_t * srow,
     const uint16_t * packed, const KConvImage * im)
 {
+  /* (read once: the byte stores below may alias *im) */
   const int nc = im->n_channels, ps = im->pixel_stride, shift = im->shift;
+  const int w = im->width, be = im->big_endian;
   if (srow)
-    memcpy (drow, srow, (size_t) im->width * ps);       /* alpha, padding */
+    memcpy (drow, srow, (size_t) w * ps);       /* alpha, padding */
   for (int c = 0; c < nc; c++) {
     uint8_t *d = drow + im->channel_offset[c];
     const uint16_t *p = packed + c;
-    for (int x = 0; x < im->width; x++) {
-      uint16_t w = (uint16_t) (p[(size_t) x * nc] << shift);
-      w = im->big_endian ? __builtin_bswap16 (w) : w;
-      memcpy (d + (size_t) x * ps, &w, sizeof w);
+    if (nc == 1 && ps == 2 && !be) {
+      for (int x = 0; x < w; x++) {
+        const uint16_t v = (uint16_t) (p[x] << shift);
+        memcpy (d + 2 * (size_t) x, &v, sizeof v);
+      }
+      continue;
+    }
+    for (int x = 0; x < w; x++) {
+      uint16_t v = (uint16_t) (p[(size_t) x * nc] << shift);
+      v = be ? __builtin_bswap16 (v) : v;
+      memcpy (d + (size_t) x * ps, &v, sizeof v);
     }
   }
 }

@@ -8,7 +8,9 @@
  * values smoothed along rows) held as 8-bit, 10-bit and 16-bit samples:
  * grey and RGBA (alpha passing through) at 4K.  Each row: the median ms of
  * the 8-bit run and of the deeper one, and their ratio (deep / 8-bit);
- * OpenCV's filter2D on CV_16U beside the CPU's rows, in the same run.
+ * OpenCV's filter2D on CV_16U beside the CPU's rows, in the same run
+ * (0: not timed), and the 8-bit run's path (deeper samples take the float
+ * passes).
  * Host memory on every backend (CUDA's rows include the copies).
  */
 #include <stdio.h>
@@ -130,7 +132,7 @@ main (int argc, char **argv)
       peer_opencv_version ());
 #endif
   printf ("%-5s %-24s %5s %9s %9s %7s %10s  %s\n", "", "case", "depth",
-      "8-bit ms", "deep ms", "ratio", "cv16u ms", "deep path");
+      "8-bit ms", "deep ms", "ratio", "cv16u ms", "8-bit path");
   for (size_t b = 0; b < 2; b++) {
     if (!kconv_backend_available (backends[b]))
       continue;
@@ -172,7 +174,7 @@ main (int argc, char **argv)
 #endif
           printf ("%-5s %-24s %5d %9.3f %9.3f %7.2f %10.3f  %s\n",
               kconv_backend_name (backends[b]), name, depths[d], ms8, ms,
-              ms / ms8, cv, path);
+              ms / ms8, cv, path8);
           if (args.csv)
             fprintf (args.csv, "%s,%s,%d,%.4f,%.4f,%.3f,%.4f\n",
                 kconv_backend_name (backends[b]), name, depths[d], ms8, ms,
