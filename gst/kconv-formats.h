@@ -16,8 +16,7 @@
     "RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, GBR, GBRA }"
 
 /* kconvfilter also takes 10-, 12- and 16-bit samples (HEVC Main10 and AV1
- * decoders' P010, HDR and broadcast 4:2:2, 16-bit grey cameras), in system
- * memory */
+ * decoders' P010, HDR and broadcast 4:2:2, 16-bit grey cameras) */
 #define KCONV_DEEP_VIDEO_FORMATS "{ P010_10LE, P012_LE, P016_LE, " \
     "I420_10LE, I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, " \
     "Y444_16LE, GRAY16_LE, GRAY16_BE, RGBA64_LE, BGRA64_LE }"
@@ -40,8 +39,16 @@
     GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS) KCONV_PROGRESSIVE
 #endif
 
-/* kconvfilter's pads: those, and the deeper formats in system memory */
+/* kconvfilter's pads: those, and the deeper formats after them (in CUDA
+ * memory where GStreamer's CUDA memory holds them) */
+#ifdef KCONV_HAVE_GST_CUDA
+#define KCONV_FILTER_VIDEO_CAPS KCONV_VIDEO_CAPS "; " \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", \
+        KCONV_DEEP_VIDEO_FORMATS) KCONV_PROGRESSIVE "; " \
+    GST_VIDEO_CAPS_MAKE (KCONV_DEEP_VIDEO_FORMATS) KCONV_PROGRESSIVE
+#else
 #define KCONV_FILTER_VIDEO_CAPS KCONV_VIDEO_CAPS "; " \
     GST_VIDEO_CAPS_MAKE (KCONV_DEEP_VIDEO_FORMATS) KCONV_PROGRESSIVE
+#endif
 
 #endif /* KCONV_FORMATS_H */

@@ -487,10 +487,20 @@ load_row_deep (float *restrict out, const uint8_t * srow,
     memset (out, 0, (size_t) padded_width * nc * sizeof (float));
     return;
   }
+  /* every word of the pixel a channel, in order: one contiguous run */
+  int in_order = ps == 2 * nc && !be;
+  for (int c = 0; c < nc; c++)
+    in_order &= im->channel_offset[c] == 2 * c;
+  if (in_order)
+    for (size_t i = 0; i < (size_t) w * nc; i++)
+      out[(size_t) ax * nc + i] = (float) ((word_at (srow + 2 * i, 0) >>
+              shift) & mask);
   for (int c = 0; c < nc; c++) {
     const uint8_t *s = srow + im->channel_offset[c];
     float *o = out + (size_t) ax * nc + c;
-    if (be)
+    if (in_order)
+      ;                         /* the middle is done */
+    else if (be)
       for (int x = 0; x < w; x++)
         o[(size_t) x * nc] = (float) ((word_at (s + (size_t) x * ps, 1) >>
                 shift) & mask);
@@ -509,11 +519,15 @@ load_row_deep (float *restrict out, const uint8_t * srow,
   }
 }
 
+/* A 16-bit word anywhere in a frame (rows need not be 2-byte aligned) */
+typedef uint16_t word16 __attribute__((aligned (1), may_alias));
+
 /* Packed sums to samples 0 .. plan->maxval by the rule in kconv.h, as
- * finish_row does for bytes */
+ * finish_row does for bytes, shifted up `shift` bits (little-endian words
+ * straight into a frame whose words are all channels, in order) */
 static ALWAYS_INLINE void
-finish_row_deep (uint16_t * restrict out, const float *restrict acc,
-    size_t n, const KConvPlan * plan)
+finish_row_deep (word16 * restrict out, const float *restrict acc,
+    size_t n, const KConvPlan * plan, int shift)
 {
   const int32_t maxval = plan->maxval;
   if (plan->exact) {
@@ -534,7 +548,7 @@ finish_row_deep (uint16_t * restrict out, const float *restrict acc,
       }
       q += off;
       q = q < 0 ? 0 : q > maxval ? maxval : q;
-      out[i] = (uint16_t) q;
+      out[i] = (uint16_t) (q << shift);
     }
   } else {
     const float bias = plan->bias, top = (float) maxval;
@@ -543,34 +557,27 @@ finish_row_deep (uint16_t * restrict out, const float *restrict acc,
       float v = (absolute ? fabsf (acc[i]) : acc[i]) + bias;
       /* clamped first, truncation is floor */
       v = v < 0.f ? 0.f : v > top ? top : v;
-      out[i] = (uint16_t) (int32_t) v;
+      out[i] = (uint16_t) ((int32_t) v << shift);
     }
   }
 }
 
-/* store_row for 16-bit words: the packed samples into their channels,
- * shifted into place (the bits below stay 0) */
+/* store_row for 16-bit words: the packed words (finished with their
+ * shift) into their channels */
 static ALWAYS_INLINE void
 store_row_deep (uint8_t * drow, const uint8_t * srow,
     const uint16_t * packed, const KConvImage * im)
 {
   /* (read once: the byte stores below may alias *im) */
-  const int nc = im->n_channels, ps = im->pixel_stride, shift = im->shift;
+  const int nc = im->n_channels, ps = im->pixel_stride;
   const int w = im->width, be = im->big_endian;
   if (srow)
     memcpy (drow, srow, (size_t) w * ps);       /* alpha, padding */
   for (int c = 0; c < nc; c++) {
     uint8_t *d = drow + im->channel_offset[c];
     const uint16_t *p = packed + c;
-    if (nc == 1 && ps == 2 && !be) {
-      for (int x = 0; x < w; x++) {
-        const uint16_t v = (uint16_t) (p[x] << shift);
-        memcpy (d + 2 * (size_t) x, &v, sizeof v);
-      }
-      continue;
-    }
     for (int x = 0; x < w; x++) {
-      uint16_t v = (uint16_t) (p[(size_t) x * nc] << shift);
+      uint16_t v = p[(size_t) x * nc];
       v = be ? __builtin_bswap16 (v) : v;
       memcpy (d + (size_t) x * ps, &v, sizeof v);
     }
@@ -597,8 +604,8 @@ typedef struct
       const uint8_t * restrict in, const uint8_t * restrict out, size_t n);
   void (*load_row_deep) (float *restrict out, const uint8_t * srow,
       const KConvImage * im, const int *xmap, int ax, int padded_width);
-  void (*finish_row_deep) (uint16_t * restrict out, const float *restrict acc,
-      size_t n, const KConvPlan * plan);
+  void (*finish_row_deep) (word16 * restrict out, const float *restrict acc,
+      size_t n, const KConvPlan * plan, int shift);
   void (*store_row_deep) (uint8_t * drow, const uint8_t * srow,
       const uint16_t * packed, const KConvImage * im);
 } Loops;
@@ -611,6 +618,8 @@ typedef struct
   const KConvImage *src, *dst;
   int separable;
   int deep;                     /* 16-bit words (the *_deep loops) */
+  int words_in_order;           /* deep, little-endian, every word a
+                                 * channel in order: finished in place */
   int box;                      /* running sums: every weight box_weight */
   float box_weight;
   int padded_width;             /* width + cols - 1 */
@@ -662,19 +671,25 @@ accumulate (const Job * job, float *restrict acc, const float *const *rows,
   job->loops->accumulate_block (acc, job->out_len, rows, taps, n_taps, done);
 }
 
-/* Fills ring row for source row `logical_row` (border applied). */
+/* Source row s (NULL: zeros) widened to packed floats, border applied */
 static void
-fill_ring_row (const Job * job, float *ring_row, float *raw, int logical_row,
-    const float **one_row)
+widen_row (const Job * job, float *out, const uint8_t * s)
 {
-  const uint8_t *s = source_row (job, logical_row);
-  float *out = job->separable ? raw : ring_row;
   if (job->deep)
     job->loops->load_row_deep (out, s, job->src, job->xmap, job->plan->ax,
         job->padded_width);
   else
     job->loops->load_row (out, s, job->src, job->xmap, job->plan->ax,
         job->padded_width);
+}
+
+/* Fills ring row for source row `logical_row` (border applied). */
+static void
+fill_ring_row (const Job * job, float *ring_row, float *raw, int logical_row,
+    const float **one_row)
+{
+  const uint8_t *s = source_row (job, logical_row);
+  widen_row (job, job->separable ? raw : ring_row, s);
   if (!job->separable)
     return;
   one_row[0] = raw;
@@ -694,10 +709,17 @@ emit_row (const Job * job, int y, const float *acc, uint8_t * packed,
       job->src->data + (ptrdiff_t) y * job->src->stride + from;
   const Put all = { NULL, 0 };
   acc += from;
-  if (job->deep) {
-    job->loops->finish_row_deep ((uint16_t *) packed, acc, n, job->plan);
-    job->loops->store_row_deep (drow, job->dst->keep_other_bytes ? NULL :
-        srow, (const uint16_t *) packed, job->src);
+  if (job->deep && job->words_in_order) {
+    job->loops->finish_row_deep ((word16 *) drow, acc, n, job->plan,
+        job->src->shift);
+  } else if (job->deep) {
+    /* the bytes no channel covers, copied unless kept or there are none */
+    const int others = 2 * job->src->n_channels < job->src->pixel_stride
+        && !job->dst->keep_other_bytes;
+    job->loops->finish_row_deep ((word16 *) packed, acc, n, job->plan,
+        job->src->shift);
+    job->loops->store_row_deep (drow, others ? srow : NULL,
+        (const uint16_t *) packed, job->src);
   } else if (job->keep_mask) {
     /* 4-byte pixels convolved whole: the untouched bytes put back */
     const Put keep = { srow, job->keep_mask * 0x100000001ull };
@@ -875,7 +897,7 @@ run_band_box (const Job * job, float *mem, int y0, int y1)
   uint8_t *packed = (uint8_t *) (acc + job->out_len);
 
   /* from the bytes where every byte is convolved, else widened rows */
-  const int bytes = nc == job->src->pixel_stride;
+  const int bytes = !job->deep && nc == job->src->pixel_stride;
   int32_t *middle = col + (size_t) plan->ax * nc;
   const size_t row_n = (size_t) job->src->width * nc;
 
@@ -887,8 +909,7 @@ run_band_box (const Job * job, float *mem, int y0, int y1)
       job->loops->update_columns_bytes (middle, srow, NULL, row_n);
       continue;
     }
-    job->loops->load_row (in, srow, job->src, job->xmap, plan->ax,
-        job->padded_width);
+    widen_row (job, in, srow);
     job->loops->update_columns (col, in, out, n);
   }
   for (int y = y0; y < y1; y++) {
@@ -897,10 +918,8 @@ run_band_box (const Job * job, float *mem, int y0, int y1)
     if (y > y0 && bytes) {
       job->loops->update_columns_bytes (middle, entering, leaving, row_n);
     } else if (y > y0) {
-      job->loops->load_row (in, entering, job->src, job->xmap, plan->ax,
-          job->padded_width);
-      job->loops->load_row (out, leaving, job->src, job->xmap, plan->ax,
-          job->padded_width);
+      widen_row (job, in, entering);
+      widen_row (job, out, leaving);
       job->loops->update_columns (col, in, out, n);
     }
     if (bytes)
@@ -962,9 +981,9 @@ ISA_VERSIONS (accumulate_block, (float *restrict acc, size_t len,
     ISA_VERSIONS (load_row_deep, (float *restrict out, const uint8_t * srow,
         const KConvImage * im, const int *xmap, int ax, int padded_width),
     (out, srow, im, xmap, ax, padded_width))
-    ISA_VERSIONS (finish_row_deep, (uint16_t * restrict out,
-        const float *restrict acc, size_t n, const KConvPlan * plan),
-    (out, acc, n, plan))
+    ISA_VERSIONS (finish_row_deep, (word16 * restrict out,
+        const float *restrict acc, size_t n, const KConvPlan * plan,
+        int shift), (out, acc, n, plan, shift))
     ISA_VERSIONS (store_row_deep, (uint8_t * drow, const uint8_t * srow,
         const uint16_t * packed, const KConvImage * im),
     (drow, srow, packed, im))
@@ -1025,10 +1044,15 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
 {
   Job job = { 0 };
   KConvImage in_order = *src;
-  /* 16-bit words take the float passes alone (direct or separable) */
+  /* 16-bit words take the float passes alone: direct, separable, or
+   * running sums over widened rows */
   job.deep = kconv_image_deep (src);
-  if (job.deep)
-    pass = pass == KCONV_CPU_DIRECT ? pass : KCONV_CPU_SEPARABLE;
+  if (job.deep && pass == KCONV_CPU_FIXED)
+    pass = KCONV_CPU_SEPARABLE;
+  job.words_in_order = job.deep && !src->big_endian
+      && src->pixel_stride == 2 * src->n_channels;
+  for (int c = 0; c < src->n_channels; c++)
+    job.words_in_order &= src->channel_offset[c] == 2 * c;
   /* Gathering 3 of 4 bytes costs more than a small kernel: convolve the
    * fourth too and put it back afterwards (always in fixed point and by
    * running sums, where a fourth byte costs next to nothing). */
@@ -1060,7 +1084,8 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
   job.dst = dst;
   job.separable = pass != KCONV_CPU_DIRECT && plan->separable;
   job.box = pass == KCONV_CPU_BOX;
-  job.box_weight = plan->weights[0];
+  /* (an inexact box: only deeper samples' plans, past the exact bound) */
+  job.box_weight = plan->weights[0] * (plan->exact ? 1.f : plan->scale);
   job.padded_width = src->width + plan->cols - 1;
   job.out_len = round_up ((size_t) src->width * nc, BLOCK);
   job.raw_len = round_up ((size_t) job.padded_width * nc + job.out_len, 16);

@@ -172,16 +172,33 @@ cpu_filter_run (KConvFilter * f, const KConvImage * src, const KConvImage * dst)
       f->n_threads, &c->scratch, src, dst);
 }
 
-/* 16-bit words: the float passes, separable where that pays (the integer
- * lanes hold bytes, and the FFT's large non-separable kernels take the
- * direct pass) */
+/* Whether every weight is one value (not 0), exact or not */
+static int
+weights_one_value (const KConvPlan * plan)
+{
+  for (int i = 1; i < plan->rows * plan->cols; i++)
+    if (plan->weights[i] != plan->weights[0])
+      return 0;
+  return plan->weights[0] != 0.f;
+}
+
+/* 16-bit words: the float passes (the integer lanes hold bytes): boxes by
+ * running sums over widened rows from the size where those pay for bytes,
+ * others separable where that pays, else direct (the FFT's large
+ * non-separable kernels too) */
 static KConvStatus
 cpu_filter_run_deep (KConvFilter * f, const KConvPlan * plan,
     const KConvImage * src, const KConvImage * dst)
 {
   CpuFilter *c = f->impl;
-  return kconv_cpu_run (plan, separable_pays (plan) ? KCONV_CPU_SEPARABLE :
-      KCONV_CPU_DIRECT, NULL, NULL, f->n_threads, &c->scratch, src, dst);
+  KConvCpuPass pass = KCONV_CPU_DIRECT;
+  if (weights_one_value (plan)
+      && plan->rows * plan->cols >= CPU_BOX_SUMS_MIN_TAPS)
+    pass = KCONV_CPU_BOX;
+  else if (separable_pays (plan))
+    pass = KCONV_CPU_SEPARABLE;
+  return kconv_cpu_run (plan, pass, NULL, NULL, f->n_threads, &c->scratch,
+      src, dst);
 }
 
 static const char *

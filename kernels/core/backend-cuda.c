@@ -42,6 +42,20 @@ cuda_filter_run (KConvFilter * f, const KConvImage * src,
 }
 
 static KConvStatus
+cuda_filter_run_deep (KConvFilter * f, const KConvPlan * plan,
+    const KConvImage * src, const KConvImage * dst)
+{
+  return kconv_cuda_run_deep (f->impl, plan, src, dst, f->n_threads);
+}
+
+static KConvStatus
+cuda_filter_run_device_deep (KConvFilter * f, const KConvPlan * plan,
+    const KConvImage * src, const KConvImage * dst, void *stream)
+{
+  return kconv_cuda_run_deep_device (f->impl, plan, src, dst, stream);
+}
+
+static KConvStatus
 cuda_filter_submit (KConvFilter * f, KConvSlot * slot, const KConvImage * src,
     const KConvImage * dst)
 {
@@ -168,6 +182,8 @@ const KConvBackendOps kconv_backend_cuda = {
   .unusable = "no usable CUDA device was found",
   .filter_new = cuda_filter_new,
   .filter_run = cuda_filter_run,
+  .filter_run_deep = cuda_filter_run_deep,
+  .filter_run_device_deep = cuda_filter_run_device_deep,
   .filter_submit = cuda_filter_submit,
   .filter_run_device = cuda_filter_run_device,
   .filter_stream = cuda_filter_stream,

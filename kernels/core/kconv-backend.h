@@ -74,6 +74,10 @@ struct KConvBackendOps
    * run at once (NULL: bytes only) */
     KConvStatus (*filter_run_deep) (KConvFilter * f, const KConvPlan * plan,
       const KConvImage * src, const KConvImage * dst);
+  /* the same in device memory, queued on stream (NULL: not there) */
+    KConvStatus (*filter_run_device_deep) (KConvFilter * f,
+      const KConvPlan * plan, const KConvImage * src, const KConvImage * dst,
+      void *stream);
   void *(*filter_stream) (const KConvFilter * f);
   const char *(*filter_describe) (const KConvFilter * f);
   /* its paths' names, as kconv_force_strategy takes them (NULL past the

@@ -232,9 +232,18 @@ kconv_filter_run_device (KConvFilter * f, const KConvImage * src,
       || src->height != dst->height || src->n_channels != dst->n_channels)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
         "kconv_filter_run_device: the images differ in size or channels");
-  if (kconv_image_deep (src) || kconv_image_deep (dst))
-    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_run_device "
-        "takes 8-bit samples only: 16-bit ones run from host memory");
+  if (kconv_image_deep (src) || kconv_image_deep (dst)) {
+    const KConvPlan *plan;
+    KConvStatus st = plan_for_depth (f, src, &plan);
+    if (st != KCONV_OK)
+      return st;
+    if (!f->ops->filter_run_device_deep
+        || kconv_image_depth (src) != kconv_image_depth (dst))
+      return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_"
+          "run_device: 16-bit samples of one depth on a backend that takes "
+          "them in device memory");
+    return f->ops->filter_run_device_deep (f, plan, src, dst, stream);
+  }
   if (!f->ops->filter_run_device)
     return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "device images need "
         "a backend with devices, not %s", kconv_backend_name (f->ops->id));

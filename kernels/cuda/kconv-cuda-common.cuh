@@ -47,6 +47,11 @@ struct KConvCudaJob
   uint32_t div2, div_magic, div_bias;
   int32_t div_k;
   float bias;
+  /* samples: bytes (depth 8) or 16-bit words (depth 9 to 16, see
+   * KConvImage); outputs clamp to maxval */
+  int depth, shift, big_endian;
+  int32_t maxval;
+  int aligned8; /* src, dst and strides 8-byte aligned (RGBA64 as one load) */
 };
 
 /* What a kernel instantiation may take of dynamic shared memory on each
@@ -166,8 +171,8 @@ kconv_cuda_finish_mode (const KConvCudaJob &job)
  * exact path uses two (the sum, the quotient estimate) and integer
  * corrections for the rest. */
 template <int MODE>
-__device__ __forceinline__ uint8_t
-kconv_cuda_finish_as (const KConvCudaJob &job, float acc)
+__device__ __forceinline__ int32_t
+kconv_cuda_finish_to (const KConvCudaJob &job, float acc, int32_t maxval)
 {
   if (MODE != KCONV_FINISH_FLOAT) {
     float sf = job.negate ? -acc : acc;
@@ -187,14 +192,21 @@ kconv_cuda_finish_as (const KConvCudaJob &job, float acc)
       q += (r >= two_d) - (r < 0);
     }
     q += job.ioffset;
-    return (uint8_t) (q < 0 ? 0 : q > 255 ? 255 : q);
+    return q < 0 ? 0 : q > maxval ? maxval : q;
   }
   float v = (job.absolute ? fabsf (acc) : acc) + job.bias;
   v = v < 0.f ? 0.f : v;
-  v = v > 255.f ? 255.f : v;
+  v = v > (float) maxval ? (float) maxval : v;
   /* truncation without a conversion: 2^23 + v rounded toward zero holds
    * floor (v) in its low bits */
-  return (uint8_t) __float_as_uint (__fadd_rz (v, 8388608.f));
+  return (int32_t) (__float_as_uint (__fadd_rz (v, 8388608.f)) & 0x7fffffu);
+}
+
+template <int MODE>
+__device__ __forceinline__ uint8_t
+kconv_cuda_finish_as (const KConvCudaJob &job, float acc)
+{
+  return (uint8_t) kconv_cuda_finish_to<MODE> (job, acc, 255);
 }
 
 /* Whether every source and output row starts 16-byte aligned, so that a
@@ -259,17 +271,30 @@ kconv_cuda_set_int_division (KConvCudaJob *job, int32_t d)
   job->div_bias = (uint32_t) job->div_k * job->div2;
 }
 
-__device__ __forceinline__ uint8_t
+/* The rule, its mode looked up: 0 .. 255, or for DEEP 0 .. job.maxval */
+template <bool DEEP = false>
+__device__ __forceinline__ int32_t
 kconv_cuda_finish (const KConvCudaJob &job, float acc)
 {
+  const int32_t maxval = DEEP ? job.maxval : 255;
   switch (kconv_cuda_finish_mode (job)) {
   case KCONV_FINISH_FLOAT:
-    return kconv_cuda_finish_as<KCONV_FINISH_FLOAT> (job, acc);
+    return kconv_cuda_finish_to<KCONV_FINISH_FLOAT> (job, acc, maxval);
   case KCONV_FINISH_EXACT_UNIT:
-    return kconv_cuda_finish_as<KCONV_FINISH_EXACT_UNIT> (job, acc);
+    return kconv_cuda_finish_to<KCONV_FINISH_EXACT_UNIT> (job, acc, maxval);
   default:
-    return kconv_cuda_finish_as<KCONV_FINISH_EXACT> (job, acc);
+    return kconv_cuda_finish_to<KCONV_FINISH_EXACT> (job, acc, maxval);
   }
+}
+
+/* A 16-bit word's value (depth, shift, byte order: KConvImage) as a float */
+__device__ __forceinline__ float
+kconv_cuda_word_to_float (const KConvCudaJob &job, const uint8_t *p)
+{
+  uint32_t w = __ldg ((const unsigned short *) p);
+  if (job.big_endian)
+    w = __byte_perm (w, 0, 0x4401);
+  return kconv_cuda_u8_to_float ((w >> job.shift) & (uint32_t) job.maxval);
 }
 
 /* Where sample (row, col) of a channel plane lives in shared memory. */
@@ -284,13 +309,13 @@ struct KConvPlainLayout
 
 /* The loop of kconv_cuda_load_tile; INTERIOR: the window lies inside the
  * image, so no border rule is needed. */
-template <class Layout, int WORDS, bool INTERIOR>
+template <class Layout, int WORDS, bool INTERIOR, bool DEEP>
 __device__ __forceinline__ void
 kconv_cuda_load_tile_as (const KConvCudaJob &job, float *tile, int nch, int x0,
     int y0, int tile_w, int tile_h, int plane, Layout at)
 {
   const bool words =
-      WORDS < 0 ? job.pixel_stride == 4 && job.aligned4 : WORDS == 1;
+      !DEEP && (WORDS < 0 ? job.pixel_stride == 4 && job.aligned4 : WORDS == 1);
   /* a warp per row segment: neighbouring threads, neighbouring pixels;
    * unrolled so that several rows' loads are in flight at once */
 #pragma unroll 4
@@ -306,7 +331,23 @@ kconv_cuda_load_tile_as (const KConvCudaJob &job, float *tile, int nch, int x0,
       const uint8_t *p = row + (size_t) (sx < 0 ? 0 : sx) * job.pixel_stride;
       const bool inside = INTERIOR || (sy >= 0 && sx >= 0);
       const int o = at (ty, tx);
-      if (words) {
+      if (DEEP && job.pixel_stride == 8 && job.aligned8) {
+        /* a 64-bit pixel (RGBA64) in one load */
+        const uint2 px = inside ? __ldg ((const uint2 *) p) : make_uint2 (0, 0);
+        for (int c = 0; c < nch; c++) {
+          const int off = job.channel_offset[c];
+          uint32_t w = ((off < 4 ? px.x : px.y) >> (8 * (off & 2))) & 0xffffu;
+          if (job.big_endian)
+            w = __byte_perm (w, 0, 0x4401);
+          tile[c * plane + o] =
+              kconv_cuda_u8_to_float ((w >> job.shift) & (uint32_t) job.maxval);
+        }
+      } else if (DEEP) {
+        for (int c = 0; c < nch; c++)
+          tile[c * plane + o] =
+              inside ? kconv_cuda_word_to_float (job, p + job.channel_offset[c])
+                     : 0.f;
+      } else if (words) {
         const uint32_t word = inside ? __ldg ((const uint32_t *) p) : 0u;
         for (int c = 0; c < nch; c++)
           tile[c * plane + o] = kconv_cuda_u8_to_float (
@@ -323,18 +364,19 @@ kconv_cuda_load_tile_as (const KConvCudaJob &job, float *tile, int nch, int x0,
 /* Fills float planes [channel][...] with a tile_w x tile_h window of source
  * samples whose top-left is (x0, y0), border rule applied (most tiles lie
  * inside the image and skip it). */
-/* WORDS: 1 when pixels are 4 aligned bytes, 0 when not, -1 to look. */
-template <class Layout, int WORDS = -1>
+/* WORDS: 1 when pixels are 4 aligned bytes, 0 when not, -1 to look.
+ * DEEP: samples are 16-bit words. */
+template <class Layout, int WORDS = -1, bool DEEP = false>
 __device__ __forceinline__ void
 kconv_cuda_load_tile (const KConvCudaJob &job, float *tile, int nch, int x0,
     int y0, int tile_w, int tile_h, int plane, Layout at)
 {
   if (x0 >= 0 && y0 >= 0 && x0 + tile_w <= job.width &&
       y0 + tile_h <= job.height)
-    kconv_cuda_load_tile_as<Layout, WORDS, true> (job, tile, nch, x0, y0,
+    kconv_cuda_load_tile_as<Layout, WORDS, true, DEEP> (job, tile, nch, x0, y0,
         tile_w, tile_h, plane, at);
   else
-    kconv_cuda_load_tile_as<Layout, WORDS, false> (job, tile, nch, x0, y0,
+    kconv_cuda_load_tile_as<Layout, WORDS, false, DEEP> (job, tile, nch, x0, y0,
         tile_w, tile_h, plane, at);
 }
 
@@ -377,9 +419,58 @@ kconv_cuda_store_pixel (const KConvCudaJob &job, int x, int y,
   }
 }
 
+/* kconv_cuda_store_pixel for 16-bit words: each value shifted into place
+ * (the bits below it 0), in the image's byte order */
+template <int NCH>
+__device__ __forceinline__ void
+kconv_cuda_store_pixel_deep (const KConvCudaJob &job, int x, int y,
+    const int32_t *out)
+{
+  uint8_t *d =
+      job.dst + (size_t) y * job.dst_stride + (size_t) x * job.pixel_stride;
+  if (job.pixel_stride == 8 && job.aligned8 && !job.big_endian) {
+    /* a 64-bit pixel (RGBA64) in one store, the words no channel covers
+     * from the source, or as the destination holds them */
+    uint2 px = job.copy_other_bytes
+                   ? *(const uint2 *) (job.src + (size_t) y * job.src_stride +
+                                       (size_t) x * 8)
+                   : *(const uint2 *) d;
+#pragma unroll
+    for (int c = 0; c < NCH; c++) {
+      const int off = job.channel_offset[c];
+      const uint32_t w = (uint32_t) out[c] << job.shift;
+      const int bits = 8 * (off & 2);
+      uint32_t &half = off < 4 ? px.x : px.y;
+      half = (half & ~(0xffffu << bits)) | w << bits;
+    }
+    *(uint2 *) d = px;
+    return;
+  }
+  if (job.copy_other_bytes && 2 * NCH < job.pixel_stride) {
+    const uint8_t *s =
+        job.src + (size_t) y * job.src_stride + (size_t) x * job.pixel_stride;
+    for (int b = 0; b < job.pixel_stride; b += 2) {
+      bool convolved = false;
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+        convolved |= job.channel_offset[c] == b;
+      if (!convolved)
+        *(unsigned short *) (d + b) = *(const unsigned short *) (s + b);
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < NCH; c++) {
+    uint32_t w = (uint32_t) out[c] << job.shift;
+    if (job.big_endian)
+      w = __byte_perm (w, 0, 0x4401);
+    *(unsigned short *) (d + job.channel_offset[c]) = (unsigned short) w;
+  }
+}
+
 /* A thread's column of ROWS output pixels at (x, y0 ...), all channels:
- * rounded by the rule (MODE, or looked up when -1) and stored. */
-template <int NCH, int ROWS, int MODE = -1, int WORDS = -1>
+ * rounded by the rule (MODE, or looked up when -1) and stored; DEEP: as
+ * 16-bit words. */
+template <int NCH, int ROWS, int MODE = -1, int WORDS = -1, bool DEEP = false>
 __device__ __forceinline__ void
 kconv_cuda_store_column (const KConvCudaJob &job, int x, int y0,
     const float (&acc)[NCH][ROWS])
@@ -391,13 +482,21 @@ kconv_cuda_store_column (const KConvCudaJob &job, int x, int y0,
     const int y = y0 + r;
     if (y >= job.row_end)
       return;
-    uint8_t out[NCH];
+    if (DEEP) {
+      int32_t deep[NCH];
 #pragma unroll
-    for (int c = 0; c < NCH; c++)
-      out[c] = MODE < 0 ? kconv_cuda_finish (job, acc[c][r])
-                        : kconv_cuda_finish_as<(MODE < 0 ? 0 : MODE)> (job,
-                              acc[c][r]);
-    kconv_cuda_store_pixel<NCH, WORDS> (job, x, y, out);
+      for (int c = 0; c < NCH; c++)
+        deep[c] = kconv_cuda_finish<true> (job, acc[c][r]);
+      kconv_cuda_store_pixel_deep<NCH> (job, x, y, deep);
+    } else {
+      uint8_t out[NCH];
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+        out[c] = MODE < 0 ? (uint8_t) kconv_cuda_finish (job, acc[c][r])
+                          : kconv_cuda_finish_as<(MODE < 0 ? 0 : MODE)> (job,
+                                acc[c][r]);
+      kconv_cuda_store_pixel<NCH, WORDS> (job, x, y, out);
+    }
   }
 }
 

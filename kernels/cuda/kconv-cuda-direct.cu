@@ -18,8 +18,8 @@
 
 /* PITCH > 0: the tile's row pitch, fixed at compile time so that every
  * shared-memory address is a register plus a constant; 0: taken at run
- * time (kernels wider than PITCH - 31). */
-template <int NCH, int ROWS, int PITCH, bool PARAM_WEIGHTS>
+ * time (kernels wider than PITCH - 31).  DEEP: 16-bit samples. */
+template <int NCH, int ROWS, int PITCH, bool PARAM_WEIGHTS, bool DEEP>
 __global__ void
 __launch_bounds__ (KCONV_CUDA_TILE_W *KCONV_CUDA_BLOCK_ROWS)
     direct_kernel (const KConvCudaJob job, const KConvCudaWeights pw,
@@ -34,8 +34,8 @@ __launch_bounds__ (KCONV_CUDA_TILE_W *KCONV_CUDA_BLOCK_ROWS)
   const int x0 = blockIdx.x * KCONV_CUDA_TILE_W;
   const int y0 = job.row_begin + blockIdx.y * tile_h;
 
-  kconv_cuda_load_tile (job, tile, NCH, x0 - job.ax, y0 - job.ay,
-      KCONV_CUDA_TILE_W + cols - 1, rows_in - ROWS, plane,
+  kconv_cuda_load_tile<KConvPlainLayout, -1, DEEP> (job, tile, NCH, x0 - job.ax,
+      y0 - job.ay, KCONV_CUDA_TILE_W + cols - 1, rows_in - ROWS, plane,
       KConvPlainLayout{ pitch });
   __syncthreads ();
 
@@ -107,7 +107,8 @@ __launch_bounds__ (KCONV_CUDA_TILE_W *KCONV_CUDA_BLOCK_ROWS)
     }
   }
 
-  kconv_cuda_store_column<NCH, ROWS> (job, x0 + tx, y0 + ty0, acc);
+  kconv_cuda_store_column<NCH, ROWS, -1, -1, DEEP> (job, x0 + tx, y0 + ty0,
+      acc);
 }
 
 /* kernels up to this wide use the compile-time pitch */
@@ -129,13 +130,13 @@ kconv_cuda_direct_smem (int nch, int cols, int rows)
   return (size_t) nch * pitch * rows_in * sizeof (float);
 }
 
-template <int NCH, int PITCH, bool PARAM>
+template <int NCH, int PITCH, bool PARAM, bool DEEP>
 static cudaError_t
 launch_direct (const KConvCudaJob &job, const KConvCudaWeights *pw,
     const float *gw, cudaStream_t stream)
 {
   size_t smem = kconv_cuda_direct_smem (NCH, job.cols, job.rows);
-  auto fn = direct_kernel<NCH, DIRECT_ROWS, PITCH, PARAM>;
+  auto fn = direct_kernel<NCH, DIRECT_ROWS, PITCH, PARAM, DEEP>;
   static KConvCudaSmemAllowed raised;
   cudaError_t err = kconv_cuda_allow_smem (fn, smem, &raised);
   if (err != cudaSuccess)
@@ -147,20 +148,22 @@ launch_direct (const KConvCudaJob &job, const KConvCudaWeights *pw,
   return cudaGetLastError ();
 }
 
-template <int NCH>
+template <int NCH, bool DEEP>
 static cudaError_t
 launch_direct_nch (const KConvCudaJob &job, const KConvCudaWeights *pw,
     const float *gw, cudaStream_t stream)
 {
   const bool fixed = direct_pitch (job.cols) == DIRECT_FIXED_PITCH;
   if (gw == NULL)
-    return fixed ? launch_direct<NCH, DIRECT_FIXED_PITCH, true> (job, pw, gw,
-                       stream)
-                 : launch_direct<NCH, 0, true> (job, pw, gw, stream);
-  return fixed ? launch_direct<NCH, DIRECT_FIXED_PITCH, false> (job, pw, gw,
-                     stream)
-               : launch_direct<NCH, 0, false> (job, pw, gw, stream);
+    return fixed ? launch_direct<NCH, DIRECT_FIXED_PITCH, true, DEEP> (job, pw,
+                       gw, stream)
+                 : launch_direct<NCH, 0, true, DEEP> (job, pw, gw, stream);
+  return fixed ? launch_direct<NCH, DIRECT_FIXED_PITCH, false, DEEP> (job, pw,
+                     gw, stream)
+               : launch_direct<NCH, 0, false, DEEP> (job, pw, gw, stream);
 }
+
+template <bool DEEP>
 
 static cudaError_t
 launch_any_direct (const KConvCudaJob *job, const KConvCudaWeights *pw,
@@ -168,13 +171,13 @@ launch_any_direct (const KConvCudaJob *job, const KConvCudaWeights *pw,
 {
   switch (job->n_channels) {
   case 1:
-    return launch_direct_nch<1> (*job, pw, gw, stream);
+    return launch_direct_nch<1, DEEP> (*job, pw, gw, stream);
   case 2:
-    return launch_direct_nch<2> (*job, pw, gw, stream);
+    return launch_direct_nch<2, DEEP> (*job, pw, gw, stream);
   case 3:
-    return launch_direct_nch<3> (*job, pw, gw, stream);
+    return launch_direct_nch<3, DEEP> (*job, pw, gw, stream);
   case 4:
-    return launch_direct_nch<4> (*job, pw, gw, stream);
+    return launch_direct_nch<4, DEEP> (*job, pw, gw, stream);
   default:
     return cudaErrorInvalidValue;
   }
@@ -184,6 +187,9 @@ KConvStatus
 kconv_cuda_launch_direct (const KConvCudaJob *job, const KConvCudaWeights *pw,
     const float *gw, cudaStream_t stream)
 {
-  return kconv_cuda_status (launch_any_direct (job, pw, gw, stream),
+  return kconv_cuda_status (job->depth > 8
+                                ? launch_any_direct<true> (job, pw, gw, stream)
+                                : launch_any_direct<false> (job, pw, gw,
+                                      stream),
       "kconv_cuda_launch_direct");
 }

@@ -138,7 +138,8 @@ fft_finish_kernel (const KConvCudaJob job, const double *real, int fw,
   for (int c = 0; c < NCH; c++) {
     double v = real[c * plane + (size_t) y * fw + x];
     /* exact kernels: the sum is an integer; the transform's error is not */
-    out[c] = kconv_cuda_finish (job, job.exact ? (float) rint (v) : (float) v);
+    out[c] = (uint8_t) kconv_cuda_finish (job,
+        job.exact ? (float) rint (v) : (float) v);
   }
   kconv_cuda_store_pixel<NCH> (job, x, y, out);
 }

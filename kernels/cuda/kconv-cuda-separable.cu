@@ -106,7 +106,7 @@ slide (float a[SEP_RUN], const float *w, int taps, const float *base, int block)
   }
 }
 
-template <int NCH>
+template <int NCH, bool DEEP>
 __global__ void
 __launch_bounds__ (SEP_THREADS)
     separable_kernel (const KConvCudaJob job, const KConvCudaWeights hv)
@@ -133,8 +133,9 @@ __launch_bounds__ (SEP_THREADS)
     one.channel_offset[0] = job.channel_offset[c];
     if (c > 0)
       __syncthreads (); /* the last channel's vertical pass is done */
-    kconv_cuda_load_tile (one, raw, 1, x0 - job.ax, y0 - job.ay,
-        KCONV_CUDA_TILE_W + job.cols - 1, tile_h, raw_plane, raw_at);
+    kconv_cuda_load_tile<SepRawLayout, -1, DEEP> (one, raw, 1, x0 - job.ax,
+        y0 - job.ay, KCONV_CUDA_TILE_W + job.cols - 1, tile_h, raw_plane,
+        raw_at);
     __syncthreads ();
 
     /* horizontal: 4 threads a row, SEP_RUN neighbouring outputs each */
@@ -153,10 +154,10 @@ __launch_bounds__ (SEP_THREADS)
     slide<SEP_MID_PITCH> (acc[c], v, job.rows, col, SEP_RUN * SEP_MID_PITCH);
   }
 
-  kconv_cuda_store_column<NCH, SEP_RUN> (job, x, y0 + ty0, acc);
+  kconv_cuda_store_column<NCH, SEP_RUN, -1, -1, DEEP> (job, x, y0 + ty0, acc);
 }
 
-template <int NCH>
+template <int NCH, bool DEEP>
 static cudaError_t
 launch_separable (const KConvCudaJob &job, const KConvCudaWeights *hv,
     cudaStream_t stream)
@@ -164,29 +165,30 @@ launch_separable (const KConvCudaJob &job, const KConvCudaWeights *hv,
   size_t smem = kconv_cuda_separable_smem (NCH, job.cols, job.rows);
   static KConvCudaSmemAllowed raised;
   cudaError_t err =
-      kconv_cuda_allow_smem (separable_kernel<NCH>, smem, &raised);
+      kconv_cuda_allow_smem (separable_kernel<NCH, DEEP>, smem, &raised);
   if (err != cudaSuccess)
     return err;
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
       kconv_cuda_grid_rows (job, SEP_OUT_H));
-  separable_kernel<NCH><<<grid, block, smem, stream>>> (job, *hv);
+  separable_kernel<NCH, DEEP><<<grid, block, smem, stream>>> (job, *hv);
   return cudaGetLastError ();
 }
 
+template <bool DEEP>
 static cudaError_t
 launch_any_separable (const KConvCudaJob *job, const KConvCudaWeights *hv,
     cudaStream_t stream)
 {
   switch (job->n_channels) {
   case 1:
-    return launch_separable<1> (*job, hv, stream);
+    return launch_separable<1, DEEP> (*job, hv, stream);
   case 2:
-    return launch_separable<2> (*job, hv, stream);
+    return launch_separable<2, DEEP> (*job, hv, stream);
   case 3:
-    return launch_separable<3> (*job, hv, stream);
+    return launch_separable<3, DEEP> (*job, hv, stream);
   case 4:
-    return launch_separable<4> (*job, hv, stream);
+    return launch_separable<4, DEEP> (*job, hv, stream);
   default:
     return cudaErrorInvalidValue;
   }
@@ -196,6 +198,8 @@ KConvStatus
 kconv_cuda_launch_separable (const KConvCudaJob *job,
     const KConvCudaWeights *hv, cudaStream_t stream)
 {
-  return kconv_cuda_status (launch_any_separable (job, hv, stream),
+  return kconv_cuda_status (job->depth > 8
+                                ? launch_any_separable<true> (job, hv, stream)
+                                : launch_any_separable<false> (job, hv, stream),
       "kconv_cuda_launch_separable");
 }

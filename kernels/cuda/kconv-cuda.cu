@@ -76,6 +76,9 @@ struct KConvCuda
   KConvCudaCopies copies;  /* frames' uploads and downloads, in order */
   KConvCudaSlot *own_slot; /* for kconv_cuda_run */
   double sepmma_bound;     /* STRATEGY_SEPARABLE_MMA's error bound */
+  int use_separable;       /* as kconv_cuda_new was told */
+  KConvCuda *deep;         /* the same kernel for 16-bit samples, once
+                            * some came (kconv_cuda_run_deep) */
   char description[200];
 };
 
@@ -753,6 +756,8 @@ cuda_setup (KConvCuda *cu, const KConvPlan *plan)
   if (plan->exact)
     kconv_cuda_set_int_division (a, plan->divisor);
   a->bias = plan->bias;
+  a->depth = plan->depth;
+  a->maxval = plan->maxval;
   return cu->strategy->setup (cu, plan);
 }
 
@@ -781,8 +786,14 @@ kconv_cuda_new (const KConvPlan *plan, int use_separable, int device_id,
     cu->sepmma_bound = c.sepmma_bound =
         separable_mma_bound (plan, cu->device, cu->pw.w);
   const KConvTuning tuning = kconv_tuning ();
-  cu->strategy = choose_strategy (&c,
-      tuning.cuda_strategy[0] ? tuning.cuda_strategy : NULL);
+  cu->use_separable = use_separable;
+  if (plan->depth > 8)
+    /* 16-bit samples: the float tiles alone read and write words */
+    cu->strategy = strategy_by_id (
+        separable_can (&c) ? STRATEGY_SEPARABLE : STRATEGY_DIRECT);
+  else
+    cu->strategy = choose_strategy (&c,
+        tuning.cuda_strategy[0] ? tuning.cuda_strategy : NULL);
 
   KConvStatus st = cuda_setup (cu, plan);
   if (st != KCONV_OK) {
@@ -810,6 +821,10 @@ kconv_cuda_run_rows (KConvCuda *cu, const KConvImage *src,
   job.src_stride = (int) src->stride;
   job.dst_stride = (int) dst->stride;
   job.pixel_stride = src->pixel_stride;
+  job.shift = src->shift;
+  job.big_endian = src->big_endian;
+  job.aligned8 = ((uintptr_t) dst->data % 8 == 0) && dst->stride % 8 == 0 &&
+                 ((uintptr_t) src->data % 8 == 0) && src->stride % 8 == 0;
   job.aligned4 = ((uintptr_t) dst->data % 4 == 0) && dst->stride % 4 == 0 &&
                  ((uintptr_t) src->data % 4 == 0) && src->stride % 4 == 0;
   return cu->strategy->launch (cu, &job, src, dst, (cudaStream_t) stream_ptr);
@@ -828,6 +843,36 @@ kconv_cuda_run (KConvCuda *cu, const KConvImage *src, const KConvImage *dst,
 {
   KConvStatus st = kconv_cuda_submit (cu, &cu->own_slot, src, dst, n_threads);
   return st != KCONV_OK ? st : kconv_cuda_slot_wait (cu->own_slot);
+}
+
+/* cu's twin for 16-bit samples of plan's depth, made when first wanted */
+static KConvStatus
+deep_twin (KConvCuda *cu, const KConvPlan *plan)
+{
+  if (cu->deep && cu->deep->arith.depth != plan->depth) {
+    kconv_cuda_free (cu->deep);
+    cu->deep = NULL;
+  }
+  if (!cu->deep)
+    KCONV_TRY (kconv_cuda_new (plan, cu->use_separable, cu->device, cu->wait,
+        cu->copy_streams, &cu->deep));
+  return KCONV_OK;
+}
+
+extern "C" KConvStatus
+kconv_cuda_run_deep (KConvCuda *cu, const KConvPlan *plan,
+    const KConvImage *src, const KConvImage *dst, int n_threads)
+{
+  KCONV_TRY (deep_twin (cu, plan));
+  return kconv_cuda_run (cu->deep, src, dst, n_threads);
+}
+
+extern "C" KConvStatus
+kconv_cuda_run_deep_device (KConvCuda *cu, const KConvPlan *plan,
+    const KConvImage *src, const KConvImage *dst, void *stream)
+{
+  KCONV_TRY (deep_twin (cu, plan));
+  return kconv_cuda_run_device (cu->deep, src, dst, stream);
 }
 
 extern "C" int
@@ -876,6 +921,7 @@ kconv_cuda_free (KConvCuda *cu)
 {
   if (!cu)
     return;
+  kconv_cuda_free (cu->deep);
   kconv_cuda_slot_free (cu->own_slot);
   (void) kconv_cuda_use_device (cu->device);
   kconv_cuda_fft_free (cu->fft);

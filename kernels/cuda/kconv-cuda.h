@@ -32,6 +32,15 @@ KConvStatus kconv_cuda_new (const KConvPlan * plan, int use_separable,
 KConvStatus kconv_cuda_run (KConvCuda * cu, const KConvImage * src,
     const KConvImage * dst, int n_threads);
 
+/* Host images of 16-bit samples (depth 9 to 16), with the plan for their
+ * depth: as kconv_cuda_run, on a twin of cu made for that plan the first
+ * time (the float tiles, direct or separable). */
+KConvStatus kconv_cuda_run_deep (KConvCuda * cu, const KConvPlan * plan,
+    const KConvImage * src, const KConvImage * dst, int n_threads);
+/* The same for device images, on stream (kconv_cuda_run_device). */
+KConvStatus kconv_cuda_run_deep_device (KConvCuda * cu, const KConvPlan * plan,
+    const KConvImage * src, const KConvImage * dst, void *stream);
+
 /* Device images in and out (data are device pointers), on `stream`
  * (a cudaStream_t, NULL for the default); does not synchronise. */
 KConvStatus kconv_cuda_run_device (KConvCuda * cu, const KConvImage * src,

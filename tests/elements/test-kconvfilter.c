@@ -1277,6 +1277,29 @@ GST_START_TEST (test_cuda_unavailable_is_an_error)
 
 GST_END_TEST;
 
+/* The largest difference between the values of two frames' components
+ * (16-bit words decoded) */
+static gint
+frames_max_value_diff (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b)
+{
+  GstVideoFrame fa, fb;
+  gint worst = 0;
+  gst_video_frame_map (&fa, info, a, GST_MAP_READ);
+  gst_video_frame_map (&fb, info, b, GST_MAP_READ);
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    gint w, h, depth;
+    guint16 *va = component_values (&fa, c, &w, &h, &depth);
+    guint16 *vb = component_values (&fb, c, &w, &h, &depth);
+    for (gint i = 0; i < w * h; i++)
+      worst = MAX (worst, ABS ((gint) va[i] - (gint) vb[i]));
+    g_free (va);
+    g_free (vb);
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  return worst;
+}
+
 /* Where a GPU exists: backend=cuda gives the same bytes as backend=cpu on
  * every format (exact kernels) and within 1 for float ones. */
 GST_START_TEST (test_cuda_matches_cpu)
@@ -1294,9 +1317,6 @@ GST_START_TEST (test_cuda_matches_cpu)
       GstVideoInfo info;
       gst_video_info_set_format (&info,
           gst_video_format_from_string (FORMAT (i)), 97, 45);
-      /* deeper samples: the CPU's (test_deep_launch_lines) */
-      if (GST_VIDEO_INFO_COMP_DEPTH (&info, 0) > 8)
-        continue;
       GstHarness *hc = harness_new (FORMAT (i), 97, 45, "backend", "cuda",
           kernels[k][0], kernels[k][1], kernels[k][2], kernels[k][3], NULL);
       GstHarness *hp = harness_new (FORMAT (i), 97, 45, "backend", "cpu",
@@ -1305,9 +1325,17 @@ GST_START_TEST (test_cuda_matches_cpu)
         GstBuffer *in = random_buffer (info.size, 1000 * k + 10 * i + f);
         GstBuffer *oc = gst_harness_push_and_pull (hc, gst_buffer_ref (in));
         GstBuffer *op = gst_harness_push_and_pull (hp, in);
-        gint worst = frames_max_diff (&info, oc, op);
-        fail_unless (worst <= (k == 3 ? 1 : 0), "%s, %s=%s: cuda and cpu "
-            "differ by %d", FORMAT (i), kernels[k][0], kernels[k][1], worst);
+        /* bytes, padding included; deeper samples by value */
+        gint worst = GST_VIDEO_INFO_COMP_DEPTH (&info, 0) > 8 ?
+            frames_max_value_diff (&info, oc, op) :
+            frames_max_diff (&info, oc, op);
+        /* the gaussian is inexact everywhere, and so is the 31x31 box
+         * past 4097 (12 bits; kconv.h): within 1 */
+        const gboolean box_inexact = k == 1
+            && GST_VIDEO_INFO_COMP_DEPTH (&info, 0) > 12;
+        fail_unless (worst <= (k == 3 || box_inexact ? 1 : 0), "%s, %s=%s: "
+            "cuda and cpu differ by %d", FORMAT (i), kernels[k][0],
+            kernels[k][1], worst);
         gst_buffer_unref (oc);
         gst_buffer_unref (op);
       }
@@ -1337,36 +1365,31 @@ run_launch_line (const gchar * line)
 }
 
 /* 10- and 16-bit sources link to the element with no videoconvert and run
- * to the end; backend=cuda, which has no path for them yet, refuses them
- * at linking with a message that names the format and the way out. */
+ * to the end, on every backend there is. */
 GST_START_TEST (test_deep_launch_lines)
 {
   static const gchar *const lines[] = {
     "videotestsrc num-buffers=3 ! video/x-raw,format=P010_10LE,width=97,"
-        "height=45 ! kconvfilter kernel=edge ! fakesink",
+        "height=45 ! kconvfilter kernel=edge backend=%s ! fakesink",
     "videotestsrc num-buffers=3 ! video/x-raw,format=GRAY16_BE,width=64,"
-        "height=33 ! kconvfilter kernel=gaussian kernel-size=7 ! fakesink",
+        "height=33 ! kconvfilter kernel=gaussian kernel-size=7 backend=%s ! "
+        "fakesink",
     "videotestsrc num-buffers=3 is-live=true ! video/x-raw,format=I422_10LE,"
-        "width=65,height=31 ! kconvfilter kernel=sharpen ! fakesink",
+        "width=65,height=31 ! kconvfilter kernel=sharpen backend=%s ! fakesink",
   };
-  for (guint i = 0; i < G_N_ELEMENTS (lines); i++) {
-    GstMessage *msg = run_launch_line (lines[i]);
-    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s",
-        lines[i]);
-    gst_message_unref (msg);
+  static const gchar *const backends[] = { "auto", "cpu", "cuda" };
+  for (guint b = 0; b < G_N_ELEMENTS (backends); b++) {
+    if (b == 2 && !kconv_backend_available (KCONV_BACKEND_CUDA))
+      continue;
+    for (guint i = 0; i < G_N_ELEMENTS (lines); i++) {
+      gchar *line = g_strdup_printf (lines[i], backends[b]);
+      GstMessage *msg = run_launch_line (line);
+      fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s",
+          line);
+      gst_message_unref (msg);
+      g_free (line);
+    }
   }
-  if (!kconv_backend_available (KCONV_BACKEND_CUDA))
-    return;
-  GstMessage *msg = run_launch_line ("videotestsrc num-buffers=2 ! "
-      "video/x-raw,format=P010_10LE ! kconvfilter backend=cuda kernel=edge "
-      "! fakesink");
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
-  GError *err;
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (strstr (err->message, "backend=cuda")
-      && strstr (err->message, "P010_10LE"), "%s", err->message);
-  g_error_free (err);
-  gst_message_unref (msg);
 }
 
 GST_END_TEST;

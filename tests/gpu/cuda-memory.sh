@@ -78,7 +78,8 @@ timeout 60 gst-launch-1.0 -q videotestsrc pattern=ball num-buffers=1 ! $y ! cuda
 echo "YUY2 321 wide, bytes 640-643 of row 0: source $(od -An -tu1 -j 640 -N 4 "$out/yuy2.src")," \
   "after cudaupload ! cudadownload $(od -An -tu1 -j 640 -N 4 "$out/yuy2.rt")"
 
-formats="RGBA BGRA RGBx BGRx ARGB ABGR RGB BGR GRAY8 I420 YV12 NV12 NV21 Y444 Y42B YUY2 UYVY GBR GBRA AYUV VUYA NV16 NV24"
+formats="RGBA BGRA RGBx BGRx ARGB ABGR RGB BGR GRAY8 I420 YV12 NV12 NV21 Y444 Y42B YUY2 UYVY GBR GBRA AYUV VUYA NV16 NV24
+  P010_10LE P012_LE P016_LE I420_10LE I420_12LE I422_10LE I422_12LE Y444_10LE Y444_12LE Y444_16LE GRAY16_LE GRAY16_BE RGBA64_LE BGRA64_LE"
 for size in 320x240 321x243; do
   for fmt in $formats; do echo "$fmt $size"; done
 done | xargs -P "$jobs" -n 2 bash -c 'check_format "$0" "$1"' > "$out/formats.txt"

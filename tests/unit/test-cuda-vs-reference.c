@@ -23,6 +23,7 @@
 #include <string.h>
 #include "check.h"
 #include "conv-table.h"
+#include "conv-deep-table.h"
 #include "match-table.h"
 #include "tuning-env.h"
 
@@ -49,11 +50,12 @@ parts_known (int argc, char **argv)
 {
   for (int i = 2; i < argc; i++) {
     int known = !strcmp (argv[i], "auto") || !strcmp (argv[i], "match")
+        || !strcmp (argv[i], "deep")
         || (!strncmp (argv[i], "max=", 4) && atoi (argv[i] + 4) > 0);
     for (int k = 0; FORCED (k); k++)
       known |= !strcmp (argv[i], FORCED (k));
     if (!known) {
-      fprintf (stderr, "%s: unknown part \"%s\" (auto, match, max=N or a "
+      fprintf (stderr, "%s: unknown part \"%s\" (auto, deep, match, max=N or a "
           "path --list prints)\n", argv[0], argv[i]);
       return 0;
     }
@@ -158,6 +160,11 @@ main (int argc, char **argv)
     printf ("forced %s: %d failed\n", path, check_failed - before);
   }
   kconv_force_strategy (KCONV_BACKEND_CUDA, NULL);
+  if (wanted (argc, argv, "deep")) {
+    int before = check_failed;
+    conv_deep_table_run (KCONV_BACKEND_CUDA, seed + 100);
+    printf ("16-bit samples: %d failed\n", check_failed - before);
+  }
   if (wanted (argc, argv, "match"))
     match_table_run (KCONV_BACKEND_CUDA, seed);
   return check_summary ();
