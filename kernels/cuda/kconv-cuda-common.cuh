@@ -486,7 +486,9 @@ kconv_cuda_store_column (const KConvCudaJob &job, int x, int y0,
       int32_t deep[NCH];
 #pragma unroll
       for (int c = 0; c < NCH; c++)
-        deep[c] = kconv_cuda_finish<true> (job, acc[c][r]);
+        deep[c] = MODE < 0 ? kconv_cuda_finish<true> (job, acc[c][r])
+                           : kconv_cuda_finish_to<(MODE < 0 ? 0 : MODE)> (job,
+                                 acc[c][r], job.maxval);
       kconv_cuda_store_pixel_deep<NCH> (job, x, y, deep);
     } else {
       uint8_t out[NCH];

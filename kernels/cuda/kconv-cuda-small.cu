@@ -19,7 +19,7 @@
  * otherwise leave room for only two blocks a multiprocessor */
 #define SMALL_ROWS (NCH >= 3 ? 4 : 8)
 
-template <int NCH, int K, int MODE, int WORDS>
+template <int NCH, int K, int MODE, int WORDS, bool DEEP>
 __global__ void
 __launch_bounds__ (KCONV_CUDA_TILE_W *KCONV_CUDA_BLOCK_ROWS)
     small_kernel (const KConvCudaJob job, const KConvCudaWeights pw)
@@ -30,7 +30,7 @@ __launch_bounds__ (KCONV_CUDA_TILE_W *KCONV_CUDA_BLOCK_ROWS)
   const int x0 = blockIdx.x * KCONV_CUDA_TILE_W;
   const int y0 = job.row_begin + blockIdx.y * tile_h;
 
-  kconv_cuda_load_tile<KConvPlainLayout, WORDS> (job, &tile[0][0][0], NCH,
+  kconv_cuda_load_tile<KConvPlainLayout, WORDS, DEEP> (job, &tile[0][0][0], NCH,
       x0 - K / 2, y0 - K / 2, KCONV_CUDA_TILE_W + K - 1, tile_h + K - 1,
       (tile_h + K - 1) * SMALL_PITCH, KConvPlainLayout{ SMALL_PITCH });
   __syncthreads ();
@@ -59,8 +59,8 @@ __launch_bounds__ (KCONV_CUDA_TILE_W *KCONV_CUDA_BLOCK_ROWS)
     }
   }
 
-  kconv_cuda_store_column<NCH, SMALL_ROWS, MODE, WORDS> (job, x0 + tx, y0 + ty0,
-      acc);
+  kconv_cuda_store_column<NCH, SMALL_ROWS, MODE, WORDS, DEEP> (job, x0 + tx,
+      y0 + ty0, acc);
 }
 
 int
@@ -72,7 +72,8 @@ kconv_cuda_small_fits (int cols, int rows, int n_channels)
 
 /* The layout is fixed at compile time only where both occur: grey is
  * always bytes, 4 channels always 4-byte pixels (aligned or not, looked
- * at at run time), 3 channels either RGB or RGBx. */
+ * at at run time), 3 channels either RGB or RGBx; 16-bit words (DEEP)
+ * are read and written whole, their layout looked at at run time. */
 template <int NCH, int K, int MODE>
 static cudaError_t
 launch_words (const KConvCudaJob &job, const KConvCudaWeights *pw,
@@ -81,14 +82,17 @@ launch_words (const KConvCudaJob &job, const KConvCudaWeights *pw,
   dim3 block (KCONV_CUDA_TILE_W, KCONV_CUDA_BLOCK_ROWS);
   dim3 grid (kconv_div_up (job.width, KCONV_CUDA_TILE_W),
       kconv_cuda_grid_rows (job, KCONV_CUDA_BLOCK_ROWS * SMALL_ROWS));
-  if (NCH == 1)
-    small_kernel<NCH, K, MODE, 0><<<grid, block, 0, stream>>> (job, *pw);
+  if (job.depth > 8)
+    small_kernel<NCH, K, MODE, 0, true><<<grid, block, 0, stream>>> (job, *pw);
+  else if (NCH == 1)
+    small_kernel<NCH, K, MODE, 0, false><<<grid, block, 0, stream>>> (job, *pw);
   else if (NCH == 4)
-    small_kernel<NCH, K, MODE, -1><<<grid, block, 0, stream>>> (job, *pw);
+    small_kernel<NCH, K, MODE, -1, false>
+        <<<grid, block, 0, stream>>> (job, *pw);
   else if (job.pixel_stride == 4 && job.aligned4)
-    small_kernel<NCH, K, MODE, 1><<<grid, block, 0, stream>>> (job, *pw);
+    small_kernel<NCH, K, MODE, 1, false><<<grid, block, 0, stream>>> (job, *pw);
   else
-    small_kernel<NCH, K, MODE, 0><<<grid, block, 0, stream>>> (job, *pw);
+    small_kernel<NCH, K, MODE, 0, false><<<grid, block, 0, stream>>> (job, *pw);
   return cudaGetLastError ();
 }
 

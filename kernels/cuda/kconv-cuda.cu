@@ -788,9 +788,11 @@ kconv_cuda_new (const KConvPlan *plan, int use_separable, int device_id,
   const KConvTuning tuning = kconv_tuning ();
   cu->use_separable = use_separable;
   if (plan->depth > 8)
-    /* 16-bit samples: the float tiles alone read and write words */
-    cu->strategy = strategy_by_id (
-        separable_can (&c) ? STRATEGY_SEPARABLE : STRATEGY_DIRECT);
+    /* 16-bit samples: the float tiles alone read and write words (the
+     * small sizes compiled in, two passes, or the general tile) */
+    cu->strategy = strategy_by_id (small_can (&c)       ? STRATEGY_SMALL
+                                   : separable_can (&c) ? STRATEGY_SEPARABLE
+                                                        : STRATEGY_DIRECT);
   else
     cu->strategy = choose_strategy (&c,
         tuning.cuda_strategy[0] ? tuning.cuda_strategy : NULL);
