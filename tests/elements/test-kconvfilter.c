@@ -250,10 +250,13 @@ component_values (GstVideoFrame * f, guint c, gint * w, gint * h, gint * depth)
   for (gint y = 0; y < *h; y++)
     for (gint x = 0; x < *w; x++) {
       const guint8 *p = base + y * stride + x * pstride;
+      if (*depth <= 8) {
+        v[y * *w + x] = p[0];   /* (a byte: the next may be past the end) */
+        continue;
+      }
       guint word = GST_VIDEO_FORMAT_INFO_IS_LE (fi) ?
           (guint) p[1] << 8 | p[0] : (guint) p[0] << 8 | p[1];
-      v[y * *w + x] = (guint16) (*depth > 8 ?
-          (word >> shift) & ((1u << *depth) - 1) : p[0]);
+      v[y * *w + x] = (guint16) ((word >> shift) & ((1u << *depth) - 1));
     }
   return v;
 }
