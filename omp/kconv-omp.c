@@ -498,13 +498,12 @@ load_row_deep (float *restrict out, const uint8_t * srow,
   for (int c = 0; c < nc; c++) {
     const uint8_t *s = srow + im->channel_offset[c];
     float *o = out + (size_t) ax * nc + c;
-    if (in_order)
-      ;                         /* the middle is done */
-    else if (be)
+    /* (in order: the middle is done) */
+    if (!in_order && be)
       for (int x = 0; x < w; x++)
         o[(size_t) x * nc] = (float) ((word_at (s + (size_t) x * ps, 1) >>
                 shift) & mask);
-    else
+    if (!in_order && !be)
       for (int x = 0; x < w; x++)
         o[(size_t) x * nc] = (float) ((word_at (s + (size_t) x * ps, 0) >>
                 shift) & mask);
