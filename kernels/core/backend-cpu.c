@@ -52,16 +52,21 @@ separable_pays (const KConvPlan * plan)
  * 3x3 stays with the taps where AVX-512 is there (0.72 against 0.84). */
 #define CPU_BOX_SUMS_MIN_TAPS 25
 
+/* Whether every weight is one value (not 0), exact or not */
+static int
+weights_one_value (const KConvPlan * plan)
+{
+  for (int i = 1; i < plan->rows * plan->cols; i++)
+    if (plan->weights[i] != plan->weights[0])
+      return 0;
+  return plan->weights[0] != 0.f;
+}
+
 /* An exact kernel whose weights are all one value */
 static int
 plan_is_box (const KConvPlan * plan)
 {
-  if (!plan->exact || plan->weights[0] == 0.f)
-    return 0;
-  for (int i = 1; i < plan->rows * plan->cols; i++)
-    if (plan->weights[i] != plan->weights[0])
-      return 0;
-  return 1;
+  return plan->exact && weights_one_value (plan);
 }
 
 static KConvPath
@@ -170,16 +175,6 @@ cpu_filter_run (KConvFilter * f, const KConvImage * src, const KConvImage * dst)
 #endif
   return kconv_cpu_run (&f->plan, cpu_pass (f), c->fixed, c->box_sums,
       f->n_threads, &c->scratch, src, dst);
-}
-
-/* Whether every weight is one value (not 0), exact or not */
-static int
-weights_one_value (const KConvPlan * plan)
-{
-  for (int i = 1; i < plan->rows * plan->cols; i++)
-    if (plan->weights[i] != plan->weights[0])
-      return 0;
-  return plan->weights[0] != 0.f;
 }
 
 /* 16-bit words: the float passes (the integer lanes hold bytes): boxes by
