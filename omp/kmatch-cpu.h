@@ -25,6 +25,20 @@ void kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
     uint64_t * map, const uint8_t * byte_mask, int n_threads);
 
+/* The values of a w x h region of 16-bit words (pixel_stride bytes apart,
+ * depth bits, shift bits up, either byte order), packed. */
+void kmatch_cpu_pack_deep (uint16_t * dst, const uint8_t * src,
+    ptrdiff_t stride, int pixel_stride, int depth, int shift, int big_endian,
+    int w, int h, int n_threads);
+
+/* 16-bit values, one channel (rows `stride` values apart), as
+ * kmatch_reference_map_deep, on up to n_threads threads; tmpl is 0 where
+ * mask (NULL, or a byte a pixel) says the pixel does not count.  0, or -1
+ * when memory is short. */
+int kmatch_cpu_map_deep (const uint16_t * frame, ptrdiff_t stride,
+    const uint16_t * tmpl, const uint8_t * mask, int tw, int th, int mw,
+    int mh, uint64_t * map, int n_threads);
+
 /* Exact search that prunes (kmatch-prune.c): the same positions as the
  * exhaustive map and greedy pick of kmatch.c.  With byte_mask (as for
  * kmatch_cpu_map), tmpl is the template with its bytes that do not count

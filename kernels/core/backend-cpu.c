@@ -232,6 +232,13 @@ kconv_cpu_match_map (const KMatchHostQuery * q, uint64_t * map)
       q->tw, q->th, q->ch, q->mw, q->mh, map, q->mask, q->n_threads);
 }
 
+int
+kconv_cpu_match_map_deep (const KMatchDeepHostQuery * q, uint64_t * map)
+{
+  return kmatch_cpu_map_deep (q->base, q->stride, q->tmpl, q->mask, q->tw, q->th,
+      q->mw, q->mh, map, q->n_threads);
+}
+
 /* the search that skips what it can prove loses (omp/kmatch-prune.c) */
 static int
 cpu_match_best (void **state, const KMatchHostQuery * q, int max_matches,
@@ -268,6 +275,7 @@ const KConvBackendOps kconv_backend_cpu = {
   .strategy_name = cpu_strategy_name,
   .filter_free = cpu_filter_free,
   .match_map = kconv_cpu_match_map,
+  .match_map_deep = kconv_cpu_match_map_deep,
   .match_best = cpu_match_best,
   .match_state_free = cpu_match_state_free,
 };

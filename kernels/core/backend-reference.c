@@ -54,6 +54,14 @@ reference_match_map (const KMatchHostQuery * q, uint64_t * map)
       q->mw, q->mh, map, q->mask);
 }
 
+static int
+reference_match_map_deep (const KMatchDeepHostQuery * q, uint64_t * map)
+{
+  kmatch_reference_map_deep (q->base, q->stride, q->tmpl, q->tw, q->th,
+      q->mw, q->mh, map, q->mask);
+  return 0;
+}
+
 const KConvBackendOps kconv_backend_reference = {
   .id = KCONV_BACKEND_REFERENCE,
   .usable = reference_usable,
@@ -63,4 +71,5 @@ const KConvBackendOps kconv_backend_reference = {
   .filter_describe = reference_filter_describe,
   .filter_free = reference_filter_free,
   .match_map = reference_match_map,
+  .match_map_deep = reference_match_map_deep,
 };

@@ -53,6 +53,30 @@ typedef struct
   int tw, th, ch, mw, mh, n_threads;
 } KMatchHostQuery;
 
+/* A search of 16-bit words (one channel) the backend's device takes: the
+ * region's words at base (device memory when on_device), rows stride bytes
+ * apart, pixel_stride bytes from one sample to the next; values of depth
+ * bits, shift bits up, in either byte order; mw x mh positions. */
+typedef struct
+{
+  const uint8_t *base;
+  ptrdiff_t stride;
+  int on_device, pixel_stride, depth, shift, big_endian;
+  int mw, mh, n_threads;
+} KMatchDeepQuery;
+
+/* The same on the host: the region's values packed, rows stride values
+ * apart; the template's values (0 where a mask says they do not count) and
+ * the mask (NULL, or a byte a pixel: 0xff counts). */
+typedef struct
+{
+  const uint16_t *base;
+  ptrdiff_t stride;
+  const uint16_t *tmpl;
+  const uint8_t *mask;
+  int tw, th, mw, mh, n_threads;
+} KMatchDeepHostQuery;
+
 struct KConvBackendOps
 {
   KConvBackend id;
@@ -96,6 +120,9 @@ struct KConvBackendOps
   int (*match_best) (void **state, const KMatchHostQuery * q,
       int max_matches, KMatchPosition * out);
   void (*match_state_free) (void *state);
+  /* the SAD of every position of a search of 16-bit words: 0, or -1 when
+   * memory is short */
+  int (*match_map_deep) (const KMatchDeepHostQuery * q, uint64_t * map);
 
   /* Matchers on a device (NULL on the host backends).  match_takes:
    * whether the device searches this template over mw x mh positions
@@ -109,6 +136,12 @@ struct KConvBackendOps
     KConvStatus (*match_submit) (void *impl, KConvSlot * slot,
       const KMatchQuery * q);
   void (*match_slot_best) (KConvSlot * slot, KMatchPosition * best);
+  /* templates and searches of 16-bit words on the device (NULL: the host
+   * searches them); mask as the host query's */
+    KConvStatus (*match_set_template_deep) (void *impl,
+      const uint16_t * tmpl, int tw, int th, const uint8_t * mask);
+    KConvStatus (*match_search_deep) (void *impl, const KMatchDeepQuery * q,
+      KMatchPosition * best, uint64_t * sad_map);
   void (*match_free) (void *impl);
 
   /* A slot's frames in flight on the backend (NULL: none ever are) */
@@ -137,6 +170,8 @@ extern const KConvBackendOps kconv_backend_cuda;
 /* The CPU's SAD map, which a device's matcher also runs for the searches
  * it does not take */
 void kconv_cpu_match_map (const KMatchHostQuery * q, uint64_t * map);
+int kconv_cpu_match_map_deep (const KMatchDeepHostQuery * q,
+    uint64_t * map);
 
 /* Whether every field of the options is in its range */
 int kconv_options_valid (const KConvOptions * options);

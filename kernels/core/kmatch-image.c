@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include "kmatch.h"
+#include "kconv-sample.h"
 
 uint8_t *
 kmatch_cut_template (const KConvImage * im, const KMatchRegion * r,
@@ -32,6 +33,26 @@ kmatch_cut_template (const KConvImage * im, const KMatchRegion * r,
         for (int c = 0; c < channels; c++)
           d[c] = px[off[c]];
     }
+  }
+  return t;
+}
+
+uint16_t *
+kmatch_cut_template_deep (const KConvImage * im, const KMatchRegion * r)
+{
+  if (!im || !im->data || !r || !kconv_image_deep (im) || r->x < 0
+      || r->y < 0 || r->width < 1 || r->height < 1
+      || r->width > im->width - r->x || r->height > im->height - r->y)
+    return NULL;
+  uint16_t *t = malloc (sizeof *t * (size_t) r->width * r->height);
+  if (!t)
+    return NULL;
+  for (int y = 0; y < r->height; y++) {
+    const uint8_t *row = im->data + (ptrdiff_t) (r->y + y) * im->stride +
+        (ptrdiff_t) r->x * im->pixel_stride + im->channel_offset[0];
+    for (int x = 0; x < r->width; x++)
+      t[(size_t) y * r->width + x] = (uint16_t) kconv_sample_get (im,
+          row + (ptrdiff_t) x * im->pixel_stride);
   }
   return t;
 }

@@ -23,6 +23,12 @@ struct KMatch
                                  * or 0 (transparent) */
   uint8_t *tmpl_masked;         /* tmpl & mask, as the threaded map wants */
   int pixels;                   /* template pixels that count */
+  /* a template of 16-bit values instead (tmpl NULL): its depth (else 0),
+   * its values and, with a mask, those that count (0 elsewhere) */
+  int depth;
+  uint16_t *tmpl16, *tmpl16_masked;
+  uint16_t *packed16;           /* the frame's values, packed */
+  size_t packed16_size;
   uint8_t *packed;              /* the frame's matched samples, packed */
   size_t packed_size;
   uint64_t *map;
@@ -80,10 +86,28 @@ kmatch_new (const KConvOptions * options, KMatch ** out)
 static KConvStatus
 device_template (KMatch * m)
 {
+  if (m->depth)
+    return m->impl && m->ops->match_set_template_deep ?
+        m->ops->match_set_template_deep (m->impl, m->tmpl16, m->tw, m->th,
+        m->mask) : KCONV_OK;
   if (!m->impl || !m->ops->match_takes (m->impl, m->ch, 1, 1))
     return KCONV_OK;
   return m->ops->match_set_template (m->impl, m->tmpl, m->tw, m->th, m->ch,
       m->mask);
+}
+
+/* Frees the template, of either kind, and its mask */
+static void
+forget_template (KMatch * m)
+{
+  free (m->tmpl);
+  free (m->mask);
+  free (m->tmpl_masked);
+  free (m->tmpl16);
+  free (m->tmpl16_masked);
+  m->tmpl = m->mask = m->tmpl_masked = NULL;
+  m->tmpl16 = m->tmpl16_masked = NULL;
+  m->depth = 0;
 }
 
 KConvStatus
@@ -101,14 +125,46 @@ kmatch_set_template (KMatch * m, const uint8_t * samples, int width,
   for (int y = 0; y < height; y++)
     memcpy (t + (size_t) y * width * channels, samples + y * stride,
         (size_t) width * channels);
-  free (m->tmpl);
-  free (m->mask);
-  free (m->tmpl_masked);
+  forget_template (m);
   m->tmpl = t;
-  m->mask = m->tmpl_masked = NULL;
   m->tw = width;
   m->th = height;
   m->ch = channels;
+  m->pixels = width * height;
+  return device_template (m);
+}
+
+KConvStatus
+kmatch_set_template_deep (KMatch * m, const uint16_t * values, int width,
+    int height, ptrdiff_t stride, int depth)
+{
+  kconv_clear_error ();
+  if (!m || !values || width < 1 || height < 1 || stride < width
+      || depth < 9 || depth > 16)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_set_template_"
+        "deep: no template, or a size, stride or depth (9 .. 16) out of "
+        "range");
+  const unsigned max = (1u << depth) - 1;
+  uint16_t *t = malloc (sizeof *t * (size_t) width * height);
+  if (!t)
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++) {
+      const uint16_t v = values[(ptrdiff_t) y * stride + x];
+      if (v > max) {
+        free (t);
+        return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_set_"
+            "template_deep: value %u at (%d, %d) is over %u, the largest of "
+            "%d bits", v, x, y, max, depth);
+      }
+      t[(size_t) y * width + x] = v;
+    }
+  forget_template (m);
+  m->tmpl16 = t;
+  m->depth = depth;
+  m->tw = width;
+  m->th = height;
+  m->ch = 1;
   m->pixels = width * height;
   return device_template (m);
 }
@@ -118,19 +174,24 @@ kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
     ptrdiff_t mask_stride)
 {
   kconv_clear_error ();
-  if (!m || !m->tmpl || (mask && mask_stride < m->tw))
+  if (!m || (!m->tmpl && !m->tmpl16) || (mask && mask_stride < m->tw))
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
         "kmatch_set_template_mask: no template yet, or a mask stride "
         "narrower than the template");
   const size_t n = (size_t) m->tw * m->th * m->ch;
   uint8_t *bm = NULL, *tm = NULL;
+  uint16_t *tm16 = NULL;
   int pixels = m->tw * m->th;
   if (mask) {
     bm = malloc (n);
-    tm = malloc (n);
-    if (!bm || !tm) {
+    if (m->depth)
+      tm16 = malloc (sizeof *tm16 * n);
+    else
+      tm = malloc (n);
+    if (!bm || (!tm && !tm16)) {
       free (bm);
       free (tm);
+      free (tm16);
       return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     pixels = 0;
@@ -141,14 +202,19 @@ kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
         for (int c = 0; c < m->ch; c++) {
           const size_t at = ((size_t) y * m->tw + x) * m->ch + c;
           bm[at] = keep;
-          tm[at] = m->tmpl[at] & keep;
+          if (tm16)
+            tm16[at] = keep ? m->tmpl16[at] : 0;
+          else
+            tm[at] = m->tmpl[at] & keep;
         }
       }
   }
   free (m->mask);
   free (m->tmpl_masked);
+  free (m->tmpl16_masked);
   m->mask = bm;
   m->tmpl_masked = tm;
+  m->tmpl16_masked = tm16;
   m->pixels = pixels;
   return device_template (m);
 }
@@ -213,6 +279,103 @@ pick_best (const uint64_t * map, int mw, int mh, int tw, int th, int x0,
   return n;
 }
 
+/* The searched region (NULL: the whole frame), checked: inside the frame
+ * and holding the template. */
+static KConvStatus
+search_region (const KMatch * m, const KConvImage * frame,
+    const KMatchRegion * region, KMatchRegion * r)
+{
+  const KMatchRegion whole = { 0, 0, frame->width, frame->height };
+  *r = region ? *region : whole;
+  if (r->x < 0 || r->y < 0 || r->width < 1 || r->height < 1
+      || r->x + r->width > frame->width || r->y + r->height > frame->height
+      || m->tw > r->width || m->th > r->height)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: the "
+        "region lies outside the frame or is smaller than the template");
+  return KCONV_OK;
+}
+
+/* The positions from a backend's best (best_only) or from the map */
+static int
+matches_found (const KMatch * m, const KMatchPosition * best,
+    const uint64_t * map, int mw, int mh, const KMatchRegion * r,
+    int max_matches, KMatchPosition * matches)
+{
+  if (!map) {
+    const KMatchPosition at = { best->x + r->x, best->y + r->y, best->sad };
+    matches[0] = at;
+    return 1;
+  }
+  return pick_best (map, mw, mh, m->tw, m->th, r->x, r->y, max_matches,
+      matches);
+}
+
+/* A search of 16-bit values (kmatch_set_template_deep): on the device
+ * where it takes them, else packed and mapped on the host. */
+static KConvStatus
+search_deep (KMatch * m, const KConvImage * frame, int luma, int on_device,
+    const KMatchRegion * region, int max_matches, KMatchPosition * matches,
+    int *n_matches, uint64_t * sad_map)
+{
+  const int depth = frame->depth > 8 ? frame->depth : 8;
+  if (luma || frame->n_channels != 1 || depth != (m->depth ? m->depth : 8))
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: a "
+        "%d-bit frame of %d channel(s) and a %d-bit template: samples "
+        "deeper than bytes are matched one channel at a time, frame and "
+        "template of one depth", depth, luma ? 3 : frame->n_channels,
+        m->depth ? m->depth : 8);
+  KMatchRegion r;
+  KConvStatus st = search_region (m, frame, region, &r);
+  if (st != KCONV_OK)
+    return st;
+  const int mw = r.width - m->tw + 1, mh = r.height - m->th + 1;
+  const uint8_t *base = frame->data + (ptrdiff_t) r.y * frame->stride +
+      (ptrdiff_t) r.x * frame->pixel_stride + frame->channel_offset[0];
+  const int best_only = max_matches == 1 && !sad_map;
+  uint64_t *map = sad_map;
+  if (!best_only && !map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+  KMatchPosition best = { 0, 0, 0 };
+
+  if (m->impl && m->ops->match_search_deep && mw <= 65535 && mh <= 65535) {
+    const KMatchDeepQuery q = { base, frame->stride, on_device,
+      frame->pixel_stride, frame->depth, frame->shift, frame->big_endian,
+      mw, mh, m->n_threads
+    };
+    st = m->ops->match_search_deep (m->impl, &q, &best, map);
+    if (st != KCONV_OK)
+      return st;
+  } else if (on_device) {
+    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
+        "kmatch_search_device: the matcher does not search 16-bit samples "
+        "on CUDA here");
+  } else {
+    size_t need = (size_t) r.width * r.height;
+    if (need > m->packed16_size) {
+      free (m->packed16);
+      m->packed16 = malloc (need * sizeof *m->packed16);
+      m->packed16_size = m->packed16 ? need : 0;
+      if (!m->packed16)
+        return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    kmatch_cpu_pack_deep (m->packed16, base, frame->stride,
+        frame->pixel_stride, frame->depth, frame->shift, frame->big_endian,
+        r.width, r.height, m->n_threads);
+    if (!map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
+      return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+    const KMatchDeepHostQuery q = { m->packed16, r.width,
+      m->mask ? m->tmpl16_masked : m->tmpl16, m->mask, m->tw, m->th, mw, mh,
+      m->n_threads
+    };
+    if (m->ops->match_map_deep (&q, map) != 0)
+      return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+  /* (the host always fills a map) */
+  *n_matches = matches_found (m, &best, map, mw, mh, &r, max_matches,
+      matches);
+  return KCONV_OK;
+}
+
 /* kmatch_search and kmatch_search_luma: the frame's samples are taken as
  * they are (luma 0) or as the luma of its R, G, B (luma 1).  With a slot,
  * a search the GPU can answer alone is queued on it and left there
@@ -222,24 +385,23 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
     int *n_matches, uint64_t * sad_map, KConvSlot * slot)
 {
-  if (!m || !m->tmpl || !frame || !frame->data || !matches || !n_matches
-      || max_matches < 1 || frame->n_channels != (luma ? 3 : m->ch)
-      || (luma && m->ch != 1) || frame->pixel_stride < frame->n_channels)
+  if (!m || (!m->tmpl && !m->tmpl16) || !frame || !frame->data || !matches
+      || !n_matches || max_matches < 1 || (luma && m->ch != 1)
+      || frame->pixel_stride < frame->n_channels)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: no "
-        "template, frame or result array, or the frame's channels differ from "
-        "the template's");
-  if (frame->depth > 8)
-    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: "
-        "%d-bit samples; the search takes 8-bit ones", frame->depth);
+        "template, frame or result array, or a luma search for a template "
+        "of colour");
   *n_matches = 0;
-  KMatchRegion r = { 0, 0, frame->width, frame->height };
-  if (region)
-    r = *region;
-  if (r.x < 0 || r.y < 0 || r.width < 1 || r.height < 1
-      || r.x + r.width > frame->width || r.y + r.height > frame->height
-      || m->tw > r.width || m->th > r.height)
+  if (m->depth || frame->depth > 8)
+    return search_deep (m, frame, luma, on_device, region, max_matches,
+        matches, n_matches, sad_map);
+  if (frame->n_channels != (luma ? 3 : m->ch))
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: the "
-        "region lies outside the frame or is smaller than the template");
+        "frame's channels differ from the template's");
+  KMatchRegion r;
+  KConvStatus search_st = search_region (m, frame, region, &r);
+  if (search_st != KCONV_OK)
+    return search_st;
 
   const int ch = m->ch, ps = frame->pixel_stride;
   const int mw = r.width - m->tw + 1, mh = r.height - m->th + 1;
@@ -276,14 +438,8 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     KConvStatus st = m->ops->match_search (m->impl, &q, &best, map);
     if (st != KCONV_OK)
       return st;
-    if (best_only) {
-      const KMatchPosition at = { best.x + r.x, best.y + r.y, best.sad };
-      matches[0] = at;
-      *n_matches = 1;
-    } else {
-      *n_matches = pick_best (map, mw, mh, m->tw, m->th, r.x, r.y,
-          max_matches, matches);
-    }
+    *n_matches = matches_found (m, &best, map, mw, mh, &r, max_matches,
+        matches);
     return KCONV_OK;
   }
   if (on_device)
@@ -425,10 +581,9 @@ kmatch_free (KMatch * m)
     return;
   if (m->impl)
     m->ops->match_free (m->impl);
-  free (m->tmpl);
-  free (m->mask);
-  free (m->tmpl_masked);
+  forget_template (m);
   free (m->packed);
+  free (m->packed16);
   free (m->map);
   if (m->best_state)
     m->ops->match_state_free (m->best_state);

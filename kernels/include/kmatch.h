@@ -7,6 +7,11 @@
  * at every position where the template lies wholly inside the search
  * region.  The search is exhaustive and exact: every backend finds the same
  * positions; among equal sums the smallest y wins, then the smallest x.
+ *
+ * Samples deeper than bytes (10-, 12- and 16-bit video: KConvImage's
+ * depth) are matched as their values, 0 .. 2^depth - 1, against a
+ * template of the same depth (kmatch_set_template_deep), one channel;
+ * sums are 64-bit and exact at every depth.
  * Plain C, no GLib, like kconv.h.
  */
 #ifndef KMATCH_H
@@ -59,6 +64,13 @@ KMatchRegion kmatch_search_area (const KMatchRegion * region,
 uint8_t *kmatch_cut_template (const KConvImage * im, const KMatchRegion * r,
     int channels);
 
+/* As kmatch_cut_template for one channel of an image of 16-bit words
+ * (depth 9 .. 16, channel_offset[0]): the samples' values, 0 ..
+ * 2^depth - 1, r.width a row.  malloc'd; NULL when r does not lie inside
+ * im, im is not deep or memory is short. */
+uint16_t *kmatch_cut_template_deep (const KConvImage * im,
+    const KMatchRegion * r);
+
 /* Packs n single-channel images of one size (planar video, say) into one
  * image of n samples a pixel at dst, rows dst_stride bytes apart. */
 void kmatch_interleave (const KConvImage * planes, int n, uint8_t * dst,
@@ -73,6 +85,13 @@ KConvStatus kmatch_new (const KConvOptions * options, KMatch ** out);
  * rows `stride` bytes apart.  Copied. */
 KConvStatus kmatch_set_template (KMatch * m, const uint8_t * samples,
     int width, int height, ptrdiff_t stride, int channels);
+
+/* A template of one channel for frames of `depth` bits (9 .. 16):
+ * width * height values 0 .. 2^depth - 1, rows `stride` values apart.
+ * Copied.  Such a template matches frames of that depth alone; a value
+ * over 2^depth - 1 is refused. */
+KConvStatus kmatch_set_template_deep (KMatch * m, const uint16_t * values,
+    int width, int height, ptrdiff_t stride, int depth);
 
 /* Only the template's pixels whose byte in mask (width x height of the
  * template set last, rows mask_stride apart) is non-zero count: a template

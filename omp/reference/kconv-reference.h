@@ -28,6 +28,12 @@ void kmatch_reference_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
     uint64_t * map, const uint8_t * byte_mask);
 
+/* The same for 16-bit values, one channel, rows `stride` values apart;
+ * mask: NULL, or a byte a template pixel, non-zero where it counts. */
+void kmatch_reference_map_deep (const uint16_t * frame, ptrdiff_t stride,
+    const uint16_t * tmpl, int tw, int th, int mw, int mh, uint64_t * map,
+    const uint8_t * mask);
+
 /* *INDENT-OFF* */
 #ifdef __cplusplus
 }

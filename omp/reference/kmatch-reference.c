@@ -26,3 +26,23 @@ kmatch_reference_map (const uint8_t * frame, ptrdiff_t stride,
       map[(size_t) y * mw + x] = s;
     }
 }
+
+void
+kmatch_reference_map_deep (const uint16_t * frame, ptrdiff_t stride,
+    const uint16_t * tmpl, int tw, int th, int mw, int mh, uint64_t * map,
+    const uint8_t * mask)
+{
+  for (int y = 0; y < mh; y++)
+    for (int x = 0; x < mw; x++) {
+      uint64_t s = 0;
+      for (int j = 0; j < th; j++)
+        for (int i = 0; i < tw; i++) {
+          if (mask && !mask[(size_t) j * tw + i])
+            continue;
+          int64_t d = (int64_t) frame[(ptrdiff_t) (y + j) * stride + x + i] -
+              tmpl[(size_t) j * tw + i];
+          s += (uint64_t) (d < 0 ? -d : d);
+        }
+      map[(size_t) y * mw + x] = s;
+    }
+}

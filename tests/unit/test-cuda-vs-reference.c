@@ -25,6 +25,7 @@
 #include "conv-table.h"
 #include "conv-deep-table.h"
 #include "match-table.h"
+#include "match-deep-table.h"
 #include "tuning-env.h"
 
 /* The CUDA paths, from the strategy table */
@@ -165,7 +166,9 @@ main (int argc, char **argv)
     conv_deep_table_run (KCONV_BACKEND_CUDA, seed + 100);
     printf ("16-bit samples: %d failed\n", check_failed - before);
   }
-  if (wanted (argc, argv, "match"))
+  if (wanted (argc, argv, "match")) {
     match_table_run (KCONV_BACKEND_CUDA, seed);
+    match_deep_table_run (KCONV_BACKEND_CUDA, seed);
+  }
   return check_summary ();
 }

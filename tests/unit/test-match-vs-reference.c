@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "check.h"
 #include "match-table.h"
+#include "match-deep-table.h"
 
 int
 main (int argc, char **argv)
@@ -22,6 +23,7 @@ main (int argc, char **argv)
     printf ("KCONV_PHOTOS not set: no photographs in the table\n");
   }
   match_table_run (KCONV_BACKEND_CPU, seed);
+  match_deep_table_run (KCONV_BACKEND_CPU, seed);
 
   /* errors: a template larger than the region, mismatched channels */
   KMatch *m;
