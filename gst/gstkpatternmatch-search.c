@@ -52,9 +52,8 @@ match_image (GstVideoFrame * frame, gint channels, KConvImage * im,
     im->channel_offset[c] = c;
   if (channels == 1 && (GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo)
           || GST_VIDEO_FORMAT_INFO_IS_YUV (finfo))) {
-    im->data = GST_VIDEO_FRAME_COMP_DATA (frame, GST_VIDEO_COMP_Y);
-    im->stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, GST_VIDEO_COMP_Y);
-    im->pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_Y);
+    /* (with its depth: 10-, 12- and 16-bit luma is matched as it is) */
+    *im = gst_kconv_frame_comp_image (frame, GST_VIDEO_COMP_Y);
     return;
   }
   /* planar RGB (GBR), gathered */
@@ -134,7 +133,8 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
    * matched changed (match-on, or caps between RGB and YUV) */
   if (snap->cut_pending || (self->template.from_region
           && self->template.in_matcher
-          && self->template.channels != channels)) {
+          && (self->template.channels != channels
+              || self->template.depth != MAX (im->depth, 8)))) {
     /* template-region: cut from this frame, in the samples matched */
     const KMatchRegion r = snap->template_region;
     if (!gst_kmatch_template_state_cut (&self->template, self->matcher, im, &r,
@@ -255,7 +255,8 @@ match_job_new (GstKPatternMatch * self, GstVideoFrame * frame)
       self->have_last ? &self->last : NULL, snap->search_radius,
       self->template.width, self->template.height, job->im.width,
       job->im.height);
-  job->norm = 255.0 * kmatch_template_pixels (self->matcher) * channels;
+  job->norm = ((1u << MAX (job->im.depth, 8)) - 1.0) *
+      kmatch_template_pixels (self->matcher) * channels;
   job->report = TRUE;
   job->search = self->template.width <= job->region.width
       && self->template.height <= job->region.height;

@@ -41,6 +41,7 @@
 #include <gst/base/gstbasetransform.h>
 
 #include "gstkpatternmatch-private.h"
+#include "kconv-formats.h"
 #include "kconv-refusal.h"
 #include "kmatch-template.h"
 
@@ -389,6 +390,11 @@ gst_kpattern_match_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (KCONV_MATCH_VIDEO_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (KCONV_MATCH_VIDEO_CAPS));
+
 static void
 gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
 {
@@ -401,6 +407,10 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_kpattern_match_debug, "kpatternmatch", 0,
       "kconv template matching");
+  /* the base's pads, with the deeper formats that have luma (replaced by
+   * name) */
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
   base_class->debug = gst_kpattern_match_debug;
 
   gobject_class->set_property = gst_kpattern_match_set_property;

@@ -15,11 +15,16 @@
     "VYUY, NV16, NV61, NV24, Y41B, Y42B, Y444, AYUV, VUYA, GRAY8, RGB, BGR, " \
     "RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, GBR, GBRA }"
 
-/* kconvfilter also takes 10-, 12- and 16-bit samples (HEVC Main10 and AV1
- * decoders' P010, HDR and broadcast 4:2:2, 16-bit grey cameras) */
-#define KCONV_DEEP_VIDEO_FORMATS "{ P010_10LE, P012_LE, P016_LE, " \
+/* Both also take 10-, 12- and 16-bit samples (HEVC Main10 and AV1
+ * decoders' P010, HDR and broadcast 4:2:2, 16-bit grey cameras): kconvfilter
+ * every one below, kpatternmatch those with a luma plane (it matches deep
+ * samples on luma) */
+#define KCONV_DEEP_LUMA_FORMATS "P010_10LE, P012_LE, P016_LE, " \
     "I420_10LE, I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, " \
-    "Y444_16LE, GRAY16_LE, GRAY16_BE, RGBA64_LE, BGRA64_LE }"
+    "Y444_16LE, GRAY16_LE, GRAY16_BE"
+#define KCONV_DEEP_VIDEO_FORMATS "{ " KCONV_DEEP_LUMA_FORMATS ", " \
+    "RGBA64_LE, BGRA64_LE }"
+#define KCONV_MATCH_DEEP_FORMATS "{ " KCONV_DEEP_LUMA_FORMATS " }"
 
 /* Progressive frames only: a kernel over interleaved fields would mix
  * rows of two instants (and the search would match across them), so
@@ -39,16 +44,17 @@
     GST_VIDEO_CAPS_MAKE (KCONV_VIDEO_FORMATS) KCONV_PROGRESSIVE
 #endif
 
-/* kconvfilter's pads: those, and the deeper formats after them (in CUDA
+/* The elements' pads: those, and the deeper formats after them (in CUDA
  * memory where GStreamer's CUDA memory holds them) */
 #ifdef KCONV_HAVE_GST_CUDA
-#define KCONV_FILTER_VIDEO_CAPS KCONV_VIDEO_CAPS "; " \
-    GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", \
-        KCONV_DEEP_VIDEO_FORMATS) KCONV_PROGRESSIVE "; " \
-    GST_VIDEO_CAPS_MAKE (KCONV_DEEP_VIDEO_FORMATS) KCONV_PROGRESSIVE
+#define KCONV_WITH_DEEP_CAPS(deep) KCONV_VIDEO_CAPS "; " \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", deep) \
+    KCONV_PROGRESSIVE "; " GST_VIDEO_CAPS_MAKE (deep) KCONV_PROGRESSIVE
 #else
-#define KCONV_FILTER_VIDEO_CAPS KCONV_VIDEO_CAPS "; " \
-    GST_VIDEO_CAPS_MAKE (KCONV_DEEP_VIDEO_FORMATS) KCONV_PROGRESSIVE
+#define KCONV_WITH_DEEP_CAPS(deep) KCONV_VIDEO_CAPS "; " \
+    GST_VIDEO_CAPS_MAKE (deep) KCONV_PROGRESSIVE
 #endif
+#define KCONV_FILTER_VIDEO_CAPS KCONV_WITH_DEEP_CAPS (KCONV_DEEP_VIDEO_FORMATS)
+#define KCONV_MATCH_VIDEO_CAPS KCONV_WITH_DEEP_CAPS (KCONV_MATCH_DEEP_FORMATS)
 
 #endif /* KCONV_FORMATS_H */

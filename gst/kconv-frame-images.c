@@ -119,23 +119,34 @@ gst_kconv_frame_plane_height (const GstVideoFrame * frame, guint plane)
   return 0;
 }
 
-/* Component c of a mapped frame as a one-channel image. */
+/* Component c of a mapped frame as a one-channel image (its depth, shift
+ * and byte order where its samples are words). */
 KConvImage
 gst_kconv_frame_comp_image (GstVideoFrame * frame, gint c)
 {
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  const guint plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c);
   KConvImage im = {
-    .data = GST_VIDEO_FRAME_COMP_DATA (frame, c),
+    .data = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, plane) +
+        comp_byte_offset (finfo, c),
     .width = GST_VIDEO_FRAME_COMP_WIDTH (frame, c),
     .height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c),
     .stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c),
     .pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c),
     .n_channels = 1,
   };
+  if (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) > 8) {
+    im.depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c);
+    im.shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c);
+    im.big_endian = !GST_VIDEO_FORMAT_INFO_IS_LE (finfo);
+  }
   return im;
 }
 
 /* A 2-pixel outline: green on RGB, white on luma; drawn by the core on
- * the GPU (on_device: queued on the default stream) or the CPU. */
+ * the GPU (on_device: queued on the default stream) or the CPU.  A sample
+ * of 16-bit words is drawn as its two bytes: the largest value, in place,
+ * its padding bits 0. */
 KConvStatus
 gst_kconv_frame_draw_box (GstVideoFrame * frame, gint x, gint y, gint w, gint h,
     gboolean on_device)
@@ -151,6 +162,14 @@ gst_kconv_frame_draw_box (GstVideoFrame * frame, gint x, gint y, gint w, gint h,
     gint c = is_rgb ? rgb[i] : GST_VIDEO_COMP_Y;
     guint8 value[KCONV_MAX_CHANNELS] = { is_rgb ? green[i] : 255 };
     KConvImage im = gst_kconv_frame_comp_image (frame, c);
+    if (im.depth > 8) {
+      const guint word = value[0] ? ((1u << im.depth) - 1) << im.shift : 0;
+      value[0] = (guint8) (im.big_endian ? word >> 8 : word);
+      value[1] = (guint8) (im.big_endian ? word : word >> 8);
+      im.n_channels = 2;
+      im.channel_offset[1] = 1;
+      im.depth = im.shift = im.big_endian = 0;  /* drawn as bytes */
+    }
     if (on_device)
       st = kconv_device_draw_box (&im, x, y, w, h, 2, value, NULL);
     else

@@ -3,14 +3,24 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "kmatch-template-state.h"
+#include <stdlib.h>
 #include "kmatch-template.h"
+
+/* The template to the matcher: bytes, or 16-bit values */
+static gboolean
+set_in_matcher (const GstKMatchTemplateState * t, KMatch * matcher)
+{
+  if (t->depth > 8)
+    return kmatch_set_template_deep (matcher, (const guint16 *) t->samples,
+        t->width, t->height, t->width, t->depth) == KCONV_OK;
+  return kmatch_set_template (matcher, t->samples, t->width, t->height,
+      (ptrdiff_t) t->width * t->channels, t->channels) == KCONV_OK;
+}
 
 void
 gst_kmatch_template_state_give (GstKMatchTemplateState * t, KMatch * matcher)
 {
-  t->in_matcher = t->samples && kmatch_set_template (matcher, t->samples,
-      t->width, t->height, (ptrdiff_t) t->width * t->channels,
-      t->channels) == KCONV_OK;
+  t->in_matcher = t->samples && set_in_matcher (t, matcher);
   t->mask_in_matcher = FALSE;
 }
 
@@ -24,11 +34,9 @@ gst_kmatch_template_state_stale (const GstKMatchTemplateState * t,
 /* Keeps samples (taking them) and mask as the template, in the matcher. */
 static void
 keep (GstKMatchTemplateState * t, KMatch * matcher, guint8 * samples,
-    guint8 * mask, gint width, gint height, gint channels,
+    guint8 * mask, gint width, gint height, gint channels, gint depth,
     GstVideoFormat format, gboolean from_region)
 {
-  kmatch_set_template (matcher, samples, width, height,
-      (ptrdiff_t) width * channels, channels);
   g_free (t->samples);
   g_free (t->mask);
   t->samples = samples;
@@ -36,9 +44,10 @@ keep (GstKMatchTemplateState * t, KMatch * matcher, guint8 * samples,
   t->width = width;
   t->height = height;
   t->channels = channels;
+  t->depth = depth;
   t->format = format;
   t->from_region = from_region;
-  t->in_matcher = TRUE;
+  t->in_matcher = set_in_matcher (t, matcher);
   t->mask_in_matcher = FALSE;
 }
 
@@ -47,10 +56,17 @@ gst_kmatch_template_state_cut (GstKMatchTemplateState * t, KMatch * matcher,
     const KConvImage * im, const KMatchRegion * r, gint channels,
     GstVideoFormat format)
 {
-  guint8 *samples = kmatch_cut_template (im, r, channels);
-  if (!samples)
+  const gint depth = im->depth > 8 ? im->depth : 8;
+  /* (malloc'd by the core: copied into GLib's memory) */
+  gpointer cut = depth > 8 ? (gpointer) kmatch_cut_template_deep (im, r) :
+      (gpointer) kmatch_cut_template (im, r, channels);
+  if (!cut)
     return FALSE;
-  keep (t, matcher, samples, NULL, r->width, r->height, channels, format, TRUE);
+  guint8 *samples = g_memdup2 (cut, (gsize) r->width * r->height *
+      (depth > 8 ? 2 : channels));
+  free (cut);
+  keep (t, matcher, samples, NULL, r->width, r->height, channels, depth,
+      format, TRUE);
   return TRUE;
 }
 
@@ -64,7 +80,18 @@ gst_kmatch_template_state_pack (GstKMatchTemplateState * t, KMatch * matcher,
       &mask);
   if (!samples)
     return FALSE;
-  keep (t, matcher, samples, mask, w, h, channels,
+  const gint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, GST_VIDEO_COMP_Y);
+  if (depth > 8) {
+    const guint max = (1u << depth) - 1;
+    const gboolean full_range = GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo);
+    guint16 *values = g_new (guint16, (gsize) w * h);
+    for (gsize i = 0; i < (gsize) w * h; i++)
+      values[i] = (guint16) (full_range ? (samples[i] * max + 127) / 255 :
+          (guint) samples[i] << (depth - 8));
+    g_free (samples);
+    samples = (guint8 *) values;
+  }
+  keep (t, matcher, samples, mask, w, h, channels, MAX (depth, 8),
       GST_VIDEO_FORMAT_INFO_FORMAT (finfo), FALSE);
   return TRUE;
 }

@@ -13,10 +13,12 @@ G_BEGIN_DECLS
  * options, a GPU that failed) gets it again; the streaming thread's. */
     typedef struct
 {
-  guint8 *samples;              /* packed tw * th * channels, or NULL */
+  guint8 *samples;              /* packed tw * th * channels, or NULL;
+                                 * 16-bit values when depth > 8 */
   guint8 *mask;                 /* its pixels that count (alpha >= 128), or
                                  * NULL: all */
   gint width, height, channels;
+  gint depth;                   /* bits a sample: 8, or 9 .. 16 */
   GstVideoFormat format;        /* of the frames it was made for */
   gboolean from_region;         /* cut from a frame (template-region) */
   gboolean in_matcher;          /* the matcher holds it */
@@ -40,7 +42,10 @@ gboolean gst_kmatch_template_state_cut (GstKMatchTemplateState * t,
     gint channels, GstVideoFormat format);
 
 /* Packs an RGBA sample as the frames' samples (gst_kmatch_template_pack)
- * and gives it to the matcher; FALSE when it cannot be packed. */
+ * and gives it to the matcher; FALSE when it cannot be packed.  For frames
+ * deeper than 8 bits, the 8-bit luma is scaled to their depth as their
+ * range says: full-range grey takes 255 to the largest value, video-range
+ * YUV shifts (235, white, is 940 at 10 bits). */
 gboolean gst_kmatch_template_state_pack (GstKMatchTemplateState * t,
     KMatch * matcher, GstSample * rgba, const GstVideoFormatInfo * finfo,
     gint channels);

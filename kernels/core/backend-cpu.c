@@ -235,8 +235,8 @@ kconv_cpu_match_map (const KMatchHostQuery * q, uint64_t * map)
 int
 kconv_cpu_match_map_deep (const KMatchDeepHostQuery * q, uint64_t * map)
 {
-  return kmatch_cpu_map_deep (q->base, q->stride, q->tmpl, q->mask, q->tw, q->th,
-      q->mw, q->mh, map, q->n_threads);
+  return kmatch_cpu_map_deep (q->base, q->stride, q->tmpl, q->mask, q->tw,
+      q->th, q->mw, q->mh, map, q->n_threads);
 }
 
 /* the search that skips what it can prove loses (omp/kmatch-prune.c) */

@@ -2,10 +2,13 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <stdlib.h>
 #include "kconv-backend.h"
+#include "kconv-error.h"
 #include "kconv-cuda.h"
 #include "kconv-slot.h"
 #include "kmatch-cuda.h"
+#include "kmatch-cuda-deep.h"
 
 static int
 cuda_usable (void)
@@ -89,18 +92,62 @@ cuda_filter_free (KConvFilter * f)
   f->impl = NULL;
 }
 
+/* A matcher on the GPU: the byte search, and the search of 16-bit
+ * samples, made with the first template of them */
+typedef struct
+{
+  KMatchCuda *bytes;
+  KMatchCudaDeep *deep;
+  int device_id;
+} CudaMatcher;
+
 static KConvStatus
 cuda_match_new (const KConvOptions * options, void **impl)
 {
-  return kmatch_cuda_new (options->device_id, options->gpu_wait,
-      (KMatchCuda **) impl);
+  CudaMatcher *cm = calloc (1, sizeof *cm);
+  if (!cm)
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+  cm->device_id = options->device_id;
+  KConvStatus st = kmatch_cuda_new (options->device_id, options->gpu_wait,
+      &cm->bytes);
+  if (st != KCONV_OK) {
+    free (cm);
+    return st;
+  }
+  *impl = cm;
+  return KCONV_OK;
 }
 
 static KConvStatus
 cuda_match_set_template (void *impl, const uint8_t * tmpl, int tw, int th,
     int ch, const uint8_t * byte_mask)
 {
-  return kmatch_cuda_set_template (impl, tmpl, tw, th, ch, byte_mask);
+  CudaMatcher *cm = impl;
+  return kmatch_cuda_set_template (cm->bytes, tmpl, tw, th, ch, byte_mask);
+}
+
+static KConvStatus
+cuda_match_set_template_deep (void *impl, const uint16_t * tmpl, int tw,
+    int th, const uint8_t * mask)
+{
+  CudaMatcher *cm = impl;
+  if (!cm->deep)
+    KCONV_TRY (kmatch_cuda_deep_new (cm->device_id, &cm->deep));
+  return kmatch_cuda_deep_set_template (cm->deep, tmpl, tw, th, mask);
+}
+
+static KConvStatus
+cuda_match_search_deep (void *impl, const KMatchDeepQuery * q,
+    KMatchPosition * best, uint64_t * sad_map)
+{
+  CudaMatcher *cm = impl;
+  const KMatchCudaWords words = { q->pixel_stride, q->depth, q->shift,
+    q->big_endian
+  };
+  if (!cm->deep)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "no template set");
+  return kmatch_cuda_deep_search (cm->deep, q->base, q->stride, q->on_device,
+      &words, q->mw, q->mh, &best->x, &best->y, &best->sad, sad_map);
 }
 
 /* the result key holds 16-bit coordinates; templates of 1 or 3 channels */
@@ -128,16 +175,17 @@ cuda_match_search (void *impl, const KMatchQuery * q, KMatchPosition * best,
     uint64_t * sad_map)
 {
   KMatchCudaLayout layout;
-  return kmatch_cuda_search (impl, q->base, q->stride, q->on_device,
-      layout_of (q, &layout), q->mw, q->mh, &best->x, &best->y, &best->sad,
-      sad_map, q->n_threads);
+  return kmatch_cuda_search (((CudaMatcher *) impl)->bytes, q->base, q->stride,
+      q->on_device, layout_of (q, &layout), q->mw, q->mh, &best->x, &best->y,
+      &best->sad, sad_map, q->n_threads);
 }
 
 static KConvStatus
 cuda_match_submit (void *impl, KConvSlot * slot, const KMatchQuery * q)
 {
   KMatchCudaLayout layout;
-  return kmatch_cuda_submit (impl, (KMatchCudaSlot **) & slot->match,
+  return kmatch_cuda_submit (((CudaMatcher *) impl)->bytes,
+      (KMatchCudaSlot **) & slot->match,
       q->base, q->stride, q->on_device, layout_of (q, &layout), q->mw, q->mh,
       NULL, q->n_threads);
 }
@@ -151,7 +199,10 @@ cuda_match_slot_best (KConvSlot * slot, KMatchPosition * best)
 static void
 cuda_match_free (void *impl)
 {
-  kmatch_cuda_free (impl);
+  CudaMatcher *cm = impl;
+  kmatch_cuda_free (cm->bytes);
+  kmatch_cuda_deep_free (cm->deep);
+  free (cm);
 }
 
 static KConvStatus
@@ -191,6 +242,7 @@ const KConvBackendOps kconv_backend_cuda = {
   .strategy_name = kconv_cuda_strategy_name,
   .filter_free = cuda_filter_free,
   .match_map = kconv_cpu_match_map,
+  .match_map_deep = kconv_cpu_match_map_deep,
   .match_new = cuda_match_new,
   .match_set_template = cuda_match_set_template,
   .match_takes = cuda_match_takes,
@@ -198,6 +250,8 @@ const KConvBackendOps kconv_backend_cuda = {
   .match_submit = cuda_match_submit,
   .match_slot_best = cuda_match_slot_best,
   .match_free = cuda_match_free,
+  .match_set_template_deep = cuda_match_set_template_deep,
+  .match_search_deep = cuda_match_search_deep,
   .slot_wait = cuda_slot_wait,
   .slot_done = cuda_slot_done,
   .slot_free = cuda_slot_free,

@@ -170,8 +170,7 @@ extern const KConvBackendOps kconv_backend_cuda;
 /* The CPU's SAD map, which a device's matcher also runs for the searches
  * it does not take */
 void kconv_cpu_match_map (const KMatchHostQuery * q, uint64_t * map);
-int kconv_cpu_match_map_deep (const KMatchDeepHostQuery * q,
-    uint64_t * map);
+int kconv_cpu_match_map_deep (const KMatchDeepHostQuery * q, uint64_t * map);
 
 /* Whether every field of the options is in its range */
 int kconv_options_valid (const KConvOptions * options);

@@ -371,8 +371,7 @@ search_deep (KMatch * m, const KConvImage * frame, int luma, int on_device,
       return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   /* (the host always fills a map) */
-  *n_matches = matches_found (m, &best, map, mw, mh, &r, max_matches,
-      matches);
+  *n_matches = matches_found (m, &best, map, mw, mh, &r, max_matches, matches);
   return KCONV_OK;
 }
 

@@ -2,6 +2,7 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -378,25 +379,33 @@ write_png (GstSample * raw, const gchar * name)
   return path;
 }
 
-/* a PNG written by GStreamer itself, found where it was cut from */
-GST_START_TEST (test_template_from_file)
+/* The 16 x 12 block of a W-wide grey frame at (33, 20) as a GRAY8 sample
+ * (unref it) */
+static GstSample *
+gray_block_sample (const guint8 * px)
 {
-  guint8 *px = random_gray (5);
-  guint8 cut[16 * 12];
-  for (int y = 0; y < 12; y++)
-    memcpy (cut + y * 16, px + (20 + y) * W + 33, 16);
   GstCaps *caps = gst_caps_from_string ("video/x-raw,format=GRAY8,width=16,"
       "height=12,framerate=0/1");
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, 16 * 12 + 12 * 4, NULL);
   GstVideoInfo info;
   gst_video_info_from_caps (&info, caps);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info.size, NULL);
   GstVideoFrame vf;
   gst_video_frame_map (&vf, &info, buf, GST_MAP_WRITE);
   for (int y = 0; y < 12; y++)
     memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 0) +
-        y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0), cut + y * 16, 16);
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0), px + (20 + y) * W + 33, 16);
   gst_video_frame_unmap (&vf);
   GstSample *raw = gst_sample_new (buf, caps, NULL, NULL);
+  gst_buffer_unref (buf);
+  gst_caps_unref (caps);
+  return raw;
+}
+
+/* a PNG written by GStreamer itself, found where it was cut from */
+GST_START_TEST (test_template_from_file)
+{
+  guint8 *px = random_gray (5);
+  GstSample *raw = gray_block_sample (px);
   gchar *path = write_png (raw, "kpatternmatch-test.png");
 
   Fixture f = fixture_new ("GRAY8", "template-location", path, NULL);
@@ -423,8 +432,142 @@ GST_START_TEST (test_template_from_file)
   g_unlink (path);
   g_free (path);
   gst_sample_unref (raw);
-  gst_caps_unref (caps);
-  gst_buffer_unref (buf);
+  g_free (px);
+}
+
+GST_END_TEST;
+
+/* 10- and 16-bit sources reach the element from the launch line, with no
+ * videoconvert, and every frame is reported (a live source too) */
+GST_START_TEST (test_deep_launch_lines)
+{
+  static const gchar *const lines[] = {
+    "videotestsrc pattern=smpte num-buffers=6 ! video/x-raw,format=P010_10LE,"
+        "width=320,height=240 ! kpatternmatch template-region=40,30,32,24 ! "
+        "fakesink",
+    "videotestsrc pattern=ball num-buffers=6 ! video/x-raw,format=GRAY16_BE,"
+        "width=160,height=120 ! kpatternmatch template-region=10,10,16,16 "
+        "draw=true ! fakesink",
+    "videotestsrc is-live=true pattern=snow num-buffers=6 ! "
+        "video/x-raw,format=I422_10LE,width=176,height=144 ! "
+        "kpatternmatch template-region=20,20,24,24 ! fakesink",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++) {
+    GError *err = NULL;
+    GstElement *pipe = gst_parse_launch (lines[i], &err);
+    fail_unless (pipe && !err, "%s: %s", lines[i], err ? err->message : "");
+    GstBus *bus = gst_element_get_bus (pipe);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    guint reports = 0;
+    GstMessage *m;
+    while ((m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+                GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_ELEMENT))) {
+      const GstMessageType t = GST_MESSAGE_TYPE (m);
+      if (t == GST_MESSAGE_ELEMENT)
+        reports += gst_structure_has_name (gst_message_get_structure (m),
+            "kpatternmatch");
+      fail_if (t == GST_MESSAGE_ERROR, "%s: error", lines[i]);
+      gst_message_unref (m);
+      if (t != GST_MESSAGE_ELEMENT)
+        break;
+    }
+    fail_unless (reports == 6, "%s: %u reports for 6 frames", lines[i],
+        reports);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (pipe);
+  }
+}
+
+GST_END_TEST;
+
+/* 10-, 12- and 16-bit luma: an 8-bit PNG is scaled to the frames' depth as
+ * their range says (grey: 255 is the largest value; YUV: its video-range
+ * luma, shifted) and found
+ * with a SAD of 0 where the frame holds those values; the score is over
+ * the depth's range; draw=true writes the largest value, padding bits 0,
+ * in the frame's byte order. */
+GST_START_TEST (test_deep_template_from_file_and_draw)
+{
+  static const gchar *const deep[] = { "GRAY16_LE", "GRAY16_BE", "P010_10LE",
+    "I420_12LE"
+  };
+  guint8 *px = random_gray (7);
+  GstSample *raw = gray_block_sample (px);
+  gchar *path = write_png (raw, "kpatternmatch-deep.png");
+  for (guint k = 0; k < G_N_ELEMENTS (deep); k++) {
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, gst_video_format_from_string (deep[k]),
+        W, H);
+    const GstVideoFormatInfo *fi = info.finfo;
+    const gint depth = GST_VIDEO_FORMAT_INFO_DEPTH (fi, 0);
+    const gint shift = GST_VIDEO_FORMAT_INFO_SHIFT (fi, 0);
+    const gboolean le = GST_VIDEO_FORMAT_INFO_IS_LE (fi);
+    const guint max = (1u << depth) - 1;
+    GstBuffer *in = random_frame (&info, 11 + k);
+    GstVideoFrame vf;
+    gst_video_frame_map (&vf, &info, in, GST_MAP_WRITE);
+    guint8 *y0 = GST_VIDEO_FRAME_COMP_DATA (&vf, 0);
+    const gint stride = GST_VIDEO_FRAME_COMP_STRIDE (&vf, 0);
+    for (gint y = 0; y < H; y++)
+      for (gint x = 0; x < W; x++) {
+        /* (YUV: the video-range luma of a grey pixel) */
+        const guint g = px[y * W + x];
+        const guint v = GST_VIDEO_FORMAT_INFO_IS_GRAY (fi) ?
+            (g * max + 127) / 255 : (((220 * g + 128) >> 8) + 16) <<
+            (depth - 8);
+        guint8 *p = y0 + y * stride + 2 * x;
+        p[le ? 0 : 1] = (guint8) (v << shift);
+        p[le ? 1 : 0] = (guint8) ((v << shift) >> 8);
+      }
+    gst_video_frame_unmap (&vf);
+
+    Fixture f = fixture_new (deep[k], "template-location", path, "draw",
+        "true", NULL);
+    GstBuffer *out = gst_harness_push_and_pull (f.h, gst_buffer_copy (in));
+    GstStructure *s = next_result (&f);
+    guint64 sad = 1;
+    fail_unless (s && gst_structure_get_uint64 (s, "sad", &sad));
+    fail_unless (sad == 0, "%s: sad %" G_GUINT64_FORMAT, deep[k], sad);
+    expect_at (s, TRUE, 33, 20);
+    gst_structure_free (s);
+
+    GstVideoFrame a, b;
+    gst_video_frame_map (&a, &info, in, GST_MAP_READ);
+    gst_video_frame_map (&b, &info, out, GST_MAP_READ);
+    const guint8 *pa = GST_VIDEO_FRAME_COMP_DATA (&a, 0);
+    const guint8 *pb = GST_VIDEO_FRAME_COMP_DATA (&b, 0);
+    const guint white = max << shift;
+    const guint8 *edge = pb + 20 * stride + 2 * 40;
+    fail_unless (edge[le ? 0 : 1] == (guint8) white
+        && edge[le ? 1 : 0] == (guint8) (white >> 8),
+        "%s: no white word on the outline (%02x %02x)", deep[k], edge[0],
+        edge[1]);
+    fail_unless (memcmp (pb + 25 * stride + 2 * 40, pa + 25 * stride + 2 * 40,
+            2) == 0, "%s: inside of the box changed", deep[k]);
+    fail_unless (memcmp (pb, pa, 2) == 0, "%s: outside of the box changed",
+        deep[k]);
+    gst_video_frame_unmap (&a);
+    gst_video_frame_unmap (&b);
+    gst_buffer_unref (out);
+
+    /* a frame of other values: the score is the SAD over the depth's range */
+    GstBuffer *other = random_frame (&info, 90 + k);
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, other));
+    s = next_result (&f);
+    gdouble score = -1;
+    fail_unless (s && gst_structure_get_uint64 (s, "sad", &sad)
+        && gst_structure_get_double (s, "score", &score));
+    fail_unless (fabs (score - sad / ((gdouble) max * 16 * 12)) < 1e-9
+        && score > 0 && score <= 1, "%s: score %g for sad %" G_GUINT64_FORMAT,
+        deep[k], score, sad);
+    gst_structure_free (s);
+    fixture_free (&f);
+    gst_buffer_unref (in);
+  }
+  g_unlink (path);
+  g_free (path);
+  gst_sample_unref (raw);
   g_free (px);
 }
 
@@ -988,18 +1131,19 @@ GST_START_TEST (test_formats_planted)
       GstVideoFrame a, b;
       gst_video_frame_map (&a, &info, first, GST_MAP_READ);
       gst_video_frame_map (&b, &info, second, GST_MAP_WRITE);
-      /* luma or R, G, B at full resolution */
+      /* luma or R, G, B at full resolution (a sample: 1 or 2 bytes) */
       for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
         if (c == GST_VIDEO_COMP_A || (!rgb && c != GST_VIDEO_COMP_Y))
           continue;
+        const gint bytes = GST_VIDEO_INFO_COMP_DEPTH (&info, c) > 8 ? 2 : 1;
         for (gint y = 0; y < 10; y++)
           for (gint x = 0; x < 14; x++)
-            GST_VIDEO_FRAME_COMP_DATA (&b, c)[(30 + y) *
+            memcpy (GST_VIDEO_FRAME_COMP_DATA (&b, c) + (30 + y) *
                 GST_VIDEO_FRAME_COMP_STRIDE (&b, c) + (10 + x) *
-                GST_VIDEO_FRAME_COMP_PSTRIDE (&b, c)] =
-                GST_VIDEO_FRAME_COMP_DATA (&a, c)[(12 + y) *
+                GST_VIDEO_FRAME_COMP_PSTRIDE (&b, c),
+                GST_VIDEO_FRAME_COMP_DATA (&a, c) + (12 + y) *
                 GST_VIDEO_FRAME_COMP_STRIDE (&a, c) + (44 + x) *
-                GST_VIDEO_FRAME_COMP_PSTRIDE (&a, c)];
+                GST_VIDEO_FRAME_COMP_PSTRIDE (&a, c), bytes);
       }
       gst_video_frame_unmap (&a);
       gst_video_frame_unmap (&b);
@@ -1358,6 +1502,8 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_frames_in_flight);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_formats_planted);
+  tcase_add_test (tc, test_deep_template_from_file_and_draw);
+  tcase_add_test (tc, test_deep_launch_lines);
   tcase_add_test (tc, test_draw_yuy2);
   tcase_add_test (tc, test_template_with_transparency);
   tcase_add_test (tc, test_short_buffer_names_both_sizes);

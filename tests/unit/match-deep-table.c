@@ -113,9 +113,11 @@ run_case (KConvBackend backend, const WordLayout * l, int w, int h, int tw,
     }
   uint64_t *map = malloc (sizeof *map * mw * mh);
   memset (map, 0xa5, sizeof *map * mw * mh);
-  KConvImage im = { frame, w, h, stride, l->ps, 1, {l->offset}, 0, l->depth,
-    l->shift, l->big_endian
+  KConvImage im = { frame, w, h, stride, l->ps, 1, {l->offset}
   };
+  im.depth = l->depth;
+  im.shift = l->shift;
+  im.big_endian = l->big_endian;
   KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
   KConvOptions opt = { backend, rnd_range (1, 3), -1 };
   KMatch *mr = NULL, *m = NULL;
