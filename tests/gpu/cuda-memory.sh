@@ -119,7 +119,8 @@ same_matches() {  # caps, element words...
     fail=$((fail + 1))
   fi
 }
-for fmt in RGBA BGRx NV12 Y444; do
+# (and 10- and 16-bit luma, matched as words)
+for fmt in RGBA BGRx NV12 Y444 P010_10LE I420_10LE Y444_16LE; do
   caps="video/x-raw,format=$fmt,width=320,height=240,framerate=30/1"
   same_matches "$caps" kpatternmatch template-region=100,80,40,30 search-radius=0
   same_output "$caps" kpatternmatch template-region=100,80,40,30 draw=true

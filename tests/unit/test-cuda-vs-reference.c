@@ -9,7 +9,8 @@
  * where no CUDA device can be used.
  *
  *   test-cuda-vs-reference [SEED [PART...] [max=N]]
- *                         PART: auto, a path name or match; all by default.
+ *                         PART: auto, a path name, deep, match or deepmatch
+ *                         (16-bit matching alone); all by default.
  *                         max=N: kernels up to N a side (default 121).  A
  *                         few parts and smaller kernels keep slow checkers
  *                         such as compute-sanitizer racecheck within time.
@@ -51,12 +52,13 @@ parts_known (int argc, char **argv)
 {
   for (int i = 2; i < argc; i++) {
     int known = !strcmp (argv[i], "auto") || !strcmp (argv[i], "match")
-        || !strcmp (argv[i], "deep")
+        || !strcmp (argv[i], "deep") || !strcmp (argv[i], "deepmatch")
         || (!strncmp (argv[i], "max=", 4) && atoi (argv[i] + 4) > 0);
     for (int k = 0; FORCED (k); k++)
       known |= !strcmp (argv[i], FORCED (k));
     if (!known) {
-      fprintf (stderr, "%s: unknown part \"%s\" (auto, deep, match, max=N or a "
+      fprintf (stderr,
+          "%s: unknown part \"%s\" (auto, deep, match, deepmatch, max=N or a "
           "path --list prints)\n", argv[0], argv[i]);
       return 0;
     }
@@ -166,9 +168,9 @@ main (int argc, char **argv)
     conv_deep_table_run (KCONV_BACKEND_CUDA, seed + 100);
     printf ("16-bit samples: %d failed\n", check_failed - before);
   }
-  if (wanted (argc, argv, "match")) {
+  if (wanted (argc, argv, "match"))
     match_table_run (KCONV_BACKEND_CUDA, seed);
+  if (wanted (argc, argv, "match") || wanted (argc, argv, "deepmatch"))
     match_deep_table_run (KCONV_BACKEND_CUDA, seed);
-  }
   return check_summary ();
 }
