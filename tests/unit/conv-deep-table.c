@@ -139,6 +139,7 @@ run_deep_case (KConvBackend backend, const DeepLayout * lay, int width,
       && offset == floor (offset)
       && ((1 << lay->depth) - 1) * sum_abs < 16777216.0;
   int worst = 0, wx = -1, wy = -1, untouched = 1, low_zero = 1, same = 1;
+  int copied = 1;
   for (int y = 0; y < height; y++)
     for (ptrdiff_t i = 0; i < stride; i++) {
       const size_t at = (size_t) y * stride + i;
@@ -150,6 +151,8 @@ run_deep_case (KConvBackend backend, const DeepLayout * lay, int width,
         untouched &= ref[at] == poison_ref && out[at] == poison_out;
         continue;
       }
+      /* the bytes no channel covers (alpha): the source's */
+      copied &= c >= 0 || (out[at] == src[at] && ref[at] == src[at]);
       if (c < 0 || i % ps != lay->offsets[c])
         continue;
       int low;
@@ -168,6 +171,7 @@ run_deep_case (KConvBackend backend, const DeepLayout * lay, int width,
   CHECK (!exact || same, "%s: exact, yet a word differs", what);
   CHECK (low_zero, "%s: bits below the value not 0", what);
   CHECK (untouched, "%s: wrote into row padding or kept bytes", what);
+  CHECK (copied, "%s: a byte outside the channels not the source's", what);
 done:
   kconv_filter_free (fref);
   kconv_filter_free (f);
