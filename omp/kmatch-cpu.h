@@ -56,4 +56,14 @@ int kmatch_prune_search (KMatchPrune * k, const uint8_t * frame,
     int n_threads);
 void kmatch_prune_free (KMatchPrune * k);
 
+/* The same for 16-bit values, one channel (rows `stride` values apart; tmpl
+ * 0 where mask, a byte a pixel, says the pixel does not count). */
+typedef struct KMatchPruneDeep KMatchPruneDeep;
+KMatchPruneDeep *kmatch_prune_deep_new (void);
+int kmatch_prune_deep_search (KMatchPruneDeep * k, const uint16_t * frame,
+    ptrdiff_t stride, const uint16_t * tmpl, const uint8_t * mask, int tw,
+    int th, int ch, int mw, int mh, int max_matches, KMatchPosition * out,
+    int n_threads);
+void kmatch_prune_deep_free (KMatchPruneDeep * k);
+
 #endif

@@ -44,4 +44,30 @@ kmatch_sad_row_masked (const uint8_t * restrict a, const uint8_t * restrict b,
   return s;
 }
 
+/* The same for 16-bit values (a row of at most 65537 of them), with a
+ * mask of a byte a sample */
+static inline uint32_t
+kmatch_sad_row_deep (const uint16_t * restrict a, const uint16_t * restrict b,
+    int n)
+{
+  uint32_t s = 0;
+  for (int i = 0; i < n; i++) {
+    int d = a[i] - b[i];
+    s += (uint32_t) (d < 0 ? -d : d);
+  }
+  return s;
+}
+
+static inline uint32_t
+kmatch_sad_row_deep_masked (const uint16_t * restrict a,
+    const uint16_t * restrict b, const uint8_t * restrict m, int n)
+{
+  uint32_t s = 0;
+  for (int i = 0; i < n; i++) {
+    int d = (m[i] ? a[i] : 0) - b[i];
+    s += (uint32_t) (d < 0 ? -d : d);
+  }
+  return s;
+}
+
 #endif /* KMATCH_SAD_H */

@@ -257,6 +257,22 @@ cpu_match_state_free (void *state)
   kmatch_prune_free (state);
 }
 
+static int
+cpu_match_best_deep (void **state, const KMatchDeepHostQuery * q,
+    int max_matches, KMatchPosition * out)
+{
+  if (!*state && !(*state = kmatch_prune_deep_new ()))
+    return -1;
+  return kmatch_prune_deep_search (*state, q->base, q->stride, q->tmpl,
+      q->mask, q->tw, q->th, 1, q->mw, q->mh, max_matches, out, q->n_threads);
+}
+
+static void
+cpu_match_state_free_deep (void *state)
+{
+  kmatch_prune_deep_free (state);
+}
+
 /* the paths the tuning's cpu_strategy forces (cpu_path) */
 static const char *
 cpu_strategy_name (int i)
@@ -278,4 +294,6 @@ const KConvBackendOps kconv_backend_cpu = {
   .match_map_deep = kconv_cpu_match_map_deep,
   .match_best = cpu_match_best,
   .match_state_free = cpu_match_state_free,
+  .match_best_deep = cpu_match_best_deep,
+  .match_state_free_deep = cpu_match_state_free_deep,
 };

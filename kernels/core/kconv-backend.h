@@ -123,6 +123,10 @@ struct KConvBackendOps
   /* the SAD of every position of a search of 16-bit words: 0, or -1 when
    * memory is short */
   int (*match_map_deep) (const KMatchDeepHostQuery * q, uint64_t * map);
+  /* and the best of them without a map, as match_best (NULL: none) */
+  int (*match_best_deep) (void **state, const KMatchDeepHostQuery * q,
+      int max_matches, KMatchPosition * out);
+  void (*match_state_free_deep) (void *state);
 
   /* Matchers on a device (NULL on the host backends).  match_takes:
    * whether the device searches this template over mw x mh positions

@@ -34,6 +34,7 @@ struct KMatch
   uint64_t *map;
   size_t map_size;
   void *best_state;             /* what ops->match_best keeps */
+  void *best_state_deep;        /* and ops->match_best_deep */
 };
 
 typedef struct
@@ -361,12 +362,27 @@ search_deep (KMatch * m, const KConvImage * frame, int luma, int on_device,
     kmatch_cpu_pack_deep (m->packed16, base, frame->stride,
         frame->pixel_stride, frame->depth, frame->shift, frame->big_endian,
         r.width, r.height, m->n_threads);
-    if (!map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
-      return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     const KMatchDeepHostQuery q = { m->packed16, r.width,
       m->mask ? m->tmpl16_masked : m->tmpl16, m->mask, m->tw, m->th, mw, mh,
       m->n_threads
     };
+    /* without a map to fill, a backend may skip what it can prove loses */
+    if (!sad_map && m->ops->match_best_deep) {
+      int n = m->ops->match_best_deep (&m->best_state_deep, &q, max_matches,
+          matches);
+      if (n == -1)
+        return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+      if (n >= 0) {
+        for (int i = 0; i < n; i++) {
+          matches[i].x += r.x;
+          matches[i].y += r.y;
+        }
+        *n_matches = n;
+        return KCONV_OK;
+      }
+    }
+    if (!map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
+      return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     if (m->ops->match_map_deep (&q, map) != 0)
       return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
   }
@@ -586,5 +602,7 @@ kmatch_free (KMatch * m)
   free (m->map);
   if (m->best_state)
     m->ops->match_state_free (m->best_state);
+  if (m->best_state_deep)
+    m->ops->match_state_free_deep (m->best_state_deep);
   free (m);
 }

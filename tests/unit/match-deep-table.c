@@ -50,6 +50,30 @@ put_value (const WordLayout * l, uint8_t * p, unsigned v)
   p[l->big_endian ? 1 : 0] = (uint8_t) w;
 }
 
+/* Smooth content, as in photographs (where the search prunes): a random
+ * walk along each row, pulled towards the row above */
+static void
+fill_smooth (const WordLayout * l, uint8_t * frame, ptrdiff_t stride,
+    uint16_t * values, int w, int h)
+{
+  const int max = (1 << l->depth) - 1, step = max / 40 + 1;
+  for (int y = 0; y < h; y++) {
+    int v = y ? values[(y - 1) * w] : rnd_range (0, max);
+    for (int x = 0; x < w; x++) {
+      const int up = y ? values[(y - 1) * w + x] : v;
+      v = (v + up) / 2 + rnd_range (-step, step);
+      v = v < 0 ? 0 : v > max ? max : v;
+      put_value (l, frame + y * stride + x * l->ps + l->offset, (unsigned) v);
+      values[y * w + x] = (uint16_t) v;
+    }
+  }
+}
+
+/* planted: 0, 1 (an exact copy of the template in the frame), 2 (a copy
+ * with noise); SMOOTH_CUT: smooth content and the template cut from it
+ * with noise */
+#define SMOOTH_CUT 3
+
 static void
 run_case (KConvBackend backend, const WordLayout * l, int w, int h, int tw,
     int th, int use_region, int max_matches, int planted, int ties)
@@ -71,7 +95,15 @@ run_case (KConvBackend backend, const WordLayout * l, int w, int h, int tw,
   for (int i = 0; i < tw * th; i++)
     t[i] = (uint16_t) (ties ? (rnd () % 2 ? max : 0) : rnd () & max);
   const int px = rnd_range (0, w - tw), py = rnd_range (0, h - th);
-  if (planted)
+  if (planted == SMOOTH_CUT) {
+    fill_smooth (l, frame, stride, values, w, h);
+    const int noise = (int) (max / 200);
+    for (int j = 0; j < th; j++)
+      for (int i = 0; i < tw; i++) {
+        int v = values[(py + j) * w + px + i] + rnd_range (-noise, noise);
+        t[j * tw + i] = (uint16_t) (v < 0 ? 0 : v > (int) max ? (int) max : v);
+      }
+  } else if (planted)
     for (int j = 0; j < th; j++)
       for (int i = 0; i < tw; i++) {
         int v = t[j * tw + i] + (planted > 1 ? rnd_range (-40, 40) : 0);
@@ -137,7 +169,8 @@ run_case (KConvBackend backend, const WordLayout * l, int w, int h, int tw,
   snprintf (what, sizeof what, "%s %dx%d template %dx%d%s, region %d,%d "
       "%dx%d, %d matches%s%s", l->name, w, h, tw, th, masked ? " masked" : "",
       region.x, region.y, region.width, region.height, max_matches,
-      planted ? ", planted" : "", ties ? ", ties" : "");
+      planted == SMOOTH_CUT ? ", smooth, cut" : planted ? ", planted" : "",
+      ties ? ", ties" : "");
   CHECK (ok, "%s: search failed", what);
   if (ok) {
     CHECK (memcmp (map, expect, sizeof *map * mw * mh) == 0,
@@ -210,9 +243,10 @@ match_deep_table_run (KConvBackend backend, unsigned seed)
     run_case (backend, l, w, h, tw, th, rnd () % 3 == 0, rnd_range (1, 3),
         (int) (rnd () % 3), k % 7 == 6);
   }
-  /* larger frames: a template of a photograph's size class */
-  for (int k = 0; k < 2 * n_layouts; k++)
+  /* larger frames: a template of a photograph's size class, planted in
+   * noise or cut from smooth content (where the CPU's search prunes) */
+  for (int k = 0; k < 4 * n_layouts; k++)
     run_case (backend, &layouts[k % n_layouts], rnd_range (150, 330),
         rnd_range (100, 200), rnd_range (20, 64), rnd_range (20, 48),
-        k % 2, k % 3 + 1, 1, 0);
+        k % 2, k % 3 + 1, k < 2 * n_layouts ? 1 : SMOOTH_CUT, 0);
 }
