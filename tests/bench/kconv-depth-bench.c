@@ -94,7 +94,7 @@ fill (uint8_t * data, size_t n_samples, int depth)
 static double
 time_depth (KConvBackend backend, const KConvKernel * k, int width,
     int height, int ps8, int nc, int depth, int n_threads, double budget,
-    const char **path)
+    char *path, size_t path_size)
 {
   const int bytes = depth > 8 ? 2 : 1, ps = ps8 * bytes;
   const size_t n = (size_t) width * height * ps8;
@@ -113,7 +113,8 @@ time_depth (KConvBackend backend, const KConvKernel * k, int width,
   r.src = im;
   r.dst = im;
   r.dst.data = dst;
-  *path = kconv_filter_strategy (r.filter);
+  /* (copied: the filter's description goes with it) */
+  snprintf (path, path_size, "%s", kconv_filter_strategy (r.filter));
   double ms;
 #ifdef KCONV_BENCH_CUDA
   if (backend == KCONV_BACKEND_CUDA) {
@@ -183,14 +184,14 @@ main (int argc, char **argv)
         KConvKernel kern = { cols, rows, w, 0.0, 0.0,
           kernels[k].kernel == KCONV_NAMED_EDGE
         };
-        const char *path8, *path;
+        char path8[256], path[256];
         const double ms8 = time_depth (backends[b], &kern, frames[f].width,
             frames[f].height, frames[f].ps, frames[f].nc, 8, args.threads,
-            budget, &path8);
+            budget, path8, sizeof path8);
         for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++) {
           const double ms = time_depth (backends[b], &kern, frames[f].width,
               frames[f].height, frames[f].ps, frames[f].nc, depths[d],
-              args.threads, budget, &path);
+              args.threads, budget, path, sizeof path);
           double cv = 0;
 #ifdef KCONV_BENCH_OPENCV
           if (backends[b] == KCONV_BACKEND_CPU && depths[d] == 16) {
