@@ -311,6 +311,28 @@ matches_found (const KMatch * m, const KMatchPosition * best,
       matches);
 }
 
+/* A backend's match_best answer (n positions relative to region r; -1:
+ * memory was short; -2: it could not tell) as the search's: 1 when it
+ * answered (*st says how), 0 when a map must be made. */
+static int
+took_best (int n, const KMatchRegion * r, KMatchPosition * matches,
+    int *n_matches, KConvStatus * st)
+{
+  if (n == -1) {
+    *st = kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+    return 1;
+  }
+  if (n < 0)
+    return 0;
+  for (int i = 0; i < n; i++) {
+    matches[i].x += r->x;
+    matches[i].y += r->y;
+  }
+  *n_matches = n;
+  *st = KCONV_OK;
+  return 1;
+}
+
 /* A search of 16-bit values (kmatch_set_template_deep): on the device
  * where it takes them, else packed and mapped on the host. */
 static KConvStatus
@@ -367,20 +389,10 @@ search_deep (KMatch * m, const KConvImage * frame, int luma, int on_device,
       m->n_threads
     };
     /* without a map to fill, a backend may skip what it can prove loses */
-    if (!sad_map && m->ops->match_best_deep) {
-      int n = m->ops->match_best_deep (&m->best_state_deep, &q, max_matches,
-          matches);
-      if (n == -1)
-        return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
-      if (n >= 0) {
-        for (int i = 0; i < n; i++) {
-          matches[i].x += r.x;
-          matches[i].y += r.y;
-        }
-        *n_matches = n;
-        return KCONV_OK;
-      }
-    }
+    if (!sad_map && m->ops->match_best_deep
+        && took_best (m->ops->match_best_deep (&m->best_state_deep, &q,
+                max_matches, matches), &r, matches, n_matches, &st))
+      return st;
     if (!map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
       return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     if (m->ops->match_map_deep (&q, map) != 0)
@@ -480,19 +492,10 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     m->tw, m->th, ch, mw, mh, m->n_threads
   };
   /* without a map to fill, a backend may skip what it can prove loses */
-  if (!sad_map && m->ops->match_best) {
-    int n = m->ops->match_best (&m->best_state, &q, max_matches, matches);
-    if (n == -1)
-      return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
-    if (n >= 0) {
-      for (int i = 0; i < n; i++) {
-        matches[i].x += r.x;
-        matches[i].y += r.y;
-      }
-      *n_matches = n;
-      return KCONV_OK;
-    }
-  }
+  if (!sad_map && m->ops->match_best
+      && took_best (m->ops->match_best (&m->best_state, &q, max_matches,
+              matches), &r, matches, n_matches, &search_st))
+    return search_st;
 
   uint64_t *map = sad_map;
   if (!map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
