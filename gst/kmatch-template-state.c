@@ -3,7 +3,6 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "kmatch-template-state.h"
-#include <stdlib.h>
 #include "kmatch-template.h"
 
 /* The template to the matcher: bytes, or 16-bit values */
@@ -57,14 +56,10 @@ gst_kmatch_template_state_cut (GstKMatchTemplateState * t, KMatch * matcher,
     GstVideoFormat format)
 {
   const gint depth = im->depth > 8 ? im->depth : 8;
-  /* (malloc'd by the core: copied into GLib's memory) */
-  gpointer cut = depth > 8 ? (gpointer) kmatch_cut_template_deep (im, r) :
-      (gpointer) kmatch_cut_template (im, r, channels);
-  if (!cut)
+  guint8 *samples = depth > 8 ? (guint8 *) kmatch_cut_template_deep (im, r) :
+      kmatch_cut_template (im, r, channels);
+  if (!samples)
     return FALSE;
-  guint8 *samples = g_memdup2 (cut, (gsize) r->width * r->height *
-      (depth > 8 ? 2 : channels));
-  free (cut);
   keep (t, matcher, samples, NULL, r->width, r->height, channels, depth,
       format, TRUE);
   return TRUE;

@@ -354,13 +354,14 @@ search_deep (KMatch * m, const KConvImage * frame, int luma, int on_device,
   const int mw = r.width - m->tw + 1, mh = r.height - m->th + 1;
   const uint8_t *base = frame->data + (ptrdiff_t) r.y * frame->stride +
       (ptrdiff_t) r.x * frame->pixel_stride + frame->channel_offset[0];
-  const int best_only = max_matches == 1 && !sad_map;
   uint64_t *map = sad_map;
-  if (!best_only && !map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
-    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
   KMatchPosition best = { 0, 0, 0 };
 
   if (m->impl && m->ops->match_search_deep && mw <= 65535 && mh <= 65535) {
+    /* the device brings back the best alone, or a map to pick from */
+    const int best_only = max_matches == 1 && !sad_map;
+    if (!best_only && !map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
+      return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     const KMatchDeepQuery q = { base, frame->stride, on_device,
       frame->pixel_stride, frame->depth, frame->shift, frame->big_endian,
       mw, mh, m->n_threads
