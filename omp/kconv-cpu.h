@@ -99,6 +99,17 @@ KConvStatus kconv_cpu_box_run (const KConvCpuBox * box, int n_threads,
     KConvCpuScratch * scratch, const KConvImage * src, const KConvImage * dst,
     uint32_t keep);
 
+/* Small exact kernels on 16-bit words (kconv-words.c), on a CPU with AVX2:
+ * integer weights up to 7x7 with maxval * sum |w| under 2^30 (2^23 where
+ * the divisor is not a power of two), in one 2D pass of 32-bit sums.
+ * kconv_cpu_words_takes: whether it takes the plan (at its depth). */
+int kconv_cpu_words_takes (const KConvPlan * plan);
+/* src's pixels all channels (pixel_stride 2 * n_channels, words in order);
+ * keep, if >= 0, is the word of each 4-word pixel copied from src. */
+KConvStatus kconv_cpu_words_run (const KConvPlan * plan, int n_threads,
+    KConvCpuScratch * scratch, const KConvImage * src, const KConvImage * dst,
+    int keep);
+
 /* Large kernels through FFTW (built where FFTW is found: KCONV_HAVE_FFTW).
  * The plan must outlive the object. */
 typedef struct KConvCpuFft KConvCpuFft;

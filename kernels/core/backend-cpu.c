@@ -177,10 +177,10 @@ cpu_filter_run (KConvFilter * f, const KConvImage * src, const KConvImage * dst)
       f->n_threads, &c->scratch, src, dst);
 }
 
-/* 16-bit words: the float passes (the integer lanes hold bytes): boxes by
- * running sums over widened rows from the size where those pay for bytes,
- * others separable where that pays, else direct (the FFT's large
- * non-separable kernels too) */
+/* 16-bit words: boxes by running sums over widened rows from the size
+ * where those pay for bytes; small exact kernels in integer lanes
+ * (kconv-words.c); others in floats, separable where that pays, else
+ * direct (the FFT's large non-separable kernels too) */
 static KConvStatus
 cpu_filter_run_deep (KConvFilter * f, const KConvPlan * plan,
     const KConvImage * src, const KConvImage * dst)
@@ -190,6 +190,8 @@ cpu_filter_run_deep (KConvFilter * f, const KConvPlan * plan,
   if (weights_one_value (plan)
       && plan->rows * plan->cols >= CPU_BOX_SUMS_MIN_TAPS)
     pass = KCONV_CPU_BOX;
+  else if (kconv_tuning ().cpu_fixed && kconv_cpu_words_takes (plan))
+    pass = KCONV_CPU_FIXED;
   else if (separable_pays (plan))
     pass = KCONV_CPU_SEPARABLE;
   return kconv_cpu_run (plan, pass, NULL, NULL, f->n_threads, &c->scratch,

@@ -35,16 +35,29 @@ static const DeepLayout deep_layouts[] = {
   {"BGRA64_LE", 8, 3, {4, 2, 0}, 16, 0, 0},
 };
 
+/* D_WIDE: integer weights as large as the depth keeps exact (not in the
+ * main loop: run_deep_wide) */
 typedef enum
-{ D_INT, D_INT_SEPARABLE, D_FLOAT, D_BLUR, D_BOX, D_KINDS } DeepKind;
+{ D_INT, D_INT_SEPARABLE, D_FLOAT, D_BLUR, D_BOX, D_KINDS, D_WIDE } DeepKind;
 static const char *const deep_kind_names[] = { "int", "int-sep", "float",
-  "blur", "box"
+  "blur", "box", "", "wide"
 };
 
 static float *
-deep_weights (DeepKind kind, int rows, int cols)
+deep_weights (DeepKind kind, int rows, int cols, int depth)
 {
   float *w = malloc (sizeof (float) * rows * cols);
+  if (kind == D_WIDE) {
+    /* sum |w| up to what max * sum |w| < 2^24 allows, often near it */
+    const int limit = (1 << 24) / ((1 << depth) - 1);
+    const int sum = rnd () % 2 ? limit - rnd_range (0, limit / 8) :
+        rnd_range (1, limit);
+    int m = sum / (rows * cols);
+    m = m < 1 ? 1 : m > 32767 ? 32767 : m;
+    for (int i = 0; i < rows * cols; i++)
+      w[i] = (float) rnd_range (-m, m);
+    return w;
+  }
   float h[KCONV_MAX_KERNEL_SIZE], v[KCONV_MAX_KERNEL_SIZE];
   for (int i = 0; i < cols; i++)
     h[i] = kind == D_INT_SEPARABLE ? rnd_range (-3, 3) :
@@ -72,13 +85,15 @@ word_value (const DeepLayout * lay, const uint8_t * p, int *low_bits)
   return (int) ((w >> lay->shift) & ((1u << lay->depth) - 1));
 }
 
+/* pad: bytes after each row, or -1 for a random even number */
 static void
-run_deep_case (KConvBackend backend, const DeepLayout * lay, int width,
-    int height, int rows, int cols, DeepKind kind, KConvBorder border,
+run_deep_case_padded (KConvBackend backend, const DeepLayout * lay, int width,
+    int height, int pad, int rows, int cols, DeepKind kind, KConvBorder border,
     double divisor, double offset, int absolute)
 {
   const int ps = lay->pixel_stride;
-  const ptrdiff_t stride = (ptrdiff_t) width * ps + 2 * rnd_range (0, 19);
+  const ptrdiff_t stride = (ptrdiff_t) width * ps + (pad >= 0 ? pad :
+      2 * rnd_range (0, 19));
   const size_t size = (size_t) stride * height;
   uint8_t *src = malloc (size), *ref = malloc (size), *out = malloc (size);
   for (size_t i = 0; i < size; i++)
@@ -87,7 +102,7 @@ run_deep_case (KConvBackend backend, const DeepLayout * lay, int width,
   memset (ref, poison_ref, size);
   memset (out, poison_out, size);
 
-  float *w = deep_weights (kind, rows, cols);
+  float *w = deep_weights (kind, rows, cols, lay->depth);
   if (kind == D_FLOAT) {
     /* within 1 holds while sum |w / divisor| stays small (kconv.h): a
      * divisor of 1 to 4 times sum |w| (the automatic one can be near 0) */
@@ -181,6 +196,28 @@ done:
   free (out);
 }
 
+static void
+run_deep_case (KConvBackend backend, const DeepLayout * lay, int width,
+    int height, int rows, int cols, DeepKind kind, KConvBorder border,
+    double divisor, double offset, int absolute)
+{
+  run_deep_case_padded (backend, lay, width, height, -1, rows, cols, kind,
+      border, divisor, offset, absolute);
+}
+
+/* Frames past 8 MiB, which the CPU writes past its caches: rows that
+ * start on a cache line and rows that do not */
+static void
+run_deep_large (KConvBackend backend)
+{
+  run_deep_case_padded (backend, &deep_layouts[0], 2048, 2100, 0, 3, 3, D_INT,
+      KCONV_BORDER_REFLECT, 0, 0, 0);
+  run_deep_case_padded (backend, &deep_layouts[0], 2050, 2100, 4, 3, 3,
+      D_BLUR, KCONV_BORDER_REPLICATE, 0, 0, 0);
+  run_deep_case_padded (backend, &deep_layouts[8], 1024, 1100, 0, 3, 3,
+      D_BLUR, KCONV_BORDER_WRAP, 0, 0, 1);
+}
+
 /* Integer weights of absolute sum `total` on frames at both ends of the
  * range: either side of what the exact path holds at 16 bits (256 and
  * 257, then computed as an inexact kernel, within 1). */
@@ -226,6 +263,29 @@ run_deep_weight_sum (KConvBackend backend, int total)
   free (out);
 }
 
+/* Small integer kernels with weights up to the exact bound, divisors of
+ * 2^k and others, either sign, offsets to past the range: the integer
+ * lanes' sums, lift and division at their limits */
+static void
+run_deep_wide (KConvBackend backend)
+{
+  const int n_layouts = sizeof deep_layouts / sizeof deep_layouts[0];
+  for (int i = 0; i < 120; i++) {
+    const DeepLayout *lay = &deep_layouts[rnd () % n_layouts];
+    const int maxval = (1 << lay->depth) - 1;
+    double divisor = rnd () % 2 ? (double) (1 << rnd_range (0, 12)) :
+        rnd_range (1, 5000);
+    divisor *= rnd () % 4 ? 1 : -1;
+    const double offsets[] = { 0, rnd_range (-maxval, maxval),
+      rnd_range (-3 * maxval, 3 * maxval), 2147483647.0 - rnd_range (0, 9)
+    };
+    run_deep_case (backend, lay, rnd_range (1, 90), rnd_range (1, 30),
+        rnd_range (1, 7), rnd_range (1, 7), D_WIDE,
+        (KConvBorder) (rnd () % 4), divisor, offsets[rnd () % 4] *
+        (rnd () % 2 ? 1 : -1), (int) (rnd () % 2));
+  }
+}
+
 void
 conv_deep_table_run (KConvBackend backend, unsigned seed)
 {
@@ -259,4 +319,6 @@ conv_deep_table_run (KConvBackend backend, unsigned seed)
       }
   for (int total = 255; total <= 258; total++)
     run_deep_weight_sum (backend, total);
+  run_deep_wide (backend);
+  run_deep_large (backend);
 }
