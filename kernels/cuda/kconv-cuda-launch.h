@@ -21,6 +21,13 @@ int kconv_cuda_small_fits (int cols, int rows, int n_channels);
 KConvStatus kconv_cuda_launch_small (const KConvCudaJob * job,
     const KConvCudaWeights * pw, cudaStream_t stream);
 
+/* 3x3 on 8-byte pixels of four little-endian 16-bit words (RGBA64,
+ * BGRA64; aligned, the words no channel covers copied from the source),
+ * streamed down columns */
+int kconv_cuda_rgba64_fits (const KConvCudaJob * job);
+KConvStatus kconv_cuda_launch_rgba64 (const KConvCudaJob * job,
+    const KConvCudaWeights * pw, cudaStream_t stream);
+
 /* pw holds h (cols) then v (rows). */
 KConvStatus kconv_cuda_launch_separable (const KConvCudaJob * job,
     const KConvCudaWeights * pw, cudaStream_t stream);

@@ -472,6 +472,8 @@ small_launch (KConvCuda *cu, KConvCudaJob *job, const KConvImage *src,
   if (!kconv_cuda_small_fits (job->cols, job->rows, src->n_channels))
     return chunked_launch (cu, job, src, dst, stream);
   job_all_channels (job, src, dst);
+  if (job->depth > 8 && kconv_cuda_rgba64_fits (job))
+    return kconv_cuda_launch_rgba64 (job, &cu->pw, stream);
   KConvCudaStrips strips;
   if (cu->int_path == KCONV_CUDA_INT_NONE || !kconv_cuda_int_layout_fits (*job))
     return kconv_cuda_launch_small (job, &cu->pw, stream);

@@ -33,6 +33,8 @@ static const DeepLayout deep_layouts[] = {
   {"P016-UV", 4, 2, {0, 2}, 16, 0, 0},
   {"RGBA64_LE", 8, 3, {0, 2, 4}, 16, 0, 0},
   {"BGRA64_LE", 8, 3, {4, 2, 0}, 16, 0, 0},
+  /* no format of GStreamer's: 4-word pixels of 10 bits at bit 6 */
+  {"RGBA, 10 bits a word", 8, 3, {0, 2, 4}, 10, 6, 0},
 };
 
 /* D_WIDE: integer weights as large as the depth keeps exact (not in the
@@ -218,6 +220,23 @@ run_deep_large (KConvBackend backend)
       D_BLUR, KCONV_BORDER_WRAP, 0, 0, 1);
 }
 
+/* 3x3 on 8-byte pixels (RGBA64, BGRA64) with rows 8-byte aligned, where
+ * CUDA streams columns: blocks inside the frame and across its edges */
+static void
+run_deep_pixels64 (KConvBackend backend)
+{
+  static const DeepKind kinds[] = { D_INT, D_FLOAT, D_BLUR, D_WIDE };
+  for (int i = 0; i < 24; i++) {
+    const DeepLayout *lay = &deep_layouts[8 + i % 3];
+    const DeepKind kind = kinds[i / 3 % 4];
+    const int exact = kind == D_INT || kind == D_WIDE;
+    run_deep_case_padded (backend, lay, rnd_range (130, 400),
+        rnd_range (17, 60), 8 * rnd_range (0, 3), 3, 3, kind,
+        (KConvBorder) (rnd () % 4), exact && rnd () % 2 ? rnd_range (2, 9) :
+        0, exact ? rnd_range (-128, 128) : 0, (int) (rnd () % 2));
+  }
+}
+
 /* Integer weights of absolute sum `total` on frames at both ends of the
  * range: either side of what the exact path holds at 16 bits (256 and
  * 257, then computed as an inexact kernel, within 1). */
@@ -321,4 +340,5 @@ conv_deep_table_run (KConvBackend backend, unsigned seed)
     run_deep_weight_sum (backend, total);
   run_deep_wide (backend);
   run_deep_large (backend);
+  run_deep_pixels64 (backend);
 }
