@@ -6,6 +6,7 @@
 #define KCONV_CPU_H
 
 #include "kconv-plan.h"
+#include "kconv-team.h"
 #include "kconv-tuning.h"
 
 /* *INDENT-OFF* */
@@ -65,6 +66,13 @@ KConvStatus kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
 KConvStatus kconv_cpu_scratch_reserve (KConvCpuScratch * scratch,
     size_t n_floats);
 void kconv_cpu_scratch_clear (KConvCpuScratch * scratch);
+/* How the integer paths (kconv-fixed.c, kconv-box.c, kconv-words.c) run a
+ * frame: fn (t, n, job) for n bands of src's rows (n_threads, at least 1,
+ * at most the rows), band t's scratch per_thread bytes from *mem, with
+ * *xmap the plan's border map for src's width while they run. */
+KConvStatus kconv_cpu_bands (const KConvPlan * plan, const KConvImage * src,
+    int n_threads, KConvCpuScratch * scratch, size_t per_thread,
+    uint8_t ** mem, int **xmap, KConvPartFunc fn, void *job);
 
 /* The 16-bit paths (kconv-fixed.c), on a CPU with AVX2: exact kernels with
  * 255 * sum |w| + divisor / 2 < 2^15, up to 7x7 in a 2D pass, or rank-1

@@ -866,25 +866,8 @@ kconv_cpu_fixed_run (const KConvCpuFixed * fixed, int n_threads,
       (size_t) plan->rows * job.padded_bytes :
       round_up ((size_t) plan->rows * job.chunks * CHUNK * sizeof (uint16_t) +
       job.padded_bytes, 64);
-
-  if (n_threads < 1)
-    n_threads = 1;
-  if (n_threads > src->height)
-    n_threads = src->height;
-  KConvStatus st = kconv_cpu_scratch_reserve (scratch,
-      job.per_thread * n_threads / sizeof (float));
-  if (st != KCONV_OK)
-    return st;
-  job.scratch = (uint8_t *) scratch->data;
-
-  job.xmap = kconv_plan_border_map (plan, src->width);
-  if (!job.xmap)
-    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory for a "
-        "border map");
-
-  kconv_team_run (n_threads, run_bands, &job);
-  free (job.xmap);
-  return KCONV_OK;
+  return kconv_cpu_bands (plan, src, n_threads, scratch, job.per_thread,
+      &job.scratch, &job.xmap, run_bands, &job);
 }
 
 #else

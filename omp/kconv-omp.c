@@ -1237,6 +1237,30 @@ kconv_cpu_scratch_reserve (KConvCpuScratch * scratch, size_t n_floats)
   return KCONV_OK;
 }
 
+KConvStatus
+kconv_cpu_bands (const KConvPlan * plan, const KConvImage * src,
+    int n_threads, KConvCpuScratch * scratch, size_t per_thread,
+    uint8_t ** mem, int **xmap, KConvPartFunc fn, void *job)
+{
+  if (n_threads < 1)
+    n_threads = 1;
+  if (n_threads > src->height)
+    n_threads = src->height;
+  KConvStatus st = kconv_cpu_scratch_reserve (scratch,
+      (per_thread * n_threads + sizeof (float) - 1) / sizeof (float));
+  if (st != KCONV_OK)
+    return st;
+  *mem = (uint8_t *) scratch->data;
+  *xmap = kconv_plan_border_map (plan, src->width);
+  if (!*xmap)
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory for a "
+        "border map");
+  kconv_team_run (n_threads, fn, job);
+  free (*xmap);
+  *xmap = NULL;
+  return KCONV_OK;
+}
+
 void
 kconv_cpu_scratch_clear (KConvCpuScratch * scratch)
 {

@@ -75,6 +75,25 @@ typedef struct
  * separable ones up to 7x7 in two (columns, then rows) */
 #define WORDS_MAX_FLOAT_TAPS 9
 
+/* The non-zero weights of the plan's matrix, times scale, and where they
+ * sit (tap_row, tap_col); how many */
+static int
+nonzero_taps (const KConvPlan * plan, float scale, KConvWordTaps * w,
+    float *weight)
+{
+  int n = 0;
+  for (int r = 0; r < plan->rows; r++)
+    for (int c = 0; c < plan->cols; c++) {
+      const float v = plan->weights[r * plan->cols + c];
+      if (v == 0.f)
+        continue;
+      w->tap_row[n] = r;
+      w->tap_col[n] = c;
+      weight[n++] = v * scale;
+    }
+  return n;
+}
+
 static int
 float_taps (const KConvPlan * plan, KConvWordTaps * w)
 {
@@ -103,16 +122,7 @@ float_taps (const KConvPlan * plan, KConvWordTaps * w)
   }
   if (plan->rows * plan->cols > WORDS_MAX_FLOAT_TAPS)
     return 0;
-  w->n_taps = 0;
-  for (int r = 0; r < plan->rows; r++)
-    for (int c = 0; c < plan->cols; c++) {
-      const float v = plan->weights[r * plan->cols + c];
-      if (v == 0.f)
-        continue;
-      w->tap_row[w->n_taps] = r;
-      w->tap_col[w->n_taps] = c;
-      w->tap_f[w->n_taps++] = v * plan->scale;
-    }
+  w->n_taps = nonzero_taps (plan, plan->scale, w, w->tap_f);
   return 1;
 }
 
@@ -126,21 +136,16 @@ word_taps (const KConvPlan * plan, KConvWordTaps * w)
     return 0;
   double sum_abs = 0.0;
   int64_t sum = 0;
+  float wf[WORDS_MAX_TAPS];
   int16_t weight[WORDS_MAX_TAPS];
-  w->n_taps = 0;
-  for (int r = 0; r < plan->rows; r++)
-    for (int c = 0; c < plan->cols; c++) {
-      const float v = plan->weights[r * plan->cols + c];
-      if (v == 0.f)
-        continue;
-      if (fabsf (v) > 32767.f || v != floorf (v))
-        return 0;
-      w->tap_row[w->n_taps] = r;
-      w->tap_col[w->n_taps] = c;
-      weight[w->n_taps++] = (int16_t) v;
-      sum_abs += fabsf (v);
-      sum += (int64_t) v;
-    }
+  w->n_taps = nonzero_taps (plan, 1.f, w, wf);
+  for (int t = 0; t < w->n_taps; t++) {
+    if (fabsf (wf[t]) > 32767.f || wf[t] != floorf (wf[t]))
+      return 0;
+    weight[t] = (int16_t) wf[t];
+    sum_abs += fabsf (wf[t]);
+    sum += (int64_t) wf[t];
+  }
   if (w->n_taps == 0)
     return 0;
   if (w->n_taps % 2) {          /* the odd one out pairs with a zero tap */
@@ -410,22 +415,8 @@ kconv_cpu_words_run (const KConvPlan * plan, int n_threads,
       (size_t) (plan->cols - 1) * job.nc, 32);
   job.per_thread = (size_t) plan->rows * job.padded_words * job.elem_size +
       (job.w.separable ? job.padded_words * sizeof (float) : 0);
-  if (n_threads < 1)
-    n_threads = 1;
-  if (n_threads > src->height)
-    n_threads = src->height;
-  KConvStatus st = kconv_cpu_scratch_reserve (scratch,
-      job.per_thread * n_threads / sizeof (float));
-  if (st != KCONV_OK)
-    return st;
-  job.scratch = (uint8_t *) scratch->data;
-  job.xmap = kconv_plan_border_map (plan, src->width);
-  if (!job.xmap)
-    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory for a "
-        "border map");
-  kconv_team_run (n_threads, run_bands, &job);
-  free (job.xmap);
-  return KCONV_OK;
+  return kconv_cpu_bands (plan, src, n_threads, scratch, job.per_thread,
+      &job.scratch, &job.xmap, run_bands, &job);
 }
 
 #else
