@@ -107,9 +107,10 @@ KConvStatus kconv_cpu_box_run (const KConvCpuBox * box, int n_threads,
     KConvCpuScratch * scratch, const KConvImage * src, const KConvImage * dst,
     uint32_t keep);
 
-/* Small exact kernels on 16-bit words (kconv-words.c), on a CPU with AVX2:
- * integer weights up to 7x7 with maxval * sum |w| under 2^30 (2^23 where
- * the divisor is not a power of two), in one 2D pass of 32-bit sums.
+/* Small kernels on 16-bit words in one pass (kconv-words.c), on a CPU with
+ * AVX2: exact ones up to 7x7 with maxval * sum |w| under 2^30 (2^23 where
+ * the divisor is not a power of two) in 32-bit integer sums; inexact ones
+ * of up to 9 taps, or separable up to 7x7, in floats.
  * kconv_cpu_words_takes: whether it takes the plan (at its depth). */
 int kconv_cpu_words_takes (const KConvPlan * plan);
 /* src's pixels all channels (pixel_stride 2 * n_channels, words in order);

@@ -1095,14 +1095,16 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
 {
   Job job = { 0 };
   KConvImage in_order = *src;
-  /* 16-bit words: small exact kernels in integer lanes (kconv-words.c,
-   * pass KCONV_CPU_FIXED), others in the float passes: direct, separable,
-   * or running sums over widened rows */
+  /* 16-bit words: small kernels in one pass over words (kconv-words.c,
+   * pass KCONV_CPU_FIXED, where the backend found it takes the plan),
+   * others in the float passes: direct, separable, or running sums over
+   * widened rows */
   job.deep = kconv_image_deep (src);
-  job.words_in_order = job.deep && !src->big_endian
-      && src->pixel_stride == 2 * src->n_channels;
+  /* every word of the pixel a channel, in order */
+  int words_contiguous = src->pixel_stride == 2 * src->n_channels;
   for (int c = 0; c < src->n_channels; c++)
-    job.words_in_order &= src->channel_offset[c] == 2 * c;
+    words_contiguous &= src->channel_offset[c] == 2 * c;
+  job.words_in_order = job.deep && !src->big_endian && words_contiguous;
   /* The same for 3 words of 4 (RGBA64): for small kernels and boxes, all
    * four convolved in place and the fourth put back costs less than
    * gathering three (a 3x3 on 4K: 3.0x the 8-bit time, against 6.5x);
@@ -1125,10 +1127,8 @@ kconv_cpu_run (const KConvPlan * plan, KConvCpuPass pass,
     }
   }
   if (job.deep && pass == KCONV_CPU_FIXED) {
-    int in_order = src->pixel_stride == 2 * src->n_channels;
-    for (int c = 0; c < src->n_channels; c++)
-      in_order &= src->channel_offset[c] == 2 * c;
-    if (in_order && kconv_cpu_words_takes (plan))
+    /* (RGBA64's four words, the fourth put back, are in order by now) */
+    if (words_contiguous || job.restore_word >= 0)
       return kconv_cpu_words_run (plan, n_threads, scratch, src, dst,
           job.restore_word);
     pass = plan->separable && plan->rows * plan->cols >= 9 ?

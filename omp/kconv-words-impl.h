@@ -1,4 +1,4 @@
-/* kconv: exact small kernels on 16-bit words (kconv-words.c), one vector width
+/* kconv: small kernels on 16-bit words (kconv-words.c), for one vector width
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -108,8 +108,8 @@ WORDS_NAME (float_taps) (const float *const *src, size_t i,
 /* One output row of n words from the taps' sources: shifted up to the
  * format's bits, in its byte order, word `keep` of each 4-word pixel (if
  * >= 0) copied from srow; stored past the caches where `stream` says so.
- * Built for a count of taps, where one is given,
- * so that the weights and sources stay in registers. */
+ * Built for a count of taps, where one is given, so that the weights and
+ * sources stay in registers. */
 WORDS_TARGET static ALWAYS_INLINE void
 WORDS_NAME (row_of) (uint8_t * drow, const uint8_t * srow,
     const void *const *src, size_t n, const KConvWordTaps * w,
@@ -142,9 +142,9 @@ WORDS_NAME (row_of) (uint8_t * drow, const uint8_t * srow,
   }
 }
 
-/* A separable kernel's column sums: out[i] = sum of v_f[r] * rows[r][i]
- * (plain values),
- * for i < n rounded up to V_LANES (the rows are readable that far) */
+/* A separable kernel's column sums over rows of plain values: out[i] =
+ * sum of v_f[r] * rows[r][i], for i < n rounded up to V_LANES (the rows
+ * are readable that far) */
 WORDS_TARGET static void
 WORDS_NAME (column_sums) (float *restrict out, const uint16_t * const *rows,
     const KConvWordTaps * w, size_t n)

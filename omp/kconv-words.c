@@ -63,8 +63,8 @@ typedef struct
 
 /* Destinations from this size on are written past the caches (streaming
  * stores; they leave no room for the frame in any cache anyway, and skip
- * reading each line before writing it): 4K at 16 bits grey 3x3, 1.30 ms
- * against 1.5-1.7 (kernels/PERFORMANCE.md) */
+ * reading each line before writing it): 4K GRAY16 gaussian 3x3, 1.32-1.52
+ * ms against 1.66-1.99 (kernels/PERFORMANCE.md) */
 #define WORDS_STREAM_BYTES (8u << 20)
 
 /* The exact sums stay under this (see above) */

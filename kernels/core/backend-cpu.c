@@ -178,7 +178,7 @@ cpu_filter_run (KConvFilter * f, const KConvImage * src, const KConvImage * dst)
 }
 
 /* 16-bit words: boxes by running sums over widened rows from the size
- * where those pay for bytes; small exact kernels in integer lanes
+ * where those pay for bytes; small kernels in one pass over words
  * (kconv-words.c); others in floats, separable where that pays, else
  * direct (the FFT's large non-separable kernels too) */
 static KConvStatus
