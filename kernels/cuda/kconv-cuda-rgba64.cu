@@ -124,8 +124,8 @@ rgba64_column (const KConvCudaJob &job, const KConvCudaWeights &pw, int x,
     xs[k] = INTERIOR ? x - 1 + k
                      : kconv_border_index (job.border, x - 1 + k, job.width);
   float a[3][4], b[3][4], c[3][4];
-  uint2 ca, cb, cc;
-  rgba64_load_row<INTERIOR, FULL> (job, y0 - 1, xs, a, ca);
+  uint2 cb, cc; /* the middle row's pixel x as it is, for its kept words */
+  rgba64_load_row<INTERIOR, FULL> (job, y0 - 1, xs, a, cc);
   rgba64_load_row<INTERIOR, FULL> (job, y0, xs, b, cb);
 #pragma unroll
   for (int r = 0; r < RGBA64_ROWS; r++) {
@@ -141,10 +141,8 @@ rgba64_column (const KConvCudaJob &job, const KConvCudaWeights &pw, int x,
         a[k][ch] = b[k][ch];
         b[k][ch] = c[k][ch];
       }
-    ca = cb;
     cb = cc;
   }
-  (void) ca;
 }
 
 template <int MODE, bool FULL>
