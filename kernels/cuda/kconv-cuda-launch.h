@@ -28,7 +28,13 @@ int kconv_cuda_rgba64_fits (const KConvCudaJob * job);
 KConvStatus kconv_cuda_launch_rgba64 (const KConvCudaJob * job,
     const KConvCudaWeights * pw, cudaStream_t stream);
 
-/* pw holds h (cols) then v (rows). */
+/* pw holds h (cols) then v (rows).  Separable kernels up to 31x31 on
+ * 8-byte pixels of 16-bit words (RGBA64, BGRA64; aligned, all four words
+ * or the first three with the fourth copied) take kconv_cuda_launch_
+ * separable64, every word from one read. */
+int kconv_cuda_separable64_fits (const KConvCudaJob * job);
+KConvStatus kconv_cuda_launch_separable64 (const KConvCudaJob * job,
+    const KConvCudaWeights * pw, cudaStream_t stream);
 KConvStatus kconv_cuda_launch_separable (const KConvCudaJob * job,
     const KConvCudaWeights * pw, cudaStream_t stream);
 

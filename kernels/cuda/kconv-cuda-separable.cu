@@ -198,6 +198,8 @@ KConvStatus
 kconv_cuda_launch_separable (const KConvCudaJob *job,
     const KConvCudaWeights *hv, cudaStream_t stream)
 {
+  if (kconv_cuda_separable64_fits (job))
+    return kconv_cuda_launch_separable64 (job, hv, stream);
   return kconv_cuda_status (job->depth > 8
                                 ? launch_any_separable<true> (job, hv, stream)
                                 : launch_any_separable<false> (job, hv, stream),

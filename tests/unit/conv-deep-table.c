@@ -35,6 +35,7 @@ static const DeepLayout deep_layouts[] = {
   {"BGRA64_LE", 8, 3, {4, 2, 0}, 16, 0, 0},
   /* no format of GStreamer's: 4-word pixels of 10 bits at bit 6 */
   {"RGBA, 10 bits a word", 8, 3, {0, 2, 4}, 10, 6, 0},
+  {"RGBA64_LE, alpha filtered too", 8, 4, {0, 2, 4, 6}, 16, 0, 0},
 };
 
 /* D_WIDE: integer weights as large as the depth keeps exact (not in the
@@ -227,13 +228,35 @@ run_deep_pixels64 (KConvBackend backend)
 {
   static const DeepKind kinds[] = { D_INT, D_FLOAT, D_BLUR, D_WIDE };
   for (int i = 0; i < 24; i++) {
-    const DeepLayout *lay = &deep_layouts[8 + i % 3];
+    const DeepLayout *lay = &deep_layouts[8 + i % 4];
     const DeepKind kind = kinds[i / 3 % 4];
     const int exact = kind == D_INT || kind == D_WIDE;
     run_deep_case_padded (backend, lay, rnd_range (130, 400),
         rnd_range (17, 60), 8 * rnd_range (0, 3), 3, 3, kind,
         (KConvBorder) (rnd () % 4), exact && rnd () % 2 ? rnd_range (2, 9) :
         0, exact ? rnd_range (-128, 128) : 0, (int) (rnd () % 2));
+  }
+}
+
+/* Separable kernels up to 31x31 on 8-byte pixels with aligned rows, where
+ * CUDA filters every word from one read: frames several 224-column
+ * blocks wide and 16-row blocks high, in each of its tap classes */
+static void
+run_deep_separable64 (KConvBackend backend)
+{
+  static const int sizes[][2] = { {5, 1}, {1, 7}, {7, 5}, {9, 7}, {11, 11},
+  {13, 15}, {21, 3}, {19, 21}, {31, 31}, {29, 25}, {1, 31}
+  };
+  static const DeepKind kinds[] = { D_BLUR, D_INT_SEPARABLE, D_BOX };
+  for (int i = 0; i < 33; i++) {
+    const DeepLayout *lay = &deep_layouts[8 + i % 4];
+    const DeepKind kind = kinds[i / 11];
+    const int exact = kind != D_BLUR;
+    run_deep_case_padded (backend, lay, rnd_range (200, 700),
+        rnd_range (10, 70), 8 * rnd_range (0, 3), sizes[i % 11][0],
+        sizes[i % 11][1], kind, (KConvBorder) (rnd () % 4),
+        exact && rnd () % 2 ? rnd_range (2, 9) : 0,
+        exact ? rnd_range (-128, 128) : 0, (int) (rnd () % 2));
   }
 }
 
@@ -341,4 +364,5 @@ conv_deep_table_run (KConvBackend backend, unsigned seed)
   run_deep_wide (backend);
   run_deep_large (backend);
   run_deep_pixels64 (backend);
+  run_deep_separable64 (backend);
 }
