@@ -13,6 +13,9 @@
  *   VECF, V_ABS_PS(a) the float vector, |a|
  *   V_ORDER(v)        the words of packus_epi32 (a, b) in a's then b's order
  *   V_WIDEN_PS(p)     V_LANES / 2 unsigned words from p as floats
+ *   V_AND(a, b)       a & b
+ *   V_WIDEN_LO_PS(v), V_WIDEN_HI_PS(v)  v's first and second V_LANES / 2
+ *                     unsigned words as floats
  */
 
 /* The rule in kconv.h, in 32-bit lanes, for s the sum over lifted samples */
@@ -159,6 +162,41 @@ WORDS_NAME (column_sums) (float *restrict out, const uint16_t * const *rows,
     }
     V_ (storeu_ps) (out + i, a);
     V_ (storeu_ps) (out + j, b);
+  }
+}
+
+/* As column_sums, straight from the source rows (little-endian words whose
+ * values are (word >> shift) & mask), for the n words of a row; the rest
+ * after the last whole vector one at a time, in the same order of
+ * multiply-adds.  The separable path then keeps no ring of rows. */
+WORDS_TARGET static void
+WORDS_NAME (column_sums_direct) (float *restrict out,
+    const uint8_t * const *rows, const KConvWordTaps * w, size_t n,
+    int shift, uint16_t mask)
+{
+  const __m128i down = _mm_cvtsi32_si128 (shift);
+  const VEC m = V_ (set1_epi16) ((short) mask);
+  size_t i = 0;
+  for (; i + V_LANES <= n; i += V_LANES) {
+    VECF a = V_ (setzero_ps) (), b = a;
+    for (int r = 0; r < w->n_v; r++) {
+      const VECF k = V_ (set1_ps) (w->v_f[r]);
+      const VEC v = V_AND (V_ (srl_epi16) (V_LOAD (rows[r] + 2 * i), down),
+          m);
+      a = V_ (fmadd_ps) (k, V_WIDEN_LO_PS (v), a);
+      b = V_ (fmadd_ps) (k, V_WIDEN_HI_PS (v), b);
+    }
+    V_ (storeu_ps) (out + i, a);
+    V_ (storeu_ps) (out + i + V_LANES / 2, b);
+  }
+  for (; i < n; i++) {
+    float a = 0.f;
+    for (int r = 0; r < w->n_v; r++) {
+      uint16_t v;
+      memcpy (&v, rows[r] + 2 * i, sizeof v);
+      a = fmaf (w->v_f[r], (float) ((v >> shift) & mask), a);
+    }
+    out[i] = a;
   }
 }
 

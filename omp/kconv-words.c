@@ -21,6 +21,7 @@
  * kernels/PERFORMANCE.md).  Larger kernels stay with those.
  */
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include "kconv-cpu.h"
 #include "kconv-error.h"
@@ -205,6 +206,11 @@ kconv_cpu_words_takes (const KConvPlan * plan)
         1, 3, 5, 7), v)
 #define V_WIDEN_PS(p) _mm512_cvtepi32_ps (_mm512_cvtepu16_epi32 ( \
         _mm256_loadu_si256 ((const __m256i *) (p))))
+#define V_AND(a, b) _mm512_and_si512 (a, b)
+#define V_WIDEN_LO_PS(v) _mm512_cvtepi32_ps (_mm512_cvtepu16_epi32 ( \
+        _mm512_castsi512_si256 (v)))
+#define V_WIDEN_HI_PS(v) _mm512_cvtepi32_ps (_mm512_cvtepu16_epi32 ( \
+        _mm512_extracti64x4_epi64 (v, 1)))
 #include "kconv-words-impl.h"
 #undef WORDS_TARGET
 #undef WORDS_NAME
@@ -222,6 +228,9 @@ kconv_cpu_words_takes (const KConvPlan * plan)
 #undef V_ABS_PS
 #undef V_ORDER
 #undef V_WIDEN_PS
+#undef V_AND
+#undef V_WIDEN_LO_PS
+#undef V_WIDEN_HI_PS
 
 #define WORDS_TARGET __attribute__ ((target ("avx2,fma")))
 #define WORDS_NAME(x) words_##x##_avx2
@@ -241,6 +250,11 @@ kconv_cpu_words_takes (const KConvPlan * plan)
 #define V_ORDER(v) _mm256_permute4x64_epi64 (v, 0xd8)
 #define V_WIDEN_PS(p) _mm256_cvtepi32_ps (_mm256_cvtepu16_epi32 ( \
         _mm_loadu_si128 ((const __m128i *) (p))))
+#define V_AND(a, b) _mm256_and_si256 (a, b)
+#define V_WIDEN_LO_PS(v) _mm256_cvtepi32_ps (_mm256_cvtepu16_epi32 ( \
+        _mm256_castsi256_si128 (v)))
+#define V_WIDEN_HI_PS(v) _mm256_cvtepi32_ps (_mm256_cvtepu16_epi32 ( \
+        _mm256_extracti128_si256 (v, 1)))
 #include "kconv-words-impl.h"
 
 typedef struct
@@ -254,6 +268,8 @@ typedef struct
   size_t padded_words;          /* a ring row: the row, its border, slack */
   KConvWordForm form;
   int stream;                   /* outputs stored past the caches */
+  int direct;                   /* separable: column sums straight from
+                                 * the frame's rows, no ring */
   size_t elem_size;             /* of a ring row's element: 2 or 4 */
   size_t sum_words;             /* column sums made a row (separable) */
   int *xmap;
@@ -328,7 +344,45 @@ slot_of (int l, int rows)
   return ((l % rows) + rows) % rows;
 }
 
-/* A band of output rows; the ring holds the last rows source rows. */
+/* A separable kernel's column sums for output row y straight from the
+ * frame's rows (`zero` stands for a row outside a constant border), the
+ * border's columns one at a time */
+static void
+direct_sums (const WordsJob * job, float *sums, const uint8_t * zero, int y)
+{
+  const KConvPlan *plan = job->plan;
+  const KConvImage *im = job->src;
+  const int nc = job->nc, padded = im->width + plan->cols - 1;
+  const uint8_t *by_row[WORDS_MAX_SIDE];
+  for (int r = 0; r < job->w.n_v; r++) {
+    const int sy = kconv_border_index (plan->border, y - plan->ay +
+        job->w.v_row[r], im->height);
+    by_row[r] = sy < 0 ? zero : im->data + (ptrdiff_t) sy *im->stride;
+  }
+  float *middle = sums + (size_t) plan->ax * nc;
+  if (job->avx512)
+    words_column_sums_direct_avx512 (middle, by_row, &job->w, job->row_words,
+        im->shift, job->mask);
+  else
+    words_column_sums_direct_avx2 (middle, by_row, &job->w, job->row_words,
+        im->shift, job->mask);
+  for (int x = 0; x < padded; x++) {
+    if (x == plan->ax)
+      x += im->width;           /* the middle is done */
+    if (x >= padded)
+      break;
+    for (int c = 0; c < nc; c++) {
+      float a = 0.f;
+      for (int r = 0; r < job->w.n_v; r++)
+        a = fmaf (job->w.v_f[r], job->xmap[x] < 0 ? 0.f :
+            (float) value_at (job, by_row[r], job->xmap[x], c), a);
+      sums[(size_t) x * nc + c] = a;
+    }
+  }
+}
+
+/* A band of output rows; the ring holds the last rows source rows (or,
+ * direct, its first row is a row of zeros). */
 static void
 run_band (const WordsJob * job, uint8_t * ring, int y0, int y1)
 {
@@ -338,12 +392,16 @@ run_band (const WordsJob * job, uint8_t * ring, int y0, int y1)
   const void *src[WORDS_MAX_TAPS];
   /* separable: the column sums, one padded row of floats after the ring */
   float *sums = (float *) (ring + rows * row_bytes);
+  if (job->direct)
+    memset (ring, 0, row_bytes);
   for (int y = y0; y < y1; y++) {
     const int first = y - plan->ay;
     const int start = y == y0 ? first : first + rows - 1;
-    for (int l = start; l < first + rows; l++)
+    for (int l = start; l < first + rows && !job->direct; l++)
       pad_row (ring + slot_of (l, rows) * row_bytes, job, l);
-    if (job->w.separable) {
+    if (job->direct)
+      direct_sums (job, sums, ring, y);
+    else if (job->w.separable) {
       const uint16_t *by_row[WORDS_MAX_SIDE];
       for (int r = 0; r < job->w.n_v; r++)
         by_row[r] = (const uint16_t *) (ring + slot_of (first +
@@ -352,13 +410,12 @@ run_band (const WordsJob * job, uint8_t * ring, int y0, int y1)
         words_column_sums_avx512 (sums, by_row, &job->w, job->sum_words);
       else
         words_column_sums_avx2 (sums, by_row, &job->w, job->sum_words);
-      for (int t = 0; t < job->w.n_taps; t++)
-        src[t] = sums + (size_t) job->w.tap_col[t] * job->nc;
-    } else {
-      for (int t = 0; t < job->w.n_taps; t++)
-        src[t] = ring + slot_of (first + job->w.tap_row[t], rows) * row_bytes
-            + (size_t) job->w.tap_col[t] * job->nc * job->elem_size;
     }
+    for (int t = 0; t < job->w.n_taps; t++)
+      src[t] = job->w.separable ?
+          (const void *) (sums + (size_t) job->w.tap_col[t] * job->nc) :
+          ring + slot_of (first + job->w.tap_row[t], rows) * row_bytes +
+          (size_t) job->w.tap_col[t] * job->nc * job->elem_size;
     uint8_t *drow = job->dst->data + (ptrdiff_t) y * job->dst->stride;
     const uint8_t *srow = job->src->data + (ptrdiff_t) y * job->src->stride;
     if (job->avx512)
@@ -409,6 +466,9 @@ kconv_cpu_words_run (const KConvPlan * plan, int n_threads,
       && (size_t) dst->stride * dst->height >= WORDS_STREAM_BYTES;
   job.form = !job.w.inexact ? WORDS_LIFTED : job.w.separable ? WORDS_PLAIN :
       WORDS_FLOATS;
+  /* the ring's copy costs a third of the pass where rows come from
+   * memory: 4K GRAY16 gaussian 3x3 (kernels/PERFORMANCE.md) */
+  job.direct = job.form == WORDS_PLAIN && !src->big_endian;
   job.elem_size = job.form == WORDS_FLOATS ? sizeof (float) : sizeof (int16_t);
   /* column sums across the padded row, in whole steps of 32 */
   job.sum_words = round_up (round_up (job.row_words, 32) +

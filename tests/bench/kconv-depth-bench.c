@@ -6,11 +6,11 @@
  *
  * The same kernel on the same frame of a photograph-like texture (random
  * values smoothed along rows) held as 8-bit, 10-bit and 16-bit samples:
- * grey and RGBA (alpha passing through) at 4K.  Each row: the median ms of
- * the 8-bit run and of the deeper one, and their ratio (deep / 8-bit);
- * OpenCV's filter2D on CV_16U beside the CPU's rows, in the same run
- * (0: not timed), and the 8-bit run's path (deeper samples take the float
- * passes).
+ * grey and RGBA (alpha passing through) at 4K.  The three depths take
+ * turns over five rounds.  Each row: the median ms of the 8-bit run and of
+ * the deeper one, the median of the rounds' ratios (deep / 8-bit) and
+ * their range; OpenCV's filter2D on CV_16U beside the CPU's rows, in the
+ * same run (0: not timed), and the 8-bit run's path.
  * CUDA's rows are device-resident (frames in device memory, no copies)
  * where the build has the CUDA backend.
  */
@@ -91,53 +91,76 @@ fill (uint8_t * data, size_t n_samples, int depth)
   }
 }
 
-static double
-time_depth (KConvBackend backend, const KConvKernel * k, int width,
-    int height, int ps8, int nc, int depth, int n_threads, double budget,
+/* One depth's frames and filter, set up once and timed in rounds */
+typedef struct
+{
+  BenchFilterRun r;
+  uint8_t *src, *dst;
+  void *d_src, *d_dst;          /* device copies (CUDA) */
+  KConvBackend backend;
+} DepthRun;
+
+static void
+depth_setup (DepthRun * d, KConvBackend backend, const KConvKernel * k,
+    int width, int height, int ps8, int nc, int depth, int n_threads,
     char *path, size_t path_size)
 {
   const int bytes = depth > 8 ? 2 : 1, ps = ps8 * bytes;
   const size_t n = (size_t) width * height * ps8;
-  uint8_t *src = aligned_alloc (64, n * bytes), *dst = aligned_alloc (64,
-      n * bytes);
-  fill (src, n, depth);
-  BenchFilterRun r = { NULL };
+  memset (d, 0, sizeof *d);
+  d->backend = backend;
+  d->src = aligned_alloc (64, n * bytes);
+  d->dst = aligned_alloc (64, n * bytes);
+  fill (d->src, n, depth);
   KConvOptions opt = { backend, n_threads, -1 };
-  if (kconv_filter_new (k, KCONV_BORDER_REFLECT, &opt, &r.filter) != KCONV_OK) {
+  if (kconv_filter_new (k, KCONV_BORDER_REFLECT, &opt, &d->r.filter)
+      != KCONV_OK) {
     fprintf (stderr, "kconv_filter_new: %s\n", kconv_last_error ());
     exit (1);
   }
-  KConvImage im = { src, width, height, (ptrdiff_t) width * ps, ps, nc,
+  KConvImage im = { d->src, width, height, (ptrdiff_t) width * ps, ps, nc,
     {0, bytes, 2 * bytes, 3 * bytes}, 0, depth > 8 ? depth : 0
   };
-  r.src = im;
-  r.dst = im;
-  r.dst.data = dst;
+  d->r.src = im;
+  d->r.dst = im;
+  d->r.dst.data = d->dst;
   /* (copied: the filter's description goes with it) */
-  snprintf (path, path_size, "%s", kconv_filter_strategy (r.filter));
-  double ms;
+  snprintf (path, path_size, "%s", kconv_filter_strategy (d->r.filter));
 #ifdef KCONV_BENCH_CUDA
   if (backend == KCONV_BACKEND_CUDA) {
-    void *d_src = NULL, *d_dst = NULL;
-    if (cudaMalloc (&d_src, n * bytes) != cudaSuccess
-        || cudaMalloc (&d_dst, n * bytes) != cudaSuccess
-        || cudaMemcpy (d_src, src, n * bytes, cudaMemcpyHostToDevice)
+    if (cudaMalloc (&d->d_src, n * bytes) != cudaSuccess
+        || cudaMalloc (&d->d_dst, n * bytes) != cudaSuccess
+        || cudaMemcpy (d->d_src, d->src, n * bytes, cudaMemcpyHostToDevice)
         != cudaSuccess) {
       fprintf (stderr, "device memory for the frames\n");
       exit (1);
     }
-    r.src.data = d_src;
-    r.dst.data = d_dst;
-    ms = bench_time_ms (run_device, &r, budget, 101);
-    cudaFree (d_src);
-    cudaFree (d_dst);
-  } else
+    d->r.src.data = d->d_src;
+    d->r.dst.data = d->d_dst;
+  }
 #endif
-    ms = bench_time_ms (bench_filter_run, &r, budget, 31);
-  kconv_filter_free (r.filter);
-  free (src);
-  free (dst);
-  return ms;
+}
+
+static double
+depth_time (DepthRun * d, double budget)
+{
+#ifdef KCONV_BENCH_CUDA
+  if (d->backend == KCONV_BACKEND_CUDA)
+    return bench_time_ms (run_device, &d->r, budget, 101);
+#endif
+  return bench_time_ms (bench_filter_run, &d->r, budget, 31);
+}
+
+static void
+depth_clear (DepthRun * d)
+{
+#ifdef KCONV_BENCH_CUDA
+  cudaFree (d->d_src);
+  cudaFree (d->d_dst);
+#endif
+  kconv_filter_free (d->r.filter);
+  free (d->src);
+  free (d->dst);
 }
 
 int
@@ -147,7 +170,7 @@ main (int argc, char **argv)
   tuning_from_environment ();
   if (bench_args_parse (argc, argv, BENCH_THREADS | BENCH_QUICK | BENCH_CSV
           | BENCH_ONLY, "backend,case,depth,ms_8bit,ms_deep,ratio,"
-          "opencv_16u_ms", &args))
+          "ratio_low,ratio_high,opencv_16u_ms", &args))
     return 2;
   static const KConvBackend backends[] = { KCONV_BACKEND_CPU,
     KCONV_BACKEND_CUDA
@@ -167,8 +190,8 @@ main (int argc, char **argv)
   printf ("OpenCV %s, filter2D on CV_16U beside the CPU\n",
       peer_opencv_version ());
 #endif
-  printf ("%-5s %-24s %5s %9s %9s %7s %10s  %s\n", "", "case", "depth",
-      "8-bit ms", "deep ms", "ratio", "cv16u ms", "8-bit path");
+  printf ("%-5s %-24s %5s %9s %9s %7s %-11s %10s  %s\n", "", "case", "depth",
+      "8-bit ms", "deep ms", "ratio", " (rounds)", "cv16u ms", "8-bit path");
   for (size_t b = 0; b < 2; b++) {
     if (!kconv_backend_available (backends[b]))
       continue;
@@ -184,14 +207,37 @@ main (int argc, char **argv)
         KConvKernel kern = { cols, rows, w, 0.0, 0.0,
           kernels[k].kernel == KCONV_NAMED_EDGE
         };
+        /* the depths take turns, round after round, so that a drift in
+         * the machine's speed falls on all of them alike; each ratio is
+         * the median of the rounds' own ratios */
         char path8[256], path[256];
-        const double ms8 = time_depth (backends[b], &kern, frames[f].width,
+        enum
+        { ROUNDS = 5 };
+        DepthRun run8, runs[2];
+        depth_setup (&run8, backends[b], &kern, frames[f].width,
             frames[f].height, frames[f].ps, frames[f].nc, 8, args.threads,
-            budget, path8, sizeof path8);
-        for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++) {
-          const double ms = time_depth (backends[b], &kern, frames[f].width,
+            path8, sizeof path8);
+        for (size_t d = 0; d < 2; d++)
+          depth_setup (&runs[d], backends[b], &kern, frames[f].width,
               frames[f].height, frames[f].ps, frames[f].nc, depths[d],
-              args.threads, budget, path, sizeof path);
+              args.threads, path, sizeof path);
+        double t8[ROUNDS], t[2][ROUNDS], ratio[2][ROUNDS];
+        for (int round = 0; round < ROUNDS; round++) {
+          t8[round] = depth_time (&run8, budget / ROUNDS);
+          for (size_t d = 0; d < 2; d++) {
+            t[d][round] = depth_time (&runs[d], budget / ROUNDS);
+            ratio[d][round] = t[d][round] / t8[round];
+          }
+        }
+        const double ms8 = bench_median (t8, ROUNDS);
+        for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++) {
+          double lo = ratio[d][0], hi = ratio[d][0];
+          for (int round = 1; round < ROUNDS; round++) {
+            lo = ratio[d][round] < lo ? ratio[d][round] : lo;
+            hi = ratio[d][round] > hi ? ratio[d][round] : hi;
+          }
+          const double ms = bench_median (t[d], ROUNDS);
+          const double rmed = bench_median (ratio[d], ROUNDS);
           double cv = 0;
 #ifdef KCONV_BENCH_OPENCV
           if (backends[b] == KCONV_BACKEND_CPU && depths[d] == 16) {
@@ -208,15 +254,18 @@ main (int argc, char **argv)
             free (d16);
           }
 #endif
-          printf ("%-5s %-24s %5d %9.3f %9.3f %7.2f %10.3f  %s\n",
+          printf ("%-5s %-24s %5d %9.3f %9.3f %7.2f %5.2f-%-5.2f %10.3f  %s\n",
               kconv_backend_name (backends[b]), name, depths[d], ms8, ms,
-              ms / ms8, cv, path8);
+              rmed, lo, hi, cv, path8);
           if (args.csv)
-            fprintf (args.csv, "%s,%s,%d,%.4f,%.4f,%.3f,%.4f\n",
+            fprintf (args.csv, "%s,%s,%d,%.4f,%.4f,%.3f,%.3f,%.3f,%.4f\n",
                 kconv_backend_name (backends[b]), name, depths[d], ms8, ms,
-                ms / ms8, cv);
+                rmed, lo, hi, cv);
           fflush (stdout);
         }
+        depth_clear (&run8);
+        for (size_t d = 0; d < 2; d++)
+          depth_clear (&runs[d]);
         free (w);
       }
   }
