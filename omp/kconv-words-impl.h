@@ -113,6 +113,20 @@ WORDS_NAME (float_taps) (const float *const *src, size_t i,
  * >= 0) copied from srow; stored past the caches where `stream` says so.
  * Built for a count of taps, where one is given, so that the weights and
  * sources stay in registers. */
+WORDS_TARGET static ALWAYS_INLINE VEC
+WORDS_NAME (out_words) (const void *const *src, size_t i,
+    const KConvWordTaps * w, __m128i up, int big_endian, int n_taps,
+    int inexact)
+{
+  VEC v = inexact ?
+      WORDS_NAME (float_taps) ((const float *const *) src, i, w, n_taps) :
+      WORDS_NAME (taps) ((const int16_t * const *) src, i, w, n_taps);
+  v = V_ (sll_epi16) (v, up);
+  if (big_endian)
+    v = V_OR (V_ (slli_epi16) (v, 8), V_ (srli_epi16) (v, 8));
+  return v;
+}
+
 WORDS_TARGET static ALWAYS_INLINE void
 WORDS_NAME (row_of) (uint8_t * drow, const uint8_t * srow,
     const void *const *src, size_t n, const KConvWordTaps * w,
@@ -121,27 +135,29 @@ WORDS_NAME (row_of) (uint8_t * drow, const uint8_t * srow,
   const __m128i up = _mm_cvtsi32_si128 (shift);
   /* (a row that starts on a cache line: every full vector's store does) */
   stream &= ((uintptr_t) drow & 63) == 0;
-  for (size_t i = 0; i < n; i += V_LANES) {
-    const size_t rest = n - i < V_LANES ? n - i : V_LANES;
-    VEC v = inexact ?
-        WORDS_NAME (float_taps) ((const float *const *) src, i, w, n_taps) :
-        WORDS_NAME (taps) ((const int16_t * const *) src, i, w, n_taps);
-    v = V_ (sll_epi16) (v, up);
-    if (big_endian)
-      v = V_OR (V_ (slli_epi16) (v, 8), V_ (srli_epi16) (v, 8));
-    VEC s = V_ZERO;
-    if (keep >= 0 && rest == V_LANES)
-      s = V_LOAD (srow + 2 * i);
-    else if (keep >= 0)
-      memcpy (&s, srow + 2 * i, 2 * rest);
+  /* whole vectors, then the rest apart: a partial vector goes through
+   * memory, which would keep the whole loop's vector there */
+  const size_t whole = n / V_LANES * V_LANES;
+  size_t i = 0;
+  for (; i < whole; i += V_LANES) {
+    VEC v = WORDS_NAME (out_words) (src, i, w, up, big_endian, n_taps,
+        inexact);
     if (keep >= 0)
-      v = V_KEEP (v, s, keep);
-    if (rest == V_LANES && stream)
+      v = V_KEEP (v, V_LOAD (srow + 2 * i), keep);
+    if (stream)
       V_STREAM (drow + 2 * i, v);
-    else if (rest == V_LANES)
-      V_STORE (drow + 2 * i, v);
     else
-      memcpy (drow + 2 * i, &v, 2 * rest);
+      V_STORE (drow + 2 * i, v);
+  }
+  if (i < n) {
+    const size_t rest = n - i;
+    VEC v = WORDS_NAME (out_words) (src, i, w, up, big_endian, n_taps,
+        inexact), s = V_ZERO;
+    if (keep >= 0) {
+      memcpy (&s, srow + 2 * i, 2 * rest);
+      v = V_KEEP (v, s, keep);
+    }
+    memcpy (drow + 2 * i, &v, 2 * rest);
   }
 }
 
@@ -172,7 +188,7 @@ WORDS_NAME (column_sums) (float *restrict out, const uint16_t * const *rows,
 WORDS_TARGET static void
 WORDS_NAME (column_sums_direct) (float *restrict out,
     const uint8_t * const *rows, const KConvWordTaps * w, size_t n,
-    int shift, uint16_t mask)
+    int shift, uint16_t mask, const uint8_t * next)
 {
   const __m128i down = _mm_cvtsi32_si128 (shift);
   const VEC m = V_ (set1_epi16) ((short) mask);
@@ -188,6 +204,7 @@ WORDS_NAME (column_sums_direct) (float *restrict out,
     }
     V_ (storeu_ps) (out + i, a);
     V_ (storeu_ps) (out + i + V_LANES / 2, b);
+    _mm_prefetch ((const char *) next + 2 * i, _MM_HINT_T0);
   }
   for (; i < n; i++) {
     float a = 0.f;
@@ -221,13 +238,13 @@ WORDS_NAME (row) (uint8_t * drow, const uint8_t * srow,
         stream, w->n_taps, w->inexact);
 }
 
-/* n words of a source row to their values ((word >> shift) & mask), in
- * the ring's form: lifted by -2^15 for exact kernels (signed 16-bit lanes
- * for pmaddwd), floats for inexact ones in one pass, plain for the column
- * sums of separable ones */
+/* Words i0 .. i1 - 1 of a source row to their values ((word >> shift) &
+ * mask), in the ring's form: lifted by -2^15 for exact kernels (signed
+ * 16-bit lanes for pmaddwd), floats for inexact ones in one pass, plain
+ * for the column sums of separable ones */
 WORDS_TARGET static void
-WORDS_NAME (values) (void *restrict out, const uint8_t * in, size_t n,
-    int shift, uint16_t mask, int big_endian, KConvWordForm form)
+WORDS_NAME (values_span) (void *restrict out, const uint8_t * in, size_t i0,
+    size_t i1, int shift, uint16_t mask, int big_endian, KConvWordForm form)
 {
   typedef uint16_t word __attribute__((aligned (1), may_alias));
   const word *w = (const word *) in;
@@ -235,16 +252,31 @@ WORDS_NAME (values) (void *restrict out, const uint8_t * in, size_t n,
   float *restrict f = out;
   const uint16_t lift = form == WORDS_LIFTED ? 0x8000 : 0;
   if (form == WORDS_FLOATS && big_endian) {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = i0; i < i1; i++)
       f[i] = (float) ((__builtin_bswap16 (w[i]) >> shift) & mask);
   } else if (form == WORDS_FLOATS) {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = i0; i < i1; i++)
       f[i] = (float) ((w[i] >> shift) & mask);
   } else if (big_endian) {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = i0; i < i1; i++)
       u[i] = ((__builtin_bswap16 (w[i]) >> shift) & mask) ^ lift;
   } else {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = i0; i < i1; i++)
       u[i] = ((w[i] >> shift) & mask) ^ lift;
+  }
+}
+
+/* n words of a source row to their values, as values_span, while the row
+ * read after it (next, when not NULL) is fetched into the cache */
+WORDS_TARGET static void
+WORDS_NAME (values) (void *restrict out, const uint8_t * in, size_t n,
+    int shift, uint16_t mask, int big_endian, KConvWordForm form,
+    const uint8_t * next)
+{
+  for (size_t c = 0; c < n; c += 256) {
+    const size_t e = c + 256 < n ? c + 256 : n;
+    for (size_t b = 2 * c; next && b < 2 * e; b += 64)
+      _mm_prefetch ((const char *) next + b, _MM_HINT_T0);
+    WORDS_NAME (values_span) (out, in, c, e, shift, mask, big_endian, form);
   }
 }

@@ -320,13 +320,17 @@ pad_row (void *out, const WordsJob * job, int logical_row)
     return;
   }
   const uint8_t *srow = im->data + (ptrdiff_t) sy * im->stride;
+  /* the next row is the next one read: in the cache before it is */
+  const int ny = kconv_border_index (job->plan->border, logical_row + 1,
+      im->height);
+  const uint8_t *next = ny < 0 ? NULL : im->data + (ptrdiff_t) ny * im->stride;
   void *middle = (uint8_t *) out + (size_t) ax * nc * job->elem_size;
   if (job->avx512)
     words_values_avx512 (middle, srow, job->row_words, im->shift, job->mask,
-        im->big_endian, form);
+        im->big_endian, form, next);
   else
     words_values_avx2 (middle, srow, job->row_words, im->shift, job->mask,
-        im->big_endian, form);
+        im->big_endian, form, next);
   for (int x = 0; x < padded; x++) {
     if (x == ax)
       x += im->width;           /* the middle is done */
@@ -360,12 +364,15 @@ direct_sums (const WordsJob * job, float *sums, const uint8_t * zero, int y)
     by_row[r] = sy < 0 ? zero : im->data + (ptrdiff_t) sy *im->stride;
   }
   float *middle = sums + (size_t) plan->ax * nc;
+  const int ny = kconv_border_index (plan->border, y - plan->ay +
+      job->w.v_row[job->w.n_v - 1] + 1, im->height);
+  const uint8_t *next = ny < 0 ? zero : im->data + (ptrdiff_t) ny * im->stride;
   if (job->avx512)
     words_column_sums_direct_avx512 (middle, by_row, &job->w, job->row_words,
-        im->shift, job->mask);
+        im->shift, job->mask, next);
   else
     words_column_sums_direct_avx2 (middle, by_row, &job->w, job->row_words,
-        im->shift, job->mask);
+        im->shift, job->mask, next);
   for (int x = 0; x < padded; x++) {
     if (x == plan->ax)
       x += im->width;           /* the middle is done */
