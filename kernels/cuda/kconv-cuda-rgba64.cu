@@ -17,33 +17,13 @@
  */
 #include "kconv-cuda-common.cuh"
 #include "kconv-cuda-launch.h"
+#include "kconv-cuda-words64.cuh"
 #include "kconv-error.h"
 
 /* output rows a thread: 4K RGBA64 edge 3x3 in 0.071-0.072 ms with 8,
  * 0.076 with 16, 0.094 with 32 (more rows, fewer blocks in flight) */
 #define RGBA64_ROWS 8
 #define RGBA64_BLOCK 128 /* threads a block, one pixel column each */
-
-/* The four words of a pixel as floats: 2^23 + w, less 2^23.  FULL: the
- * words are 16-bit values; else each holds one of job.depth bits at
- * job.shift (and maybe stray bits) */
-template <bool FULL>
-__device__ __forceinline__ void
-rgba64_unpack (const KConvCudaJob &job, uint2 p, float (&v)[4])
-{
-  if (FULL) {
-    v[0] = __uint_as_float (__byte_perm (p.x, 0x4B000000u, 0x7610)) - 8388608.f;
-    v[1] = __uint_as_float (__byte_perm (p.x, 0x4B000000u, 0x7632)) - 8388608.f;
-    v[2] = __uint_as_float (__byte_perm (p.y, 0x4B000000u, 0x7610)) - 8388608.f;
-    v[3] = __uint_as_float (__byte_perm (p.y, 0x4B000000u, 0x7632)) - 8388608.f;
-  } else {
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-      const uint32_t w = (k < 2 ? p.x : p.y) >> (16 * (k & 1)) & 0xffffu;
-      v[k] = kconv_cuda_u8_to_float (w >> job.shift & (uint32_t) job.maxval);
-    }
-  }
-}
 
 /* The rule for an exact sum with divisor 1 without a conversion: the sum,
  * signed and offset, clamped in floats (exact below 2^24 in size; past it,
@@ -78,7 +58,7 @@ rgba64_load_row (const KConvCudaJob &job, int sy, const int (&xs)[3],
             ? __ldg (
                   (const uint2 *) (row + (size_t) (xs[k] < 0 ? 0 : xs[k]) * 8))
             : make_uint2 (0, 0);
-    rgba64_unpack<FULL> (job, p, v[k]);
+    kconv_cuda_words64_to_float<4, FULL> (job, p, v[k]);
     if (k == 1)
       centre = p;
   }

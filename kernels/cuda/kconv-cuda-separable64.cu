@@ -23,6 +23,7 @@
  */
 #include "kconv-cuda-common.cuh"
 #include "kconv-cuda-launch.h"
+#include "kconv-cuda-words64.cuh"
 #include "kconv-error.h"
 
 #define S64_THREADS 256
@@ -56,24 +57,6 @@ sep64_smem_of (int halo, int nch)
 {
   const int pitch = (S64_TILE_W + halo + 1) & ~1;
   return (size_t) nch * S64_ROWS * pitch * sizeof (float);
-}
-
-/* The words 0 .. NCH - 1 of a pixel as floats: 2^23 + w, less 2^23 */
-template <int NCH, bool FULL>
-__device__ __forceinline__ void
-sep64_unpack (const KConvCudaJob &job, uint2 p, float (&f)[NCH])
-{
-#pragma unroll
-  for (int k = 0; k < NCH; k++) {
-    const uint32_t half = k < 2 ? p.x : p.y;
-    if (FULL)
-      f[k] = __uint_as_float (
-                 __byte_perm (half, 0x4B000000u, k & 1 ? 0x7632 : 0x7610)) -
-             8388608.f;
-    else
-      f[k] = kconv_cuda_u8_to_float (
-          (half >> (16 * (k & 1))) >> job.shift & (uint32_t) job.maxval);
-  }
 }
 
 template <int T, int NCH, bool FULL>
@@ -110,7 +93,7 @@ __launch_bounds__ (S64_THREADS)
       const uint2 p = sx >= 0 && at >= 0 ? __ldg ((const uint2 *) (column + at))
                                          : make_uint2 (0, 0);
       float f[NCH];
-      sep64_unpack<NCH, FULL> (job, p, f);
+      kconv_cuda_words64_to_float<NCH, FULL> (job, p, f);
 #pragma unroll
       for (int r = 0; r < S64_ROWS; r++)
         if (j - r >= 0 && j - r < T)
