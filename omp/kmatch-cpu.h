@@ -25,6 +25,23 @@ void kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
     uint64_t * map, const uint8_t * byte_mask, int n_threads);
 
+/* A correlation of ch planes of rw x rh bytes (plane c at planes + c * rw
+ * * rh) with ch kernel planes of tw x th bytes (plane c at kernel + c * tw
+ * * th): at each of mw x mh positions, row-major, the sum over c, j, i of
+ * F_c(x+i, y+j) K_c(i, j), or with squares (K 0 or 1 then) of
+ * F_c(x+i, y+j)^2 K_c(i, j); exact. */
+typedef struct
+{
+  const uint8_t *planes;
+  int rw, rh;
+  const uint8_t *kernel;
+  int tw, th, ch, mw, mh, squares, n_threads;
+} KMatchCorrelation;
+
+/* The correlation on up to n_threads threads: 0, or -1 when memory is
+ * short. */
+int kmatch_cpu_correlate (const KMatchCorrelation * q, uint64_t * out);
+
 /* The values of a w x h region of 16-bit words (pixel_stride bytes apart,
  * depth bits, shift bits up, either byte order), packed. */
 void kmatch_cpu_pack_deep (uint16_t * dst, const uint8_t * src,

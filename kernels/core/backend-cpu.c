@@ -298,4 +298,5 @@ const KConvBackendOps kconv_backend_cpu = {
   .match_state_free = cpu_match_state_free,
   .match_best_deep = cpu_match_best_deep,
   .match_state_free_deep = cpu_match_state_free_deep,
+  .match_correlate = kmatch_cpu_correlate,
 };

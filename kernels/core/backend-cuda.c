@@ -242,6 +242,7 @@ const KConvBackendOps kconv_backend_cuda = {
   .strategy_name = kconv_cuda_strategy_name,
   .filter_free = cuda_filter_free,
   .match_map = kconv_cpu_match_map,
+  .match_correlate = kmatch_cpu_correlate,
   .match_map_deep = kconv_cpu_match_map_deep,
   .match_new = cuda_match_new,
   .match_set_template = cuda_match_set_template,

@@ -62,6 +62,14 @@ reference_match_map_deep (const KMatchDeepHostQuery * q, uint64_t * map)
   return 0;
 }
 
+static int
+reference_match_correlate (const KMatchCorrelation * q, uint64_t * out)
+{
+  kmatch_reference_correlate (q->planes, q->rw, q->rh, q->kernel, q->tw,
+      q->th, q->ch, q->mw, q->mh, q->squares, out);
+  return 0;
+}
+
 const KConvBackendOps kconv_backend_reference = {
   .id = KCONV_BACKEND_REFERENCE,
   .usable = reference_usable,
@@ -72,4 +80,5 @@ const KConvBackendOps kconv_backend_reference = {
   .filter_free = reference_filter_free,
   .match_map = reference_match_map,
   .match_map_deep = reference_match_map_deep,
+  .match_correlate = reference_match_correlate,
 };

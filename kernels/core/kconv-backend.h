@@ -15,6 +15,7 @@
 #include "kconv.h"
 #include "kmatch.h"
 #include "kconv-plan.h"
+#include "kmatch-cpu.h"
 
 typedef struct KConvBackendOps KConvBackendOps;
 
@@ -127,6 +128,9 @@ struct KConvBackendOps
   int (*match_best_deep) (void **state, const KMatchDeepHostQuery * q,
       int max_matches, KMatchPosition * out);
   void (*match_state_free_deep) (void *state);
+  /* the correlations the ssd, ncc and zncc searches are made of
+   * (kmatch-methods.c): 0, or -1 when memory is short */
+  int (*match_correlate) (const KMatchCorrelation * q, uint64_t * out);
 
   /* Matchers on a device (NULL on the host backends).  match_takes:
    * whether the device searches this template over mw x mh positions

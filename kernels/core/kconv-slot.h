@@ -19,6 +19,7 @@ struct KConvSlot
   int n_matches, matches_size;
   int match_on_gpu;
   int origin_x, origin_y;
+  double match_norm;            /* a SAD's score is sad / match_norm */
 };
 
 #endif /* KCONV_SLOT_H */

@@ -10,6 +10,7 @@
 #include "kconv-team.h"
 #include "kconv-backend.h"
 #include "kconv-slot.h"
+#include "kmatch-methods.h"
 
 struct KMatch
 {
@@ -35,6 +36,9 @@ struct KMatch
   size_t map_size;
   void *best_state;             /* what ops->match_best keeps */
   void *best_state_deep;        /* and ops->match_best_deep */
+  KMatchMethod method;
+  KMatchScorer *scorer;         /* the template for a method other than
+                                 * sad, made at its first search */
 };
 
 typedef struct
@@ -109,6 +113,8 @@ forget_template (KMatch * m)
   m->tmpl = m->mask = m->tmpl_masked = NULL;
   m->tmpl16 = m->tmpl16_masked = NULL;
   m->depth = 0;
+  kmatch_scorer_free (m->scorer);
+  m->scorer = NULL;
 }
 
 KConvStatus
@@ -217,7 +223,37 @@ kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
   m->tmpl_masked = tm;
   m->tmpl16_masked = tm16;
   m->pixels = pixels;
+  kmatch_scorer_free (m->scorer);
+  m->scorer = NULL;
   return device_template (m);
+}
+
+KConvStatus
+kmatch_set_method (KMatch * m, KMatchMethod method)
+{
+  kconv_clear_error ();
+  if (!m || !kmatch_method_name (method))
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch_set_method: no "
+        "matcher, or an unknown method");
+  if (method != m->method) {
+    kmatch_scorer_free (m->scorer);
+    m->scorer = NULL;
+  }
+  m->method = method;
+  return KCONV_OK;
+}
+
+KMatchMethod
+kmatch_method (const KMatch * m)
+{
+  return m ? m->method : KMATCH_METHOD_SAD;
+}
+
+const char *
+kmatch_method_name (KMatchMethod method)
+{
+  static const char *const names[] = { "sad", "ssd", "ncc", "zncc" };
+  return (unsigned) method < 4 ? names[method] : NULL;
 }
 
 int
@@ -408,10 +444,67 @@ search_deep (KMatch * m, const KConvImage * frame, int luma, int on_device,
  * they are (luma 0) or as the luma of its R, G, B (luma 1).  With a slot,
  * a search the GPU can answer alone is queued on it and left there
  * (slot->match_on_gpu). */
+/* A search by ssd, ncc or zncc (kmatch-methods.c): 8-bit samples, on the
+ * host. */
+static KConvStatus
+search_scored (KMatch * m, const KConvImage * frame, int luma, int on_device,
+    const KMatchRegion * region, int max_matches, KMatchPosition * matches,
+    int *n_matches, uint64_t * sum_map, double *score_map)
+{
+  if (m->depth || frame->depth > 8)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: the "
+        "%s method takes 8-bit samples alone", kmatch_method_name (m->method));
+  if (on_device)
+    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
+        "kmatch_search_device: the %s method runs on the CPU",
+        kmatch_method_name (m->method));
+  if (sum_map && m->method != KMATCH_METHOD_SSD)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: a sum "
+        "map is the SAD or SSD; %s has scores (kmatch_search_scores)",
+        kmatch_method_name (m->method));
+  if (frame->n_channels != (luma ? 3 : m->ch) || m->ch > 3)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: the "
+        "frame's channels differ from the template's, or a template of "
+        "more than 3 channels for %s", kmatch_method_name (m->method));
+  KMatchRegion r;
+  KConvStatus st = search_region (m, frame, region, &r);
+  if (st != KCONV_OK)
+    return st;
+  if (!m->scorer && !(m->scorer = kmatch_scorer_new (m->method, m->tmpl,
+              m->tw, m->th, m->ch, m->mask)))
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+  const KMatchScoredRegion sr = {
+    frame->data + (ptrdiff_t) r.y * frame->stride +
+        (ptrdiff_t) r.x * frame->pixel_stride, frame->stride,
+    frame->pixel_stride, frame->channel_offset, luma, r.width, r.height,
+    m->n_threads
+  };
+  st = kmatch_scorer_search (m->scorer, m->ops, &sr, max_matches, matches,
+      n_matches, score_map, sum_map);
+  for (int i = 0; st == KCONV_OK && i < *n_matches; i++) {
+    matches[i].x += r.x;
+    matches[i].y += r.y;
+  }
+  return st;
+}
+
+/* What a SAD of the template is divided by for its score: the largest it
+ * can be */
+static double
+sad_norm (const KMatch * m)
+{
+  return ((1u << (m->depth ? m->depth : 8)) - 1.0) * m->pixels * m->ch;
+}
+
+static KConvStatus
+search_sad (KMatch * m, const KConvImage * frame, int luma, int on_device,
+    const KMatchRegion * region, int max_matches, KMatchPosition * matches,
+    int *n_matches, uint64_t * sad_map, KConvSlot * slot);
+
 static KConvStatus
 search (KMatch * m, const KConvImage * frame, int luma, int on_device,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
-    int *n_matches, uint64_t * sad_map, KConvSlot * slot)
+    int *n_matches, uint64_t * sad_map, double *score_map, KConvSlot * slot)
 {
   if (!m || (!m->tmpl && !m->tmpl16) || !frame || !frame->data || !matches
       || !n_matches || max_matches < 1 || (luma && m->ch != 1)
@@ -420,6 +513,36 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
         "template, frame or result array, or a luma search for a template "
         "of colour");
   *n_matches = 0;
+  if (m->method != KMATCH_METHOD_SAD)
+    return search_scored (m, frame, luma, on_device, region, max_matches,
+        matches, n_matches, sad_map, score_map);
+  if (score_map && !sad_map && !(sad_map = grow_map (m,
+              (size_t) frame->width * frame->height)))
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+  KConvStatus st = search_sad (m, frame, luma, on_device, region,
+      max_matches, matches, n_matches, sad_map, slot);
+  const double norm = sad_norm (m);
+  for (int i = 0; st == KCONV_OK && i < *n_matches; i++)
+    matches[i].score = matches[i].sad / norm;
+  if (st == KCONV_OK && score_map) {
+    KMatchRegion r;
+    search_region (m, frame, region, &r);
+    const size_t cells = (size_t) (r.width - m->tw + 1) *
+        (r.height - m->th + 1);
+    for (size_t i = 0; i < cells; i++)
+      score_map[i] = sad_map[i] / norm;
+  }
+  if (slot)
+    slot->match_norm = norm;
+  return st;
+}
+
+/* The SAD search */
+static KConvStatus
+search_sad (KMatch * m, const KConvImage * frame, int luma, int on_device,
+    const KMatchRegion * region, int max_matches, KMatchPosition * matches,
+    int *n_matches, uint64_t * sad_map, KConvSlot * slot)
+{
   if (m->depth || frame->depth > 8)
     return search_deep (m, frame, luma, on_device, region, max_matches,
         matches, n_matches, sad_map);
@@ -515,7 +638,7 @@ kmatch_search (KMatch * m, const KConvImage * frame,
 {
   kconv_clear_error ();
   return search (m, frame, 0, 0, region, max_matches, matches, n_matches,
-      sad_map, NULL);
+      sad_map, NULL, NULL);
 }
 
 KConvStatus
@@ -525,7 +648,17 @@ kmatch_search_luma (KMatch * m, const KConvImage * rgb_frame,
 {
   kconv_clear_error ();
   return search (m, rgb_frame, 1, 0, region, max_matches, matches,
-      n_matches, sad_map, NULL);
+      n_matches, sad_map, NULL, NULL);
+}
+
+KConvStatus
+kmatch_search_scores (KMatch * m, const KConvImage * frame, int luma,
+    const KMatchRegion * region, int max_matches, KMatchPosition * matches,
+    int *n_matches, double *score_map)
+{
+  kconv_clear_error ();
+  return search (m, frame, luma ? 1 : 0, 0, region, max_matches, matches,
+      n_matches, NULL, score_map, NULL);
 }
 
 KConvStatus
@@ -535,7 +668,7 @@ kmatch_search_device (KMatch * m, const KConvImage * frame, int luma,
 {
   kconv_clear_error ();
   return search (m, frame, luma, 1, region, max_matches, matches, n_matches,
-      NULL, NULL);
+      NULL, NULL, NULL);
 }
 
 KConvStatus
@@ -561,7 +694,7 @@ kmatch_submit (KMatch * m, KConvSlot * slot, const KConvImage * frame,
   slot->n_matches = 0;
   slot->match_on_gpu = 0;
   return search (m, frame, luma, 0, region, max_matches, slot->matches,
-      &slot->n_matches, NULL, slot);
+      &slot->n_matches, NULL, NULL, slot);
 }
 
 KConvStatus
@@ -576,7 +709,7 @@ kmatch_slot_matches (KConvSlot * slot, KMatchPosition * matches, int *n_matches)
     KMatchPosition best;
     device->match_slot_best (slot, &best);
     const KMatchPosition at = { best.x + slot->origin_x,
-      best.y + slot->origin_y, best.sad
+      best.y + slot->origin_y, best.sad, best.sad / slot->match_norm, 0
     };
     slot->matches[0] = at;
     slot->n_matches = 1;

@@ -1,12 +1,27 @@
-/* kconv: template matching by the sum of absolute differences
+/* kconv: template matching
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * For a frame F and a template T of tw x th pixels with C channels,
- *   SAD(x, y) = sum over i < tw, j < th, c < C of |F(x+i, y+j, c) - T(i, j, c)|
- * at every position where the template lies wholly inside the search
- * region.  The search is exhaustive and exact: every backend finds the same
- * positions; among equal sums the smallest y wins, then the smallest x.
+ * For a frame F and a template T of tw x th pixels with C channels, at
+ * every position (x, y) where the template lies wholly inside the search
+ * region, with sums over the n template pixels (i, j) that count (all, or
+ * those a mask keeps) and the channels c, F meaning F(x+i, y+j, c) and T
+ * meaning T(i, j, c) (OpenCV's matchTemplate formulas):
+ *   sad   SAD  = sum |F - T|
+ *   ssd   SSD  = sum (F - T)^2                           (TM_SQDIFF)
+ *   ncc   NCC  = sum F T / sqrt (sum F^2 * sum T^2)      (TM_CCORR_NORMED)
+ *   zncc  ZNCC = sum F' T' / sqrt (sum F'^2 * sum T'^2)  (TM_CCOEFF_NORMED)
+ *         where F' = F - mean of channel c of F under the template, and
+ *         T' likewise: blind to brightness and contrast.
+ * A correlation whose denominator is 0 (ncc: a window or template all 0;
+ * zncc: a flat window or template, of zero variance) is 0: nothing is
+ * known, as OpenCV's CPU code answers.
+ * Every method also gives a score, a distance from 0 (a perfect match) to 1
+ * (the worst): SAD / (255 n C), SSD / (255^2 n C), 1 - NCC and
+ * (1 - ZNCC) / 2.  SAD and SSD are exact integers; NCC and ZNCC are made
+ * from exact integer sums in double precision, the same on every backend.
+ * The search is exhaustive: among equal scores the smallest y wins, then
+ * the smallest x.
  *
  * Samples deeper than bytes (10-, 12- and 16-bit video: KConvImage's
  * depth) are matched as their values, 0 .. 2^depth - 1, against a
@@ -28,8 +43,18 @@ extern "C" {
 typedef struct
 {
   int x, y;                     /* top-left of the template in the frame */
-  uint64_t sad;
+  uint64_t sad;                 /* the SAD (sad) or SSD (ssd); else 0 */
+  double score;                 /* 0 (perfect) .. 1, every method */
+  double correlation;           /* NCC or ZNCC (ncc, zncc); else 0 */
 } KMatchPosition;
+
+typedef enum
+{
+  KMATCH_METHOD_SAD,
+  KMATCH_METHOD_SSD,
+  KMATCH_METHOD_NCC,
+  KMATCH_METHOD_ZNCC
+} KMatchMethod;
 
 typedef struct
 {
@@ -101,6 +126,16 @@ KConvStatus kmatch_set_template_deep (KMatch * m, const uint16_t * values,
 KConvStatus kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
     ptrdiff_t mask_stride);
 
+/* The method the matcher compares by (KMATCH_METHOD_SAD until set); it
+ * stays through new templates.  Methods other than sad take 8-bit samples
+ * alone, searched on the host (a CUDA matcher hands them to the CPU;
+ * kmatch_search_device refuses them). */
+KConvStatus kmatch_set_method (KMatch * m, KMatchMethod method);
+KMatchMethod kmatch_method (const KMatch * m);
+
+/* The method's name ("sad", "ssd", "ncc", "zncc"), or NULL. */
+const char *kmatch_method_name (KMatchMethod method);
+
 /* How many of the template's pixels count (width x height without a
  * mask). */
 int kmatch_template_pixels (const KMatch * m);
@@ -110,10 +145,18 @@ int kmatch_template_pixels (const KMatch * m);
  * max_matches non-overlapping positions, best first, and their count.
  * KCONV_ERROR_INVALID_ARGUMENT when the template does not fit the region.
  * sad_map, when not NULL, receives (rw - tw + 1) x (rh - th + 1) sums,
- * row-major, for the positions of the region. */
+ * row-major, for the positions of the region: the SAD, or the SSD; it must
+ * be NULL for ncc and zncc (kmatch_search_scores gives their maps). */
 KConvStatus kmatch_search (KMatch * m, const KConvImage * frame,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
     int *n_matches, uint64_t * sad_map);
+
+/* As kmatch_search (luma 0) or kmatch_search_luma (luma 1), with
+ * score_map (NULL: none) receiving the score of every position of the
+ * region, row-major, for any method. */
+KConvStatus kmatch_search_scores (KMatch * m, const KConvImage * frame,
+    int luma, const KMatchRegion * region, int max_matches,
+    KMatchPosition * matches, int *n_matches, double *score_map);
 
 /* As kmatch_search, for a grey template in the luma of an RGB frame: the
  * frame's three channels are R, G and B (any pixel stride and order), and

@@ -34,6 +34,19 @@ void kmatch_reference_map_deep (const uint16_t * frame, ptrdiff_t stride,
     const uint16_t * tmpl, int tw, int th, int mw, int mh, uint64_t * map,
     const uint8_t * mask);
 
+/* As kmatch_cpu_correlate (kmatch-cpu.h), one product at a time. */
+void kmatch_reference_correlate (const uint8_t * planes, int rw, int rh,
+    const uint8_t * kernel, int tw, int th, int ch, int mw, int mh,
+    int squares, uint64_t * out);
+
+/* The score and correlation of every position (as for
+ * kmatch_reference_map) by method (KMatchMethod, not sad), straight from
+ * the formulas of kmatch.h in double precision: means first, then the
+ * sums of deviations.  byte_mask as for the map. */
+void kmatch_reference_scores (const uint8_t * frame, ptrdiff_t stride,
+    const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh, int method,
+    const uint8_t * byte_mask, double *score, double *corr);
+
 /* *INDENT-OFF* */
 #ifdef __cplusplus
 }

@@ -9,12 +9,16 @@
 #include "check.h"
 #include "match-table.h"
 #include "match-deep-table.h"
+#include "match-methods-table.h"
+#include "photo.h"
+#include "tuning-env.h"
 
 int
 main (int argc, char **argv)
 {
   unsigned seed = argc > 1 ? (unsigned) strtoul (argv[1], NULL, 0) : 20261122u;
   printf ("seed %u\n", seed);
+  tuning_from_environment ();
   const char *photos = getenv ("KCONV_PHOTOS");
   if (photos && *photos) {
     CHECK (match_table_load_photos (photos, "astronaut") == 0,
@@ -24,6 +28,12 @@ main (int argc, char **argv)
   }
   match_table_run (KCONV_BACKEND_CPU, seed);
   match_deep_table_run (KCONV_BACKEND_CPU, seed);
+  uint8_t *rgb = photos && *photos ?
+      photo_load (photos, "astronaut", 1920, 1080, 3) : NULL;
+  if (rgb)
+    match_methods_table_set_photo (rgb, 1920, 1080);
+  match_methods_table_run (KCONV_BACKEND_CPU, seed);
+  free (rgb);
 
   /* errors: a template larger than the region, mismatched channels */
   KMatch *m;

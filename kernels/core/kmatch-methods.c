@@ -1,0 +1,331 @@
+/* kconv: the searches by ssd, ncc and zncc
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * With n template pixels that count, C channels, and at a position the
+ * exact sums ft = sum F T, f2 = sum F^2 and f_c = sum of channel c of F
+ * (t2 and t_c the template's):
+ *   SSD  = f2 - 2 ft + t2
+ *   NCC  = ft / sqrt (f2 t2)
+ *   ZNCC = (n ft - sum_c f_c t_c) / sqrt ((n f2 - sum_c f_c^2)
+ *                                          (n t2 - sum_c t_c^2))
+ * (the zero-mean sums of kmatch.h times n).  Numerators and variances are
+ * exact in 128-bit integers; only the last division and square root round.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kmatch-methods.h"
+#include "kmatch-cpu.h"
+#include "kconv-error.h"
+#include "kconv-team.h"
+
+struct KMatchScorer
+{
+  KMatchMethod method;
+  int tw, th, ch, n;            /* n: the pixels that count */
+  uint8_t *tmpl;                /* ch planes of tw x th, 0 where masked */
+  uint8_t *mask;                /* NULL, or ch planes of 0 / 1 */
+  uint64_t t[3], t2;
+  __int128 vt;                  /* n t2 - sum_c t_c^2 */
+  /* the search's buffers, kept between frames */
+  uint8_t *planes;
+  size_t planes_size;
+  uint64_t *maps;               /* ft, and with a mask f2 and f_c */
+  double *scores;
+  size_t map_cells;
+};
+
+KMatchScorer *
+kmatch_scorer_new (KMatchMethod method, const uint8_t * tmpl, int tw, int th,
+    int ch, const uint8_t * mask)
+{
+  KMatchScorer *s = calloc (1, sizeof *s);
+  const size_t plane = (size_t) tw * th;
+  if (!s || !(s->tmpl = malloc (plane * ch))
+      || (mask && !(s->mask = malloc (plane * ch)))) {
+    kmatch_scorer_free (s);
+    return NULL;
+  }
+  s->method = method;
+  s->tw = tw;
+  s->th = th;
+  s->ch = ch;
+  for (size_t p = 0; p < plane; p++) {
+    const int keep = !mask || mask[p * ch];
+    s->n += keep;
+    for (int c = 0; c < ch; c++) {
+      const uint8_t v = keep ? tmpl[p * ch + c] : 0;
+      s->tmpl[c * plane + p] = v;
+      if (s->mask)
+        s->mask[c * plane + p] = (uint8_t) keep;
+      s->t[c] += v;
+      s->t2 += (uint64_t) v *v;
+    }
+  }
+  s->vt = (__int128) s->n * s->t2;
+  for (int c = 0; c < ch; c++)
+    s->vt -= (__int128) s->t[c] * s->t[c];
+  return s;
+}
+
+void
+kmatch_scorer_free (KMatchScorer * s)
+{
+  if (!s)
+    return;
+  free (s->tmpl);
+  free (s->mask);
+  free (s->planes);
+  free (s->maps);
+  free (s->scores);
+  free (s);
+}
+
+/* A position's score from its sums (f: f_c for c < ch), and its
+ * correlation and SSD. */
+static double
+score_of (const KMatchScorer * s, uint64_t ft, uint64_t f2, const uint64_t * f,
+    double *corr, uint64_t * ssd)
+{
+  *corr = 0;
+  *ssd = 0;
+  switch (s->method) {
+    case KMATCH_METHOD_SSD:
+      *ssd = (uint64_t) ((int64_t) f2 - 2 * (int64_t) ft + (int64_t) s->t2);
+      return (double) *ssd / (255.0 * 255.0 * s->n * s->ch);
+    case KMATCH_METHOD_NCC:
+      if (f2 && s->t2)
+        *corr = (double) ft / sqrt ((double) f2 * (double) s->t2);
+      *corr = *corr > 1 ? 1 : *corr;
+      return 1 - *corr;
+    default:{
+      __int128 num = (__int128) s->n * ft, vf = (__int128) s->n * f2;
+      for (int c = 0; c < s->ch; c++) {
+        num -= (__int128) f[c] * s->t[c];
+        vf -= (__int128) f[c] * f[c];
+      }
+      if (vf > 0 && s->vt > 0)
+        *corr = (double) num / sqrt ((double) vf * (double) s->vt);
+      *corr = *corr > 1 ? 1 : *corr < -1 ? -1 : *corr;
+      return (1 - *corr) / 2;
+    }
+  }
+}
+
+typedef struct
+{
+  const KMatchScorer *s;
+  int rw, mw, mh;
+  const uint64_t *ft, *f2, *f[3];       /* f2, f: NULL without a mask */
+  double *scores;
+  uint64_t *sums;               /* SSD map, or NULL */
+  int failed;
+} ScoreJob;
+
+/* Scores rows y0 .. y1 - 1.  Without a mask the box sums of F and F^2
+ * slide along: column sums over th rows, then windows of tw of them. */
+static void
+score_part (int t, int n, void *ctx)
+{
+  ScoreJob *job = ctx;
+  const KMatchScorer *s = job->s;
+  const int ch = s->ch, rw = job->rw, mw = job->mw;
+  const size_t plane = (size_t) rw * (job->mh + s->th - 1);
+  int y0, y1;
+  kconv_band (job->mh, t, n, &y0, &y1);
+  if (y0 >= y1)
+    return;
+  uint64_t *col = NULL;
+  if (!job->f2) {
+    /* ch column sums of F, then one of F^2 */
+    if (!(col = calloc ((size_t) (ch + 1) * rw, sizeof *col))) {
+      __atomic_store_n (&job->failed, 1, __ATOMIC_RELAXED);
+      return;
+    }
+    for (int c = 0; c < ch; c++)
+      for (int j = 0; j < s->th; j++) {
+        const uint8_t *p = s->planes + c * plane + (size_t) (y0 + j) * rw;
+        for (int x = 0; x < rw; x++) {
+          col[(size_t) c * rw + x] += p[x];
+          col[(size_t) ch * rw + x] += (uint64_t) p[x] * p[x];
+        }
+      }
+  }
+  for (int y = y0; y < y1; y++) {
+    uint64_t win[4] = { 0 };
+    if (col)
+      for (int c = 0; c <= ch; c++)
+        for (int i = 0; i < s->tw; i++)
+          win[c] += col[(size_t) c * rw + i];
+    for (int x = 0; x < mw; x++) {
+      const size_t at = (size_t) y * mw + x;
+      uint64_t f[3], f2;
+      if (col) {
+        for (int c = 0; c < ch; c++)
+          f[c] = win[c];
+        f2 = win[ch];
+        if (x + 1 < mw)
+          for (int c = 0; c <= ch; c++)
+            win[c] += col[(size_t) c * rw + x + s->tw] -
+                col[(size_t) c * rw + x];
+      } else {
+        for (int c = 0; c < ch; c++)
+          f[c] = job->f[c][at];
+        f2 = job->f2[at];
+      }
+      double corr;
+      uint64_t ssd;
+      job->scores[at] = score_of (s, job->ft[at], f2, f, &corr, &ssd);
+      if (job->sums)
+        job->sums[at] = ssd;
+    }
+    if (col && y + 1 < y1)
+      for (int c = 0; c < ch; c++) {
+        const uint8_t *out = s->planes + c * plane + (size_t) y * rw;
+        const uint8_t *in = out + (size_t) s->th * rw;
+        for (int x = 0; x < rw; x++) {
+          col[(size_t) c * rw + x] += (uint64_t) in[x] - out[x];
+          col[(size_t) ch * rw + x] += (uint64_t) in[x] * in[x] -
+              (uint64_t) out[x] * out[x];
+        }
+      }
+  }
+  free (col);
+}
+
+static int
+overlaps (const KMatchPosition * a, int x, int y, int w, int h)
+{
+  return a->x < x + w && x < a->x + w && a->y < y + h && y < a->y + h;
+}
+
+/* Greedy, as kmatch.c picks SADs: the best score, then the best that
+ * overlaps none taken, ...; a strict < keeps the smallest y, then x. */
+static int
+pick_best (const double *scores, int mw, int mh, int tw, int th,
+    int max_matches, KMatchPosition * out)
+{
+  int n = 0;
+  while (n < max_matches) {
+    int bx = -1, by = -1;
+    double best = INFINITY;
+    for (int y = 0; y < mh; y++)
+      for (int x = 0; x < mw; x++) {
+        const double v = scores[(size_t) y * mw + x];
+        if (!(v < best))
+          continue;
+        int free_spot = 1;
+        for (int k = 0; k < n && free_spot; k++)
+          free_spot = !overlaps (&out[k], x, y, tw, th);
+        if (free_spot) {
+          best = v;
+          bx = x;
+          by = y;
+        }
+      }
+    if (bx < 0)
+      break;
+    out[n].x = bx;
+    out[n].y = by;
+    n++;
+  }
+  return n;
+}
+
+/* The search's buffers, grown to the region; 0, or -1 when memory is
+ * short. */
+static int
+grow (KMatchScorer * s, int rw, int rh, int mw, int mh)
+{
+  const size_t planes = (size_t) rw * rh * s->ch;
+  const size_t cells = (size_t) mw * mh;
+  if (planes > s->planes_size) {
+    free (s->planes);
+    s->planes_size = (s->planes = malloc (planes)) ? planes : 0;
+  }
+  if (cells > s->map_cells) {
+    free (s->maps);
+    free (s->scores);
+    s->maps = malloc (cells * sizeof *s->maps * (s->mask ? 2 + s->ch : 1));
+    s->scores = malloc (cells * sizeof *s->scores);
+    s->map_cells = s->maps && s->scores ? cells : 0;
+  }
+  return s->planes_size >= planes && s->map_cells >= cells ? 0 : -1;
+}
+
+KConvStatus
+kmatch_scorer_search (KMatchScorer * s, const KConvBackendOps * ops,
+    const KMatchScoredRegion * r, int max_matches, KMatchPosition * matches,
+    int *n_matches, double *score_map, uint64_t * sum_map)
+{
+  const int mw = r->rw - s->tw + 1, mh = r->rh - s->th + 1;
+  const size_t cells = (size_t) mw * mh, plane = (size_t) r->rw * r->rh;
+  if (grow (s, r->rw, r->rh, mw, mh) != 0)
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+
+  /* the region's samples as planes, one a channel (or the luma alone) */
+  for (int c = 0; c < s->ch; c++)
+    kmatch_cpu_pack (s->planes + c * plane, r->base, r->stride,
+        r->pixel_stride, r->offsets + c, 1, r->luma, r->rw, r->rh,
+        r->n_threads);
+
+  KMatchCorrelation q = { s->planes, r->rw, r->rh, s->tmpl, s->tw, s->th,
+    s->ch, mw, mh, 0, r->n_threads
+  };
+  ScoreJob job = { s, r->rw, mw, mh, s->maps, NULL, {NULL}, s->scores,
+  sum_map, 0
+  };
+  int failed = ops->match_correlate (&q, s->maps);
+  if (s->mask && !failed) {
+    /* the sums under the mask are correlations with it too */
+    const size_t tplane = (size_t) s->tw * s->th;
+    job.f2 = s->maps + cells;
+    KMatchCorrelation sq = q;
+    sq.kernel = s->mask;
+    sq.squares = 1;
+    failed = ops->match_correlate (&sq, s->maps + cells);
+    for (int c = 0; c < s->ch && !failed; c++) {
+      KMatchCorrelation one = q;
+      one.planes = s->planes + c * plane;
+      one.kernel = s->mask + c * tplane;
+      one.ch = 1;
+      job.f[c] = s->maps + (2 + c) * cells;
+      failed = ops->match_correlate (&one, s->maps + (2 + c) * cells);
+    }
+  }
+  if (!failed)
+    kconv_team_run (r->n_threads, score_part, &job);
+  if (failed || job.failed)
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+
+  const int n = pick_best (s->scores, mw, mh, s->tw, s->th, max_matches,
+      matches);
+  for (int i = 0; i < n; i++) {
+    /* (the map's score; its correlation and SSD again from the sums) */
+    const size_t at = (size_t) matches[i].y * mw + matches[i].x;
+    uint64_t f[3] = { 0 }, f2 = 0, ssd = 0;
+    double corr = 0;
+    if (s->mask) {
+      f2 = job.f2[at];
+      for (int c = 0; c < s->ch; c++)
+        f[c] = job.f[c][at];
+    } else {
+      for (int c = 0; c < s->ch; c++)
+        for (int j = 0; j < s->th; j++)
+          for (int x = 0; x < s->tw; x++) {
+            const uint64_t v = s->planes[c * plane +
+                (size_t) (matches[i].y + j) * r->rw + matches[i].x + x];
+            f[c] += v;
+            f2 += v * v;
+          }
+    }
+    matches[i].score = score_of (s, s->maps[at], f2, f, &corr, &ssd);
+    matches[i].correlation = corr;
+    matches[i].sad = ssd;
+  }
+  *n_matches = n;
+  if (score_map)
+    memcpy (score_map, s->scores, cells * sizeof *score_map);
+  return KCONV_OK;
+}
