@@ -12,6 +12,7 @@
  * sums of squares under a mask, a plain loop the compiler vectorises does
  * the same in 32-bit parts.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kmatch-cpu.h"
@@ -23,6 +24,11 @@
 #include <immintrin.h>
 #define HAVE_VNNI_PATH 1
 #endif
+
+/* the time of a product in the direct loops and of a point of a
+ * transform, in the same units (through_fft) */
+#define KMATCH_DIRECT_COST 1.0
+#define KMATCH_FFT_COST 0.0
 
 /* most products a 32-bit sum takes before it is added into 64 bits */
 #define PART_TAPS 65536
@@ -193,9 +199,54 @@ correlate_part (int t, int n, void *ctx)
   }
 }
 
+#ifndef KCONV_HAVE_FFTW
+KMatchFft *
+kmatch_fft_new (void)
+{
+  return NULL;
+}
+
+void
+kmatch_fft_free (KMatchFft * f)
+{
+  (void) f;
+}
+
+int
+kmatch_fft_correlate (KMatchFft * f, const KMatchCorrelation * q,
+    uint64_t * out)
+{
+  (void) f;
+  (void) q;
+  (void) out;
+  return -1;
+}
+#endif
+
+/* Whether the FFT is the faster way: its tiles' transforms (one forward a
+ * channel, one back) against every product of the direct loops, in time
+ * units measured on the build machine (PERFORMANCE.md) */
+static int
+through_fft (const KMatchCorrelation * q)
+{
+  if (!q->fft)
+    return 0;
+  const double direct = (double) q->mw * q->mh * q->tw * q->th * q->ch *
+      KMATCH_DIRECT_COST;
+  const double side = 4.0 * (q->tw > q->th ? q->tw : q->th);
+  const double n = side < 128 ? 128 : side;
+  const double outputs = (n - q->tw + 1) * (n - q->th + 1);
+  const double tiles = (double) q->mw * q->mh / outputs;
+  const double fft = tiles * (q->ch + 1) * n * n * log2 (n * n) *
+      KMATCH_FFT_COST;
+  return fft < direct;
+}
+
 int
 kmatch_cpu_correlate (const KMatchCorrelation * q, uint64_t * out)
 {
+  if (through_fft (q))
+    return kmatch_fft_correlate (q->fft, q, out);
   CorrelateJob job = { q, out, NULL, NULL, 0, 0, 0, NULL };
   const int parts = q->n_threads > 0 ? q->n_threads : 1;
 #ifdef HAVE_VNNI_PATH

@@ -25,18 +25,32 @@ void kmatch_cpu_map (const uint8_t * frame, ptrdiff_t stride,
     const uint8_t * tmpl, int tw, int th, int ch, int mw, int mh,
     uint64_t * map, const uint8_t * byte_mask, int n_threads);
 
+/* What the CPU keeps for a matcher's correlations through the FFT: plans,
+ * tiles and kernels' spectra (NULL where FFTW is not built in). */
+typedef struct KMatchFft KMatchFft;
+KMatchFft *kmatch_fft_new (void);
+void kmatch_fft_free (KMatchFft * f);
+
 /* A correlation of ch planes of rw x rh bytes (plane c at planes + c * rw
  * * rh) with ch kernel planes of tw x th bytes (plane c at kernel + c * tw
  * * th): at each of mw x mh positions, row-major, the sum over c, j, i of
  * F_c(x+i, y+j) K_c(i, j), or with squares (K 0 or 1 then) of
- * F_c(x+i, y+j)^2 K_c(i, j); exact. */
+ * F_c(x+i, y+j)^2 K_c(i, j); exact.  fft: NULL, or where the CPU may
+ * keep what its FFT path makes (a kernel's spectrum is kept by its
+ * address: the kernel must not change while fft lives). */
 typedef struct
 {
   const uint8_t *planes;
   int rw, rh;
   const uint8_t *kernel;
   int tw, th, ch, mw, mh, squares, n_threads;
+  KMatchFft *fft;
 } KMatchCorrelation;
+
+/* The correlation through the FFT (kmatch-fft.c): 0, or -1 when memory is
+ * short. */
+int kmatch_fft_correlate (KMatchFft * f, const KMatchCorrelation * q,
+    uint64_t * out);
 
 /* The correlation on up to n_threads threads: 0, or -1 when memory is
  * short. */

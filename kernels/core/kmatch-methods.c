@@ -28,12 +28,14 @@ struct KMatchScorer
   uint8_t *mask;                /* NULL, or ch planes of 0 / 1 */
   uint64_t t[3], t2;
   __int128 vt;                  /* n t2 - sum_c t_c^2 */
+  int sums_fit_64;              /* n times any sum fits 63 bits */
   /* the search's buffers, kept between frames */
   uint8_t *planes;
   size_t planes_size;
   uint64_t *maps;               /* ft, and with a mask f2 and f_c */
   double *scores;
   size_t map_cells;
+  KMatchFft *fft;               /* the CPU's FFT plans and spectra */
 };
 
 KMatchScorer *
@@ -47,6 +49,7 @@ kmatch_scorer_new (KMatchMethod method, const uint8_t * tmpl, int tw, int th,
     kmatch_scorer_free (s);
     return NULL;
   }
+  s->fft = kmatch_fft_new ();
   s->method = method;
   s->tw = tw;
   s->th = th;
@@ -66,6 +69,7 @@ kmatch_scorer_new (KMatchMethod method, const uint8_t * tmpl, int tw, int th,
   s->vt = (__int128) s->n * s->t2;
   for (int c = 0; c < ch; c++)
     s->vt -= (__int128) s->t[c] * s->t[c];
+  s->sums_fit_64 = (double) s->n * s->n * ch * 255 * 255 < 4e18;
   return s;
 }
 
@@ -79,37 +83,77 @@ kmatch_scorer_free (KMatchScorer * s)
   free (s->planes);
   free (s->maps);
   free (s->scores);
+  kmatch_fft_free (s->fft);
   free (s);
 }
 
-/* A position's score from its sums (f: f_c for c < ch), and its
- * correlation and SSD. */
-static double
-score_of (const KMatchScorer * s, uint64_t ft, uint64_t f2, const uint64_t * f,
+/* Scores of a row of n positions from their sums (f: ch rows of n, f_c
+ * for c < ch), with each one's correlation and SSD where corr and ssd are
+ * not NULL.  The method's loop is chosen once a row. */
+static void
+score_row (const KMatchScorer * s, int n, const uint64_t * ft,
+    const uint64_t * f2, const uint64_t * const *f, double *scores,
     double *corr, uint64_t * ssd)
 {
-  *corr = 0;
-  *ssd = 0;
+  const int ch = s->ch;
   switch (s->method) {
-    case KMATCH_METHOD_SSD:
-      *ssd = (uint64_t) ((int64_t) f2 - 2 * (int64_t) ft + (int64_t) s->t2);
-      return (double) *ssd / (255.0 * 255.0 * s->n * s->ch);
-    case KMATCH_METHOD_NCC:
-      if (f2 && s->t2)
-        *corr = (double) ft / sqrt ((double) f2 * (double) s->t2);
-      *corr = *corr > 1 ? 1 : *corr;
-      return 1 - *corr;
-    default:{
-      __int128 num = (__int128) s->n * ft, vf = (__int128) s->n * f2;
-      for (int c = 0; c < s->ch; c++) {
-        num -= (__int128) f[c] * s->t[c];
-        vf -= (__int128) f[c] * f[c];
+    case KMATCH_METHOD_SSD:{
+      const double norm = 255.0 * 255.0 * s->n * ch;
+      for (int x = 0; x < n; x++) {
+        const uint64_t d = f2[x] + s->t2 - 2 * ft[x];
+        scores[x] = (double) d / norm;
+        if (ssd)
+          ssd[x] = d;
+        if (corr)
+          corr[x] = 0;
       }
-      if (vf > 0 && s->vt > 0)
-        *corr = (double) num / sqrt ((double) vf * (double) s->vt);
-      *corr = *corr > 1 ? 1 : *corr < -1 ? -1 : *corr;
-      return (1 - *corr) / 2;
+      return;
     }
+    case KMATCH_METHOD_NCC:{
+      const double t2 = (double) s->t2;
+      for (int x = 0; x < n; x++) {
+        double c = f2[x] && s->t2 ?
+            (double) ft[x] / sqrt ((double) f2[x] * t2) : 0;
+        c = c > 1 ? 1 : c;
+        scores[x] = 1 - c;
+        if (corr)
+          corr[x] = c;
+        if (ssd)
+          ssd[x] = 0;
+      }
+      return;
+    }
+    default:
+      break;
+  }
+  const double vt = (double) s->vt;
+  for (int x = 0; x < n; x++) {
+    double num, vf;
+    if (s->sums_fit_64) {
+      int64_t a = (int64_t) s->n * (int64_t) ft[x];
+      int64_t b = (int64_t) s->n * (int64_t) f2[x];
+      for (int c = 0; c < ch; c++) {
+        a -= (int64_t) f[c][x] * (int64_t) s->t[c];
+        b -= (int64_t) f[c][x] * (int64_t) f[c][x];
+      }
+      num = (double) a;
+      vf = (double) b;
+    } else {
+      __int128 a = (__int128) s->n * ft[x], b = (__int128) s->n * f2[x];
+      for (int c = 0; c < ch; c++) {
+        a -= (__int128) f[c][x] * s->t[c];
+        b -= (__int128) f[c][x] * f[c][x];
+      }
+      num = (double) a;
+      vf = (double) b;
+    }
+    double c = vf > 0 && s->vt > 0 ? num / sqrt (vf * vt) : 0;
+    c = c > 1 ? 1 : c < -1 ? -1 : c;
+    scores[x] = (1 - c) / 2;
+    if (corr)
+      corr[x] = c;
+    if (ssd)
+      ssd[x] = 0;
   }
 }
 
@@ -136,10 +180,14 @@ score_part (int t, int n, void *ctx)
   kconv_band (job->mh, t, n, &y0, &y1);
   if (y0 >= y1)
     return;
-  uint64_t *col = NULL;
+  /* ch column sums of F and one of F^2, and a row of window sums of each */
+  uint64_t *col = NULL, *win = NULL;
   if (!job->f2) {
-    /* ch column sums of F, then one of F^2 */
-    if (!(col = calloc ((size_t) (ch + 1) * rw, sizeof *col))) {
+    col = calloc ((size_t) (ch + 1) * rw, sizeof *col);
+    win = malloc ((size_t) (ch + 1) * mw * sizeof *win);
+    if (!col || !win) {
+      free (col);
+      free (win);
       __atomic_store_n (&job->failed, 1, __ATOMIC_RELAXED);
       return;
     }
@@ -153,33 +201,30 @@ score_part (int t, int n, void *ctx)
       }
   }
   for (int y = y0; y < y1; y++) {
-    uint64_t win[4] = { 0 };
-    if (col)
-      for (int c = 0; c <= ch; c++)
+    const size_t at = (size_t) y * mw;
+    const uint64_t *f[3] = { NULL }, *f2;
+    if (col) {
+      for (int c = 0; c <= ch; c++) {
+        const uint64_t *cs = col + (size_t) c * rw;
+        uint64_t *w = win + (size_t) c * mw, sum = 0;
         for (int i = 0; i < s->tw; i++)
-          win[c] += col[(size_t) c * rw + i];
-    for (int x = 0; x < mw; x++) {
-      const size_t at = (size_t) y * mw + x;
-      uint64_t f[3], f2;
-      if (col) {
-        for (int c = 0; c < ch; c++)
-          f[c] = win[c];
-        f2 = win[ch];
-        if (x + 1 < mw)
-          for (int c = 0; c <= ch; c++)
-            win[c] += col[(size_t) c * rw + x + s->tw] -
-                col[(size_t) c * rw + x];
-      } else {
-        for (int c = 0; c < ch; c++)
-          f[c] = job->f[c][at];
-        f2 = job->f2[at];
+          sum += cs[i];
+        for (int x = 0; x < mw; x++) {
+          w[x] = sum;
+          if (x + 1 < mw)
+            sum += cs[x + s->tw] - cs[x];
+        }
       }
-      double corr;
-      uint64_t ssd;
-      job->scores[at] = score_of (s, job->ft[at], f2, f, &corr, &ssd);
-      if (job->sums)
-        job->sums[at] = ssd;
+      for (int c = 0; c < ch; c++)
+        f[c] = win + (size_t) c *mw;
+      f2 = win + (size_t) ch *mw;
+    } else {
+      for (int c = 0; c < ch; c++)
+        f[c] = job->f[c] + at;
+      f2 = job->f2 + at;
     }
+    score_row (s, mw, job->ft + at, f2, f, job->scores + at, NULL,
+        job->sums ? job->sums + at : NULL);
     if (col && y + 1 < y1)
       for (int c = 0; c < ch; c++) {
         const uint8_t *out = s->planes + c * plane + (size_t) y * rw;
@@ -192,6 +237,7 @@ score_part (int t, int n, void *ctx)
       }
   }
   free (col);
+  free (win);
 }
 
 static int
@@ -271,7 +317,7 @@ kmatch_scorer_search (KMatchScorer * s, const KConvBackendOps * ops,
         r->n_threads);
 
   KMatchCorrelation q = { s->planes, r->rw, r->rh, s->tmpl, s->tw, s->th,
-    s->ch, mw, mh, 0, r->n_threads
+    s->ch, mw, mh, 0, r->n_threads, s->fft
   };
   ScoreJob job = { s, r->rw, mw, mh, s->maps, NULL, {NULL}, s->scores,
   sum_map, 0
@@ -302,26 +348,28 @@ kmatch_scorer_search (KMatchScorer * s, const KConvBackendOps * ops,
   const int n = pick_best (s->scores, mw, mh, s->tw, s->th, max_matches,
       matches);
   for (int i = 0; i < n; i++) {
-    /* (the map's score; its correlation and SSD again from the sums) */
+    /* the map's score, with its correlation and SSD from the same sums */
     const size_t at = (size_t) matches[i].y * mw + matches[i].x;
-    uint64_t f[3] = { 0 }, f2 = 0, ssd = 0;
-    double corr = 0;
+    uint64_t fc[3] = { 0 }, f2 = 0, ssd;
+    const uint64_t *f[3] = { fc, fc + 1, fc + 2 };
+    double score;
     if (s->mask) {
       f2 = job.f2[at];
       for (int c = 0; c < s->ch; c++)
-        f[c] = job.f[c][at];
+        fc[c] = job.f[c][at];
     } else {
       for (int c = 0; c < s->ch; c++)
         for (int j = 0; j < s->th; j++)
           for (int x = 0; x < s->tw; x++) {
             const uint64_t v = s->planes[c * plane +
                 (size_t) (matches[i].y + j) * r->rw + matches[i].x + x];
-            f[c] += v;
+            fc[c] += v;
             f2 += v * v;
           }
     }
-    matches[i].score = score_of (s, s->maps[at], f2, f, &corr, &ssd);
-    matches[i].correlation = corr;
+    score_row (s, 1, s->maps + at, &f2, f, &score, &matches[i].correlation,
+        &ssd);
+    matches[i].score = score;
     matches[i].sad = ssd;
   }
   *n_matches = n;

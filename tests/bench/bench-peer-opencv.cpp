@@ -72,3 +72,24 @@ peer_opencv_match_sqdiff (const uint8_t * frame, int width, int height,
   *x = at.x;
   *y = at.y;
 }
+
+void
+peer_opencv_match (int method, const uint8_t * frame, int width, int height,
+    const uint8_t * tmpl, int tw, int th, int channels, int *x, int *y,
+    double *value)
+{
+  static const int methods[] = { cv::TM_SQDIFF, cv::TM_SQDIFF,
+    cv::TM_CCORR_NORMED, cv::TM_CCOEFF_NORMED
+  };
+  cv::Mat f (height, width, CV_8UC (channels), (void *) frame);
+  cv::Mat t (th, tw, CV_8UC (channels), (void *) tmpl);
+  cv::Mat result;
+  cv::matchTemplate (f, t, result, methods[method]);
+  cv::Point lo, hi;
+  double vlo, vhi;
+  cv::minMaxLoc (result, &vlo, &vhi, &lo, &hi);
+  const int min = method == 1;
+  *x = min ? lo.x : hi.x;
+  *y = min ? lo.y : hi.y;
+  *value = min ? vlo : vhi;
+}

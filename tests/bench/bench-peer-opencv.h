@@ -36,6 +36,13 @@ void peer_opencv_box (const uint8_t * src, uint8_t * dst, int width,
 void peer_opencv_match_sqdiff (const uint8_t * frame, int width, int height,
     const uint8_t * tmpl, int tw, int th, int *x, int *y);
 
+/* cv::matchTemplate by method 1 (TM_SQDIFF), 2 (TM_CCORR_NORMED) or 3
+ * (TM_CCOEFF_NORMED) on frames of `channels` (1 or 3) packed samples; where
+ * its best is and that score. */
+void peer_opencv_match (int method, const uint8_t * frame, int width,
+    int height, const uint8_t * tmpl, int tw, int th, int channels, int *x,
+    int *y, double *value);
+
 /* *INDENT-OFF* */
 #ifdef __cplusplus
 }
