@@ -45,6 +45,7 @@ typedef struct
   gint max_matches;
   gboolean draw;
   GstKMatchOn match_on;
+  KMatchMethod method;
 } Settings;
 
 struct _GstKPatternMatch

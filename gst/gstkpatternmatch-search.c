@@ -128,6 +128,8 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
     gst_kmatch_template_state_give (&self->template, self->matcher);
   }
 
+  kmatch_set_method (self->matcher, snap->method);
+
   GstVideoFormat fmt = GST_VIDEO_FRAME_FORMAT (frame);
   /* a template cut from a frame is cut again from this one when what is
    * matched changed (match-on, or caps between RGB and YUV) */
@@ -189,7 +191,6 @@ typedef struct
   guint8 *gathered;             /* planar RGB packed, owned */
   KMatchRegion region;
   gint channels, tw, th;
-  gdouble norm;                 /* over the template's pixels that count */
   Settings snap;                /* without the template or its location */
   guint template_cookie;
 } MatchJob;
@@ -255,8 +256,6 @@ match_job_new (GstKPatternMatch * self, GstVideoFrame * frame)
       self->have_last ? &self->last : NULL, snap->search_radius,
       self->template.width, self->template.height, job->im.width,
       job->im.height);
-  job->norm = ((1u << MAX (job->im.depth, 8)) - 1.0) *
-      kmatch_template_pixels (self->matcher) * channels;
   job->report = TRUE;
   job->search = self->template.width <= job->region.width
       && self->template.height <= job->region.height;
@@ -292,7 +291,7 @@ match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
     best = matches[0];
   gint kept = 0;
   for (gint i = 0; i < n; i++)
-    if (matches[i].sad / job->norm <= job->snap.threshold)
+    if (matches[i].score <= job->snap.threshold)
       matches[kept++] = matches[i];
   n = kept;
 
@@ -301,7 +300,7 @@ match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
     self->last = matches[0];
 
   gst_kmatch_report_metas (frame->buffer, matches, n, job->tw, job->th,
-      job->norm);
+      job->snap.method);
   KConvStatus st = KCONV_OK;
   for (gint i = 0; job->snap.draw && i < n && st == KCONV_OK; i++)
     st = gst_kconv_frame_draw_box (frame, matches[i].x, matches[i].y, job->tw,
@@ -316,8 +315,8 @@ match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
   gst_element_post_message (GST_ELEMENT (self),
       gst_kmatch_report_message (GST_OBJECT (self),
           &GST_BASE_TRANSFORM (self)->segment, frame->buffer,
-          searched ? &best : NULL, matches, n, job->tw, job->th, job->norm,
-          job->snap.max_matches));
+          searched ? &best : NULL, matches, n, job->tw, job->th,
+          job->snap.method, job->snap.max_matches));
   return GST_FLOW_OK;
 }
 
@@ -332,6 +331,15 @@ match_frame_now (GstKPatternMatch * self, GstVideoFrame * frame,
       && GST_VIDEO_FRAME_N_PLANES (frame) > 1) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Planar RGB in CUDA memory is "
             "not matched yet"), ("put cudadownload before the element"));
+    return GST_FLOW_ERROR;
+  }
+  GST_OBJECT_LOCK (self);
+  const KMatchMethod method = self->settings.method;
+  GST_OBJECT_UNLOCK (self);
+  if (on_device && method != KMATCH_METHOD_SAD) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("method=%s does not search "
+            "frames in CUDA memory yet", kmatch_method_name (method)),
+        ("put cudadownload before the element, or use method=sad"));
     return GST_FLOW_ERROR;
   }
   MatchJob *job = match_job_new (self, frame);

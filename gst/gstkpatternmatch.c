@@ -6,16 +6,22 @@
  * SECTION:element-kpatternmatch
  * @title: kpatternmatch
  *
- * Finds a template in every frame by the Sum of Absolute Differences,
- * exhaustively and exactly, and reports where it is: an element message
- * named "kpatternmatch" per frame (found, x, y, width, height, sad, score,
+ * Finds a template in every frame, exhaustively, and reports where it is:
+ * an element message named "kpatternmatch" per frame (found, x, y, width,
+ * height, method, score, the method's own value: sad, ssd or correlation,
  * the list of matches when max-matches > 1, timestamp, stream-time,
  * running-time, duration) and a GstVideoRegionOfInterestMeta per match
- * ("kpatternmatch", with the score as a parameter).  The video passes
- * through unchanged unless draw is set.
+ * ("kpatternmatch", with the same values as a parameter).  The video
+ * passes through unchanged unless draw is set.
  *
- * score = sad / (255 * width * height * channels): 0 is a perfect match.
- * Among equal sums the topmost, then leftmost position wins.
+ * method: sad (the sum of absolute differences, the default), ssd (of
+ * squared differences), ncc (normalized cross-correlation) or zncc
+ * (zero-mean normalized cross-correlation, blind to brightness and
+ * contrast), by OpenCV's matchTemplate formulas (kmatch.h).  The score is
+ * a distance for every method: 0 is a perfect match, 1 the worst (sad /
+ * (255 * width * height * channels), ssd / (255^2 * ...), 1 - ncc,
+ * (1 - zncc) / 2); threshold compares it.  Among equal scores the
+ * topmost, then leftmost position wins.
  *
  * On CUDA up to #GstKConvBase:frames-in-flight frames are searched at
  * once (the upload of one overlaps the search of the one before); each
@@ -59,6 +65,7 @@ enum
   PROP_DRAW,
   PROP_MATCH_ON,
   PROP_USE_ALPHA,
+  PROP_METHOD,
   N_PROPERTIES
 };
 
@@ -77,6 +84,7 @@ enum
 #define DEFAULT_DRAW FALSE
 #define DEFAULT_MATCH_ON GST_KMATCH_ON_LUMA
 #define DEFAULT_USE_ALPHA TRUE
+#define DEFAULT_METHOD KMATCH_METHOD_SAD
 
 static GParamSpec *properties[N_PROPERTIES];
 static guint signals[N_SIGNALS];
@@ -98,6 +106,27 @@ gst_kmatch_on_get_type (void)
   };
   if (g_once_init_enter (&type))
     g_once_init_leave (&type, g_enum_register_static ("GstKMatchOn", values));
+  return type;
+}
+
+#define GST_TYPE_KMATCH_METHOD (gst_kmatch_method_get_type ())
+static GType
+gst_kmatch_method_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {KMATCH_METHOD_SAD, "Sum of absolute differences, exact", "sad"},
+    {KMATCH_METHOD_SSD, "Sum of squared differences, exact (TM_SQDIFF)",
+        "ssd"},
+    {KMATCH_METHOD_NCC, "Normalized cross-correlation (TM_CCORR_NORMED)",
+        "ncc"},
+    {KMATCH_METHOD_ZNCC, "Zero-mean normalized cross-correlation, blind to "
+          "brightness and contrast (TM_CCOEFF_NORMED)", "zncc"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstKMatchMethod",
+            values));
   return type;
 }
 
@@ -235,6 +264,9 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
     case PROP_USE_ALPHA:
       s->use_alpha = g_value_get_boolean (value);
       break;
+    case PROP_METHOD:
+      s->method = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -282,6 +314,9 @@ gst_kpattern_match_get_property (GObject * object, guint prop_id,
       break;
     case PROP_USE_ALPHA:
       g_value_set_boolean (value, s->use_alpha);
+      break;
+    case PROP_METHOD:
+      g_value_set_enum (value, s->method);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -432,8 +467,9 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
       "match (0 = everywhere; a frame without a match searches everywhere)",
       0, G_MAXINT, DEFAULT_SEARCH_RADIUS, flags | GST_PARAM_CONTROLLABLE);
   properties[PROP_THRESHOLD] = g_param_spec_double ("threshold", "Threshold",
-      "Largest score that counts as found: sad / (255 * width * height * "
-      "channels), 0 = identical", 0.0, 1.0, DEFAULT_THRESHOLD,
+      "Largest score that counts as found: a distance, 0 = identical, 1 = "
+      "the worst (sad: sad / (255 * width * height * channels); zncc: "
+      "(1 - correlation) / 2; see method)", 0.0, 1.0, DEFAULT_THRESHOLD,
       flags | GST_PARAM_CONTROLLABLE);
   properties[PROP_MAX_MATCHES] = g_param_spec_int ("max-matches",
       "Max matches", "Report this many best non-overlapping matches", 1,
@@ -447,6 +483,10 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
       "Use alpha", "A template with transparency (from a PNG or set-template "
       "with alpha): only its pixels with alpha >= 128 count, so it matches "
       "over any background", DEFAULT_USE_ALPHA, flags);
+  properties[PROP_METHOD] = g_param_spec_enum ("method", "Method",
+      "How a position is compared with the template (OpenCV's matchTemplate "
+      "formulas; methods other than sad take 8-bit samples on the CPU)",
+      GST_TYPE_KMATCH_METHOD, DEFAULT_METHOD, flags);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   /**
@@ -462,10 +502,10 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
       G_TYPE_BOOLEAN, 1, GST_TYPE_SAMPLE);
 
   gst_element_class_set_static_metadata (element_class,
-      "Template matching (SAD)", "Filter/Analyzer/Video",
-      "Finds a template in each frame by the sum of absolute differences, "
-      "exactly; reports it by message and region-of-interest meta",
-      "kconv contributors");
+      "Template matching", "Filter/Analyzer/Video",
+      "Finds a template in each frame, exhaustively, by the sum of absolute "
+      "or squared differences or normalized cross-correlation; reports it "
+      "by message and region-of-interest meta", "kconv contributors");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_kpattern_match_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_kpattern_match_stop);
@@ -480,6 +520,7 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
   base_class->frames_held = GST_DEBUG_FUNCPTR (gst_kpattern_match_frames_held);
 
   gst_type_mark_as_plugin_api (GST_TYPE_KMATCH_ON, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_KMATCH_METHOD, 0);
 }
 
 static void
@@ -493,6 +534,7 @@ gst_kpattern_match_init (GstKPatternMatch * self)
   s->draw = DEFAULT_DRAW;
   s->match_on = DEFAULT_MATCH_ON;
   s->use_alpha = DEFAULT_USE_ALPHA;
+  s->method = DEFAULT_METHOD;
   self->template_cookie = 1;
   /* the buffer carries metas and maybe drawings: in place, never passthrough */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);

@@ -4,25 +4,41 @@
  */
 #include "kmatch-report.h"
 
+/* The method, the score and the method's own value: the sum for sad and
+ * ssd, the correlation for ncc and zncc */
+static void
+set_score (GstStructure * s, const KMatchPosition * p, KMatchMethod method)
+{
+  gst_structure_set (s, "method", G_TYPE_STRING, kmatch_method_name (method),
+      "score", G_TYPE_DOUBLE, p->score, NULL);
+  if (method == KMATCH_METHOD_SAD || method == KMATCH_METHOD_SSD)
+    gst_structure_set (s, kmatch_method_name (method), G_TYPE_UINT64,
+        (guint64) p->sad, NULL);
+  else
+    gst_structure_set (s, "correlation", G_TYPE_DOUBLE, p->correlation, NULL);
+}
+
 static GstStructure *
 match_structure (const gchar * name, const KMatchPosition * p, gint w, gint h,
-    gdouble score)
+    KMatchMethod method)
 {
-  return gst_structure_new (name, "x", G_TYPE_INT, p->x, "y", G_TYPE_INT,
-      p->y, "width", G_TYPE_INT, w, "height", G_TYPE_INT, h, "sad",
-      G_TYPE_UINT64, (guint64) p->sad, "score", G_TYPE_DOUBLE, score, NULL);
+  GstStructure *s = gst_structure_new (name, "x", G_TYPE_INT, p->x, "y",
+      G_TYPE_INT, p->y, "width", G_TYPE_INT, w, "height", G_TYPE_INT, h,
+      NULL);
+  set_score (s, p, method);
+  return s;
 }
 
 GstMessage *
 gst_kmatch_report_message (GstObject * src, const GstSegment * segment,
     GstBuffer * buf, const KMatchPosition * best,
-    const KMatchPosition * matches, gint n, gint w, gint h, gdouble norm,
-    gint max_matches)
+    const KMatchPosition * matches, gint n, gint w, gint h,
+    KMatchMethod method, gint max_matches)
 {
   GstClockTime ts = GST_BUFFER_PTS (buf);
-  const KMatchPosition none = { -1, -1, 0 };
+  const KMatchPosition none = { -1, -1, 0, 1.0, 0 };
   GstStructure *s = match_structure ("kpatternmatch", best ? best : &none, w,
-      h, best ? best->sad / norm : 1.0);
+      h, method);
   gst_structure_set (s, "found", G_TYPE_BOOLEAN, n > 0,
       "timestamp", G_TYPE_UINT64, ts,
       "stream-time", G_TYPE_UINT64, gst_segment_to_stream_time (segment,
@@ -36,7 +52,7 @@ gst_kmatch_report_message (GstObject * src, const GstSegment * segment,
     for (gint i = 0; i < n; i++) {
       g_value_init (&item, GST_TYPE_STRUCTURE);
       g_value_take_boxed (&item, match_structure ("match", &matches[i], w, h,
-              matches[i].sad / norm));
+              method));
       gst_value_list_append_and_take_value (&list, &item);
     }
     gst_structure_take_value (s, "matches", &list);
@@ -59,7 +75,7 @@ next_roi_id (GstBuffer * buffer)
 
 void
 gst_kmatch_report_metas (GstBuffer * buf, const KMatchPosition * matches,
-    gint n, gint w, gint h, gdouble norm)
+    gint n, gint w, gint h, KMatchMethod method)
 {
   gint id = next_roi_id (buf);
   for (gint i = 0; i < n; i++) {
@@ -67,9 +83,8 @@ gst_kmatch_report_metas (GstBuffer * buf, const KMatchPosition * matches,
         gst_buffer_add_video_region_of_interest_meta (buf, "kpatternmatch",
         matches[i].x, matches[i].y, w, h);
     meta->id = id + i;
-    gst_video_region_of_interest_meta_add_param (meta,
-        gst_structure_new ("kpatternmatch", "score", G_TYPE_DOUBLE,
-            matches[i].sad / norm, "sad", G_TYPE_UINT64,
-            (guint64) matches[i].sad, NULL));
+    GstStructure *param = gst_structure_new_empty ("kpatternmatch");
+    set_score (param, &matches[i], method);
+    gst_video_region_of_interest_meta_add_param (meta, param);
   }
 }

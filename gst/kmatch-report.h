@@ -10,20 +10,21 @@
 
 G_BEGIN_DECLS
 /* The element message "kpatternmatch" of one frame's search: found (n > 0:
- * matches under the threshold), x, y, sad and score (sad / norm) of the
- * best position searched, found or not (best NULL: none could be searched,
- * x = y = -1 and score 1), width, height, the frame's times, and with
- * max_matches > 1 the list of the n matches. */
+ * matches under the threshold), x, y, method, score and the method's own
+ * value (sad, ssd, or correlation for ncc and zncc) of the best position
+ * searched, found or not (best NULL: none could be searched, x = y = -1
+ * and score 1), width, height, the frame's times, and with max_matches > 1
+ * the list of the n matches. */
     GstMessage * gst_kmatch_report_message (GstObject * src,
     const GstSegment * segment, GstBuffer * buf, const KMatchPosition * best,
-    const KMatchPosition * matches, gint n, gint w, gint h, gdouble norm,
-    gint max_matches);
+    const KMatchPosition * matches, gint n, gint w, gint h,
+    KMatchMethod method, gint max_matches);
 
 /* A GstVideoRegionOfInterestMeta per match on buf, best first, with ids
- * after any already there (from another detector upstream), the score and
- * the sum as a parameter. */
+ * after any already there (from another detector upstream), the method,
+ * score and the method's own value as a parameter. */
 void gst_kmatch_report_metas (GstBuffer * buf, const KMatchPosition * matches,
-    gint n, gint w, gint h, gdouble norm);
+    gint n, gint w, gint h, KMatchMethod method);
 
 G_END_DECLS
 #endif /* KMATCH_REPORT_H */

@@ -206,6 +206,120 @@ GST_START_TEST (test_message_fields_and_meta)
 
 GST_END_TEST;
 
+/* method: each reports its own fields; zncc finds the template under a
+ * change of light that takes sad's score past the threshold; a flat frame
+ * has no
+ * zncc correlation (0, score 0.5, not found); deep video is refused */
+GST_START_TEST (test_methods)
+{
+  static const gchar *methods[] = { "sad", "ssd", "ncc", "zncc" };
+  guint8 *px = random_gray (1);
+  guint8 *lit = random_gray (2);
+  /* the template's block again at (61, 40), darker and flatter */
+  for (int y = 0; y < 9; y++)
+    for (int x = 0; x < 12; x++)
+      lit[(40 + y) * W + 61 + x] = (guint8) (px[(20 + y) * W + 30 + x] *
+          6 / 10 + 40);
+  for (int m = 0; m < 4; m++) {
+    Fixture f = fixture_new ("GRAY8", "template-region", "30,20,12,9",
+        "method", methods[m], NULL);
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (px, 0)));
+    GstStructure *s = next_result (&f);
+    expect_at (s, TRUE, 30, 20);
+    fail_unless_equals_string (gst_structure_get_string (s, "method"),
+        methods[m]);
+    gdouble score, corr = 0;
+    guint64 sum;
+    fail_unless (gst_structure_get_double (s, "score", &score));
+    fail_unless (score < 1e-12, "%s: score %g for the template itself",
+        methods[m], score);
+    if (m < 2) {
+      fail_unless (gst_structure_get_uint64 (s, methods[m], &sum));
+      fail_unless_equals_uint64 (sum, 0);
+      fail_if (gst_structure_has_field (s, "correlation"));
+    } else {
+      fail_unless (gst_structure_get_double (s, "correlation", &corr));
+      fail_unless (corr > 1 - 1e-12, "%s: correlation %g", methods[m], corr);
+      fail_if (gst_structure_has_field (s, "sad"));
+    }
+    gst_structure_free (s);
+
+    GstBuffer *out = gst_harness_push_and_pull (f.h, gray_buffer (lit, 0));
+    s = next_result (&f);
+    fail_unless (s != NULL);
+    int x, y;
+    fail_unless (gst_structure_get (s, "x", G_TYPE_INT, &x, "y", G_TYPE_INT,
+            &y, "score", G_TYPE_DOUBLE, &score, NULL));
+    if (m == 3) {
+      /* zncc: blind to the change of light */
+      expect_at (s, TRUE, 61, 40);
+      fail_unless (gst_structure_get_double (s, "correlation", &corr));
+      fail_unless (corr > 0.99, "zncc correlation %g", corr);
+      fail_unless (fabs (score - (1 - corr) / 2) < 1e-12);
+      GstVideoRegionOfInterestMeta *roi =
+          gst_buffer_get_video_region_of_interest_meta_id (out, 0);
+      fail_unless (roi != NULL);
+      GstStructure *p = gst_video_region_of_interest_meta_get_param (roi,
+          "kpatternmatch");
+      gdouble meta_corr;
+      fail_unless (p && gst_structure_get_double (p, "correlation",
+              &meta_corr));
+      fail_unless_equals_float (meta_corr, corr);
+      fail_unless_equals_string (gst_structure_get_string (p, "method"),
+          "zncc");
+    } else if (m == 0) {
+      /* sad: the darker copy is its best, but far from a match */
+      expect_at (s, FALSE, 0, 0);
+      fail_unless (x == 61 && y == 40 && score > 0.08, "sad: (%d, %d) "
+          "score %g", x, y, score);
+    }
+    gst_structure_free (s);
+    gst_buffer_unref (out);
+
+    /* a flat frame: zncc knows nothing (correlation 0) */
+    memset (lit, 77, W * H);
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (lit, 0)));
+    s = next_result (&f);
+    fail_unless (s != NULL);
+    if (m == 3) {
+      gboolean found;
+      fail_unless (gst_structure_get (s, "found", G_TYPE_BOOLEAN, &found,
+              "score", G_TYPE_DOUBLE, &score, "correlation", G_TYPE_DOUBLE,
+              &corr, NULL));
+      fail_if (found);
+      fail_unless_equals_float (corr, 0.0);
+      fail_unless_equals_float (score, 0.5);
+    }
+    gst_structure_free (s);
+    g_free (lit);
+    lit = random_gray (2);
+    for (int y = 0; y < 9; y++)
+      for (int x = 0; x < 12; x++)
+        lit[(40 + y) * W + 61 + x] = (guint8) (px[(20 + y) * W + 30 + x] *
+            6 / 10 + 40);
+    fixture_free (&f);
+  }
+  g_free (px);
+  g_free (lit);
+
+  /* 16-bit video: methods other than sad are refused, with an error */
+  Fixture f = fixture_new ("GRAY16_LE", "template-region", "30,20,12,9",
+      "method", "zncc", NULL);
+  GstBuffer *deep = gst_buffer_new_allocate (NULL, W * H * 2, NULL);
+  gst_buffer_memset (deep, 0, 9, W * H * 2);
+  fail_unless_equals_int (gst_harness_push (f.h, deep), GST_FLOW_ERROR);
+  gboolean errored = FALSE;
+  GstMessage *msg;
+  while ((msg = gst_bus_pop (f.bus))) {
+    errored |= GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR;
+    gst_message_unref (msg);
+  }
+  fail_unless (errored, "no error message for zncc on 16-bit video");
+  fixture_free (&f);
+}
+
+GST_END_TEST;
+
 /* search-region keeps the answer inside it; search-radius tracks the last
  * match and prefers it to a better-placed decoy */
 GST_START_TEST (test_search_region_and_tracking)
@@ -1487,6 +1601,7 @@ kpatternmatch_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_message_fields_and_meta);
+  tcase_add_test (tc, test_methods);
   tcase_add_test (tc, test_search_region_and_tracking);
   tcase_add_test (tc, test_max_matches);
   tcase_add_test (tc, test_controlled_properties);
