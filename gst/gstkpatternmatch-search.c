@@ -287,6 +287,16 @@ match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
    * where the best position was and how it scored */
   const gboolean searched = n > 0;
   KMatchPosition best = { 0 };
+  /* to a fraction of a pixel where the frame is in system memory (in
+   * CUDA memory: whole pixels) */
+  KConvStatus st = on_device || n == 0 ? KCONV_OK :
+      kmatch_refine (self->matcher, &job->im, job->rgb_luma, &job->region,
+      matches, n);
+  if (st != KCONV_OK) {
+    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
+        ("Refining the match failed"), st);
+    return GST_FLOW_ERROR;
+  }
   if (searched)
     best = matches[0];
   gint kept = 0;
@@ -301,7 +311,6 @@ match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
 
   gst_kmatch_report_metas (frame->buffer, matches, n, job->tw, job->th,
       job->snap.method);
-  KConvStatus st = KCONV_OK;
   for (gint i = 0; job->snap.draw && i < n && st == KCONV_OK; i++)
     st = gst_kconv_frame_draw_box (frame, matches[i].x, matches[i].y, job->tw,
         job->th, on_device);

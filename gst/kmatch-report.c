@@ -4,13 +4,15 @@
  */
 #include "kmatch-report.h"
 
-/* The method, the score and the method's own value: the sum for sad and
- * ssd, the correlation for ncc and zncc */
+/* The method, the score, the position to a fraction of a pixel and the
+ * method's own value: the sum for sad and ssd, the correlation for ncc and
+ * zncc */
 static void
 set_score (GstStructure * s, const KMatchPosition * p, KMatchMethod method)
 {
   gst_structure_set (s, "method", G_TYPE_STRING, kmatch_method_name (method),
-      "score", G_TYPE_DOUBLE, p->score, NULL);
+      "score", G_TYPE_DOUBLE, p->score, "x-subpixel", G_TYPE_DOUBLE, p->sub_x,
+      "y-subpixel", G_TYPE_DOUBLE, p->sub_y, NULL);
   if (method == KMATCH_METHOD_SAD || method == KMATCH_METHOD_SSD)
     gst_structure_set (s, kmatch_method_name (method), G_TYPE_UINT64,
         (guint64) p->sad, NULL);
@@ -36,7 +38,7 @@ gst_kmatch_report_message (GstObject * src, const GstSegment * segment,
     KMatchMethod method, gint max_matches)
 {
   GstClockTime ts = GST_BUFFER_PTS (buf);
-  const KMatchPosition none = { -1, -1, 0, 1.0, 0 };
+  const KMatchPosition none = { -1, -1, 0, 1.0, 0, -1, -1 };
   GstStructure *s = match_structure ("kpatternmatch", best ? best : &none, w,
       h, method);
   gst_structure_set (s, "found", G_TYPE_BOOLEAN, n > 0,

@@ -10,8 +10,9 @@
 
 G_BEGIN_DECLS
 /* The element message "kpatternmatch" of one frame's search: found (n > 0:
- * matches under the threshold), x, y, method, score and the method's own
- * value (sad, ssd, or correlation for ncc and zncc) of the best position
+ * matches under the threshold), x, y, x-subpixel, y-subpixel, method,
+ * score and the method's own value (sad, ssd, or correlation for ncc and
+ * zncc) of the best position
  * searched, found or not (best NULL: none could be searched, x = y = -1
  * and score 1), width, height, the frame's times, and with max_matches > 1
  * the list of the n matches. */

@@ -11,35 +11,8 @@
 #include "kconv-backend.h"
 #include "kconv-slot.h"
 #include "kmatch-methods.h"
+#include "kmatch-private.h"
 
-struct KMatch
-{
-  const KConvBackendOps *ops;   /* the backend it runs on */
-  void *impl;                   /* a device backend's matcher (else NULL:
-                                 * the host searches, below) */
-  int n_threads;
-  uint8_t *tmpl;                /* packed tw * th * ch */
-  int tw, th, ch;
-  uint8_t *mask;                /* NULL, or per template byte 0xff (counts)
-                                 * or 0 (transparent) */
-  uint8_t *tmpl_masked;         /* tmpl & mask, as the threaded map wants */
-  int pixels;                   /* template pixels that count */
-  /* a template of 16-bit values instead (tmpl NULL): its depth (else 0),
-   * its values and, with a mask, those that count (0 elsewhere) */
-  int depth;
-  uint16_t *tmpl16, *tmpl16_masked;
-  uint16_t *packed16;           /* the frame's values, packed */
-  size_t packed16_size;
-  uint8_t *packed;              /* the frame's matched samples, packed */
-  size_t packed_size;
-  uint64_t *map;
-  size_t map_size;
-  void *best_state;             /* what ops->match_best keeps */
-  void *best_state_deep;        /* and ops->match_best_deep */
-  KMatchMethod method;
-  KMatchScorer *scorer;         /* the template for a method other than
-                                 * sad, made at its first search */
-};
 
 typedef struct
 {
@@ -500,6 +473,10 @@ static KConvStatus
 search_sad (KMatch * m, const KConvImage * frame, int luma, int on_device,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
     int *n_matches, uint64_t * sad_map, KConvSlot * slot);
+static KConvStatus search_sad_scored (KMatch * m, const KConvImage * frame,
+    int luma, int on_device, const KMatchRegion * region, int max_matches,
+    KMatchPosition * matches, int *n_matches, uint64_t * sad_map,
+    double *score_map, KConvSlot * slot);
 
 static KConvStatus
 search (KMatch * m, const KConvImage * frame, int luma, int on_device,
@@ -513,9 +490,26 @@ search (KMatch * m, const KConvImage * frame, int luma, int on_device,
         "template, frame or result array, or a luma search for a template "
         "of colour");
   *n_matches = 0;
-  if (m->method != KMATCH_METHOD_SAD)
-    return search_scored (m, frame, luma, on_device, region, max_matches,
-        matches, n_matches, sad_map, score_map);
+  KConvStatus st = m->method != KMATCH_METHOD_SAD ?
+      search_scored (m, frame, luma, on_device, region, max_matches, matches,
+      n_matches, sad_map, score_map) :
+      search_sad_scored (m, frame, luma, on_device, region, max_matches,
+      matches, n_matches, sad_map, score_map, slot);
+  for (int i = 0; st == KCONV_OK && i < *n_matches; i++) {
+    matches[i].sub_x = matches[i].x;
+    matches[i].sub_y = matches[i].y;
+  }
+  return st;
+}
+
+/* The SAD search, with the scores of what it found (and of every
+ * position, with score_map) */
+static KConvStatus
+search_sad_scored (KMatch * m, const KConvImage * frame, int luma,
+    int on_device, const KMatchRegion * region, int max_matches,
+    KMatchPosition * matches, int *n_matches, uint64_t * sad_map,
+    double *score_map, KConvSlot * slot)
+{
   if (score_map && !sad_map && !(sad_map = grow_map (m,
               (size_t) frame->width * frame->height)))
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -708,8 +702,9 @@ kmatch_slot_matches (KConvSlot * slot, KMatchPosition * matches, int *n_matches)
   if (slot->match_on_gpu && device) {
     KMatchPosition best;
     device->match_slot_best (slot, &best);
-    const KMatchPosition at = { best.x + slot->origin_x,
-      best.y + slot->origin_y, best.sad, best.sad / slot->match_norm, 0
+    const int x = best.x + slot->origin_x, y = best.y + slot->origin_y;
+    const KMatchPosition at = { x, y, best.sad, best.sad / slot->match_norm,
+      0, x, y
     };
     slot->matches[0] = at;
     slot->n_matches = 1;

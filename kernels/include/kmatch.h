@@ -46,6 +46,8 @@ typedef struct
   uint64_t sad;                 /* the SAD (sad) or SSD (ssd); else 0 */
   double score;                 /* 0 (perfect) .. 1, every method */
   double correlation;           /* NCC or ZNCC (ncc, zncc); else 0 */
+  double sub_x, sub_y;          /* x, y to a fraction of a pixel, after
+                                 * kmatch_refine (else x, y) */
 } KMatchPosition;
 
 typedef enum
@@ -157,6 +159,16 @@ KConvStatus kmatch_search (KMatch * m, const KConvImage * frame,
 KConvStatus kmatch_search_scores (KMatch * m, const KConvImage * frame,
     int luma, const KMatchRegion * region, int max_matches,
     KMatchPosition * matches, int *n_matches, double *score_map);
+
+/* Refines each of n matches that a search of frame (host memory; luma as
+ * for kmatch_search_scores) inside region (NULL: the whole frame) found to
+ * a fraction of a pixel: sub_x, sub_y where the frame, interpolated between
+ * its pixels, fits the template best near the match (Gauss-Newton; by
+ * the method's model of light: as it is for sad and ssd, scaled for ncc,
+ * scaled and offset for zncc), within a pixel of x, y and inside the
+ * region.  A template without gradient (flat) keeps the whole position. */
+KConvStatus kmatch_refine (KMatch * m, const KConvImage * frame, int luma,
+    const KMatchRegion * region, KMatchPosition * matches, int n);
 
 /* As kmatch_search, for a grey template in the luma of an RGB frame: the
  * frame's three channels are R, G and B (any pixel stride and order), and

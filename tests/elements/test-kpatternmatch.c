@@ -228,9 +228,14 @@ GST_START_TEST (test_methods)
     expect_at (s, TRUE, 30, 20);
     fail_unless_equals_string (gst_structure_get_string (s, "method"),
         methods[m]);
-    gdouble score, corr = 0;
+    gdouble score, corr = 0, sx, sy;
     guint64 sum;
     fail_unless (gst_structure_get_double (s, "score", &score));
+    /* the exact copy: to a fraction of a pixel, where it is */
+    fail_unless (gst_structure_get (s, "x-subpixel", G_TYPE_DOUBLE, &sx,
+            "y-subpixel", G_TYPE_DOUBLE, &sy, NULL));
+    fail_unless (fabs (sx - 30) < 0.01 && fabs (sy - 20) < 0.01,
+        "%s: subpixel (%g, %g)", methods[m], sx, sy);
     fail_unless (score < 1e-12, "%s: score %g for the template itself",
         methods[m], score);
     if (m < 2) {
