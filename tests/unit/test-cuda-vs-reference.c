@@ -27,6 +27,7 @@
 #include "conv-deep-table.h"
 #include "match-table.h"
 #include "match-deep-table.h"
+#include "match-methods-table.h"
 #include "tuning-env.h"
 
 /* The CUDA paths, from the strategy table */
@@ -172,5 +173,8 @@ main (int argc, char **argv)
     match_table_run (KCONV_BACKEND_CUDA, seed);
   if (wanted (argc, argv, "match") || wanted (argc, argv, "deepmatch"))
     match_deep_table_run (KCONV_BACKEND_CUDA, seed);
+  /* ssd, ncc and zncc: a CUDA matcher hands them to the CPU */
+  if (wanted (argc, argv, "match") || wanted (argc, argv, "methods"))
+    match_methods_table_run (KCONV_BACKEND_CUDA, seed);
   return check_summary ();
 }
