@@ -6,7 +6,8 @@
  * without it a smooth made-up scene) at whole pixels; the frame is the
  * photograph moved by a known fraction of a pixel (resampled, bicubic), so
  * the template lies at a known fractional position.  Every method, grey
- * and RGB, at four spots with texture across and down (a flat or striped
+ * and RGB, the light of the frame changed for ncc (scaled) and zncc
+ * (scaled and offset), at four spots with texture across and down (a flat or striped
  * template has no position to refine along some axis), in the middle of
  * the frame and with a search region: the
  * refined position must be within 0.1 pixel of it, and the whole position
@@ -138,6 +139,13 @@ main (void)
           const int x0 = px - 40, y0 = py - 30;
           const double fx = fractions[f][0], fy = fractions[f][1];
           uint8_t *frame = moved (photo, ch, x0, y0, fw, fh, fx, fy);
+          /* ncc sees the light scaled, zncc scaled and offset: their
+           * models of it */
+          for (int i = 0; m >= KMATCH_METHOD_NCC && i < fw * fh * ch; i++)
+            frame[i] =
+                (uint8_t) (m ==
+                KMATCH_METHOD_NCC ? (frame[i] * 4 + 2) / 5 : (frame[i] * 7 +
+                    5) / 10 + 30);
           uint8_t *t = malloc ((size_t) tw * th * ch);
           for (int j = 0; j < th; j++)
             memcpy (t + (size_t) j * tw * ch, photo + ((size_t) (py + j) * PW +
