@@ -2,8 +2,9 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The best score (SAD / (255 * template pixels)) of templates cut from
- * natural photographs (tests/photos.sh; 1920x1080 grey), searched
+ * The best score (a distance, 0 .. 1: for sad SAD / (255 * template
+ * pixels); kmatch.h) of templates cut from natural photographs
+ * (tests/photos.sh; 1920x1080 grey), searched by a method
  *   - in the same photograph with Gaussian noise of sigma 8 and the
  *     brightness raised by 10 (the template is there: it must be found),
  *   - in the three other photographs and in snow (uniform noise): it is
@@ -13,6 +14,7 @@
  * a flat patch matches any flat region, by any SAD).  Prints each case's
  * scores and the gap between the worst "found" and the best "absent".
  *   kmatch-threshold PHOTO_DIR [positions per photo and size, default 6]
+ *                    [method: sad (default), ssd, ncc, zncc]
  */
 #include <math.h>
 #include <stdio.h>
@@ -68,17 +70,26 @@ best_score (KMatch * m, const uint8_t * frame, int t, int *bx, int *by)
   }
   *bx = best.x;
   *by = best.y;
-  return best.sad / (255.0 * t * t);
+  (void) t;
+  return best.score;
 }
 
 int
 main (int argc, char **argv)
 {
   if (argc < 2) {
-    fprintf (stderr, "usage: %s PHOTO_DIR [positions]\n", argv[0]);
+    fprintf (stderr, "usage: %s PHOTO_DIR [positions] [method]\n", argv[0]);
     return 2;
   }
   int per = argc > 2 ? atoi (argv[2]) : 6;
+  KMatchMethod method = KMATCH_METHOD_SAD;
+  while (argc > 3 && kmatch_method_name (method)
+      && strcmp (kmatch_method_name (method), argv[3]))
+    method++;
+  if (!kmatch_method_name (method)) {
+    fprintf (stderr, "unknown method %s\n", argv[3]);
+    return 2;
+  }
   uint8_t *photo[N_PHOTOS], *noisy[N_PHOTOS];
   uint8_t *snow = malloc ((size_t) W * H);
   test_rng_seed (20261126);
@@ -100,10 +111,11 @@ main (int argc, char **argv)
 
   KConvOptions opt = { KCONV_BACKEND_AUTO, 0, -1 };
   KMatch *m = NULL;
-  if (kmatch_new (&opt, &m) != KCONV_OK)
+  if (kmatch_new (&opt, &m) != KCONV_OK
+      || kmatch_set_method (m, method) != KCONV_OK)
     return 1;
-  printf ("backend %s; score = SAD / (255 x template pixels)\n",
-      kconv_backend_name (kmatch_backend (m)));
+  printf ("backend %s; method %s; score as kmatch.h defines it\n",
+      kconv_backend_name (kmatch_backend (m)), kmatch_method_name (method));
   printf ("%-10s %5s %11s %6s %8s %6s %10s %10s\n", "photo", "size",
       "position", "std", "found", "off", "other", "snow");
   double worst_found = 0, best_absent = 1;
