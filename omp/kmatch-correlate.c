@@ -330,7 +330,10 @@ kmatch_cpu_correlate (const KMatchCorrelation * q, uint64_t * out)
   };
   if (through_fft (q, job.path))
     return kmatch_fft_correlate (q->fft, q, out);
-  const int parts = q->n_threads > 0 ? q->n_threads : 1;
+  /* a small correlation is not worth waking threads for */
+  const double products = (double) q->mw * q->mh * q->tw * q->th * q->ch;
+  const int parts = q->n_threads > 1 && products >= (1 << 22) ?
+      q->n_threads : 1;
   if (job.path != PLAIN) {
     /* words for every load of the last block of 64 lanes (its outputs
      * past mw are dropped) */

@@ -341,7 +341,7 @@ kmatch_scorer_search (KMatchScorer * s, const KConvBackendOps * ops,
     }
   }
   if (!failed)
-    kconv_team_run (r->n_threads, score_part, &job);
+    kconv_team_run (cells < 65536 ? 1 : r->n_threads, score_part, &job);
   if (failed || job.failed)
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
 
