@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # -Dopenmp=disabled builds a CPU backend that runs on one thread, links no
 # OpenMP runtime, and gives the same results: configures a copy so, checks
-# meson's summary and the plugin's libraries, and runs the core suite.
+# meson's summary and the plugin's libraries, and runs the core suite
+# (the CPU's paths held one by one, suite "paths", run in the main build).
 #   tests/test-no-openmp.sh SOURCE_DIR SCRATCH_DIR
 set -uo pipefail
 src=$1
@@ -24,7 +25,8 @@ if readelf -d "$plugin" | grep -E "NEEDED.*(gomp|libomp|omp-defaults)"; then
   echo "the plugin links an OpenMP runtime"; exit 1
 fi
 step "the core tests" "$scratch/test.log" \
-  meson test -C "$scratch/build" --suite core --print-errorlogs
+  meson test -C "$scratch/build" --suite core --no-suite paths \
+    --print-errorlogs
 grep -E "^(Ok|Fail|Skipped):" "$scratch/test.log" | tr -s ' ' | tr '\n' ' '
 echo
 echo "built without OpenMP: one thread, the same results"
