@@ -4,7 +4,8 @@
  *
  * gstkpatternmatch.c: the element, its properties, start and stop;
  * gstkpatternmatch-search.c: each frame's search, from its start to its
- * report; kmatch-template-state.c: the template it searches for.
+ * report; gstkpatternmatch-templates.c: the templates after the first;
+ * kmatch-template-state.c: a template as a matcher has it.
  */
 #ifndef GST_KPATTERN_MATCH_PRIVATE_H
 #define GST_KPATTERN_MATCH_PRIVATE_H
@@ -30,11 +31,25 @@ typedef enum
   GST_KMATCH_ON_COLOR,
 } GstKMatchOn;
 
-/* Set by properties and the action signal; under the object lock. */
+/* the most templates an element searches for */
+#define MAX_TEMPLATES 64
+
+/* A template after the first (template-location's list, add-template):
+ * never changed once made, so that a frame's settings can hold it. */
+typedef struct
+{
+  gchar *name;
+  GstSample *rgba;
+} GstKMatchExtraTemplate;
+
+/* Set by properties and the action signals; under the object lock. */
 typedef struct
 {
   gchar *template_location;
   GstSample *template_rgb;      /* RGBA, from the file or the signal */
+  gchar *template_name;         /* the first template's */
+  /* of GstKMatchExtraTemplate, or NULL: replaced, never changed */
+  GPtrArray *extra_templates;
   gboolean use_alpha;
   gboolean cut_pending;         /* template-region: cut from the next frame */
   KMatchRegion template_region;
@@ -48,6 +63,19 @@ typedef struct
   KMatchMethod method;
 } Settings;
 
+/* One template's search, the streaming thread's: its matcher, the template
+ * as the matcher has it, and where it was last found (search-radius
+ * tracks each template on its own). */
+typedef struct
+{
+  KMatch *matcher;
+  guint matcher_built;          /* the options' cookie it was made for */
+  GstKMatchTemplateState template;
+  gboolean have_last;
+  KMatchPosition last;
+  gboolean warned_size;
+} GstKMatchTarget;
+
 struct _GstKPatternMatch
 {
   GstKConvBase parent;
@@ -57,12 +85,11 @@ struct _GstKPatternMatch
   gint frame_width, frame_height;       /* of the last frame; 0: none yet */
 
   /* streaming thread only */
-  KMatch *matcher;
-  guint matcher_built;
-  GstKMatchTemplateState template;
-  gboolean have_last;
-  KMatchPosition last;
-  gboolean warned_size, warned_color;
+  GstKMatchTarget first;
+  /* the templates after the first, made from extras_built's */
+  GstKMatchTarget extras[MAX_TEMPLATES - 1];
+  GPtrArray *extras_built;
+  gboolean warned_color;
 };
 
 /* gstkpatternmatch-search.c: the base class's methods */
@@ -75,6 +102,32 @@ KConvStatus gst_kpattern_match_submit_frame (GstKConvBase * base,
     GstKConvInflightFrame * f);
 gboolean gst_kpattern_match_rebuild_core (GstKConvBase * base,
     GstKConvInflightFrame * f);
+
+/* gstkpatternmatch-templates.c */
+GstKMatchExtraTemplate *gst_kmatch_extra_template_new (const gchar * name,
+    GstSample * rgba);
+void gst_kmatch_extra_template_free (gpointer extra);
+/* A template's name from its file: the file's name without its folder. */
+gchar *gst_kmatch_template_name_of_file (const gchar * location);
+/* Loads template-location's files, separated by commas: the first's
+ * sample and name, the others as extras (NULL when there are none).
+ * FALSE and error set when one does not load or there are more than
+ * MAX_TEMPLATES; nothing is returned then. */
+gboolean gst_kmatch_templates_load (const gchar * location, gint max_width,
+    gint max_height, GstSample ** first, gchar ** first_name,
+    GPtrArray ** extras, GError ** error);
+/* The targets of the extras as the settings have them now: remade when
+ * the list changed; FALSE (an element error posted) when a matcher cannot
+ * be made. */
+gboolean gst_kpattern_match_ensure_extras (GstKPatternMatch * self,
+    GPtrArray * extras, GstVideoFrame * frame, gint channels,
+    KMatchMethod method, gboolean use_alpha);
+/* Lets the extras' targets go (matchers and templates). */
+void gst_kpattern_match_free_extras (GstKPatternMatch * self);
+/* A new matcher for a target on the options now, the template it had
+ * given again; FALSE (an element error posted) when it cannot be made. */
+gboolean gst_kpattern_match_target_renew (GstKPatternMatch * self,
+    GstKMatchTarget * t);
 
 G_END_DECLS
 #endif /* GST_KPATTERN_MATCH_PRIVATE_H */

@@ -97,7 +97,7 @@ template_fits_frames (GstKPatternMatch * self, GstSample * rgba,
   if (self->template_cookie == template_cookie)
     g_clear_pointer (&self->settings.template_rgb, gst_sample_unref);
   GST_OBJECT_UNLOCK (self);
-  gst_kmatch_template_state_clear (&self->template);
+  gst_kmatch_template_state_clear (&self->first.template);
   return FALSE;
 }
 
@@ -108,45 +108,27 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
     const Settings * snap, guint template_cookie, gint channels,
     const KConvImage * im)
 {
-  KConvOptions opt;
-  guint matcher_cookie = gst_kconv_base_options (GST_KCONV_BASE (self), &opt);
-
-  if (!self->matcher || self->matcher_built != matcher_cookie) {
-    kmatch_free (self->matcher);
-    self->matcher = NULL;
-    KConvStatus st = kmatch_new (&opt, &self->matcher);
-    if (st != KCONV_OK) {
-      GST_KCONV_POST_CORE_ERROR (self, LIBRARY, SETTINGS,
-          ("Could not set up template matching"), st);
-      return FALSE;
-    }
-    GST_DEBUG_OBJECT (self, "matching on %s",
-        kconv_backend_name (kmatch_backend (self->matcher)));
-    gst_kconv_base_check_auto_start (GST_KCONV_BASE (self), &opt,
-        kmatch_backend (self->matcher));
-    self->matcher_built = matcher_cookie;
-    gst_kmatch_template_state_give (&self->template, self->matcher);
-  }
-
-  kmatch_set_method (self->matcher, snap->method);
+  if (!gst_kpattern_match_target_renew (self, &self->first))
+    return FALSE;
+  kmatch_set_method (self->first.matcher, snap->method);
 
   GstVideoFormat fmt = GST_VIDEO_FRAME_FORMAT (frame);
   /* a template cut from a frame is cut again from this one when what is
    * matched changed (match-on, or caps between RGB and YUV) */
-  if (snap->cut_pending || (self->template.from_region
-          && self->template.in_matcher
-          && (self->template.channels != channels
-              || self->template.depth != MAX (im->depth, 8)))) {
+  if (snap->cut_pending || (self->first.template.from_region
+          && self->first.template.in_matcher
+          && (self->first.template.channels != channels
+              || self->first.template.depth != MAX (im->depth, 8)))) {
     /* template-region: cut from this frame, in the samples matched */
     const KMatchRegion r = snap->template_region;
-    if (!gst_kmatch_template_state_cut (&self->template, self->matcher, im, &r,
-            channels, fmt)) {
+    if (!gst_kmatch_template_state_cut (&self->first.template,
+            self->first.matcher, im, &r, channels, fmt)) {
       GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
-          ("template-region %d,%d,%d,%d lies outside the %dx%d frame", r.x,
-              r.y, r.width, r.height, im->width, im->height), (NULL));
+          ("template-region %d,%d,%d,%d lies outside the %dx%d frame", r.x, r.y,
+              r.width, r.height, im->width, im->height), (NULL));
     } else {
-      self->have_last = FALSE;
-      self->warned_size = FALSE;
+      self->first.have_last = FALSE;
+      self->first.warned_size = FALSE;
       GST_INFO_OBJECT (self, "template %dx%d cut at %d,%d", r.width, r.height,
           r.x, r.y);
     }
@@ -154,29 +136,30 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
     if (self->template_cookie == template_cookie)
       self->settings.cut_pending = FALSE;
     self->template_cookie++;    /* the cut template is the one now */
-    self->template.built = self->template_cookie;
+    self->first.template.built = self->template_cookie;
     GST_OBJECT_UNLOCK (self);
     return TRUE;
   }
 
-  if (snap->template_rgb && self->template.built != template_cookie
+  if (snap->template_rgb && self->first.template.built != template_cookie
       && !template_fits_frames (self, snap->template_rgb, template_cookie,
           im)) {
-    self->template.built = template_cookie;
+    self->first.template.built = template_cookie;
     return TRUE;
   }
-  if (snap->template_rgb && (self->template.built != template_cookie
-          || gst_kmatch_template_state_stale (&self->template, fmt,
+  if (snap->template_rgb && (self->first.template.built != template_cookie
+          || gst_kmatch_template_state_stale (&self->first.template, fmt,
               channels))) {
-    if (gst_kmatch_template_state_pack (&self->template, self->matcher,
-            snap->template_rgb, frame->info.finfo, channels)) {
-      self->have_last = FALSE;
-      self->warned_size = FALSE;
+    if (gst_kmatch_template_state_pack (&self->first.template,
+            self->first.matcher, snap->template_rgb, frame->info.finfo,
+            channels)) {
+      self->first.have_last = FALSE;
+      self->first.warned_size = FALSE;
     }
-    self->template.built = template_cookie;
+    self->first.template.built = template_cookie;
   }
-  gst_kmatch_template_state_use_mask (&self->template, self->matcher,
-      snap->use_alpha);
+  gst_kmatch_template_state_use_mask (&self->first.template,
+      self->first.matcher, snap->use_alpha);
   return TRUE;
 }
 
@@ -191,7 +174,9 @@ typedef struct
   guint8 *gathered;             /* planar RGB packed, owned */
   KMatchRegion region;
   gint channels, tw, th;
-  Settings snap;                /* without the template or its location */
+  /* without the first template or its location; with its name and the
+   * other templates (refs) */
+  Settings snap;
   guint template_cookie;
 } MatchJob;
 
@@ -200,7 +185,33 @@ match_job_free (gpointer data)
 {
   MatchJob *job = data;
   g_free (job->gathered);
+  g_free (job->snap.template_name);
+  g_clear_pointer (&job->snap.extra_templates, g_ptr_array_unref);
   g_free (job);
+}
+
+/* Where a template is searched: the search region, narrowed around its
+ * last match; FALSE (warned once) when the template does not fit there. */
+static gboolean
+target_area (GstKPatternMatch * self, GstKMatchTarget * t,
+    const Settings * snap, const KConvImage * im, KMatchRegion * region)
+{
+  const KMatchRegion *search = snap->has_search_region ?
+      &snap->search_region : NULL;
+  const gint tw = t->template.width, th = t->template.height;
+  *region = kmatch_search_area (search, t->have_last ? &t->last : NULL,
+      snap->search_radius, tw, th, im->width, im->height);
+  if (tw <= region->width && th <= region->height)
+    return TRUE;
+  if (!t->warned_size) {
+    KMatchRegion wide = kmatch_search_area (search, NULL, 0, tw, th,
+        im->width, im->height);
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("The %dx%d template does not fit the %dx%d search area", tw, th,
+            wide.width, wide.height), (NULL));
+    t->warned_size = TRUE;
+  }
+  return FALSE;
 }
 
 /* Everything before the search: the settings, the matcher and its
@@ -217,6 +228,9 @@ match_job_new (GstKPatternMatch * self, GstVideoFrame * frame)
   if (snap->template_rgb)
     gst_sample_ref (snap->template_rgb);
   snap->template_location = NULL;
+  snap->template_name = g_strdup (snap->template_name);
+  if (snap->extra_templates)
+    g_ptr_array_ref (snap->extra_templates);
   job->template_cookie = self->template_cookie;
   GST_OBJECT_UNLOCK (self);
 
@@ -241,31 +255,13 @@ match_job_new (GstKPatternMatch * self, GstVideoFrame * frame)
     return NULL;
   }
   job->channels = channels;
-  job->tw = self->template.width;
-  job->th = self->template.height;
-  if (!self->template.in_matcher || self->template.channels != channels)
+  job->tw = self->first.template.width;
+  job->th = self->first.template.height;
+  if (!self->first.template.in_matcher
+      || self->first.template.channels != channels)
     return job;                 /* no template yet: nothing to report */
-
-  /* where to look: the search region, narrowed around the last match */
-  const KMatchRegion *search = snap->has_search_region ?
-      &snap->search_region : NULL;
-  KMatchRegion wide = kmatch_search_area (search, NULL, 0, self->template.width,
-      self->template.height,
-      job->im.width, job->im.height);
-  job->region = kmatch_search_area (search,
-      self->have_last ? &self->last : NULL, snap->search_radius,
-      self->template.width, self->template.height, job->im.width,
-      job->im.height);
   job->report = TRUE;
-  job->search = self->template.width <= job->region.width
-      && self->template.height <= job->region.height;
-  if (!job->search && !self->warned_size) {
-    GST_ELEMENT_WARNING (self, STREAM, FAILED,
-        ("The %dx%d template does not fit the %dx%d search area",
-            self->template.width, self->template.height, wide.width,
-            wide.height), (NULL));
-    self->warned_size = TRUE;
-  }
+  job->search = target_area (self, &self->first, snap, &job->im, &job->region);
   return job;
 }
 
@@ -277,55 +273,146 @@ rebuild_matcher (GstKPatternMatch * self, GstVideoFrame * frame, MatchJob * job)
       job->channels, &job->im);
 }
 
-/* Reports a searched frame: the matches under the threshold become the
- * last match, metas on its buffer, boxes drawn and the bus message. */
-static GstFlowReturn
-match_job_report (GstKPatternMatch * self, GstVideoFrame * frame,
-    const MatchJob * job, KMatchPosition * matches, gint n, gboolean on_device)
+/* One template's search of a frame: its target, where it looked, what it
+ * found (n matches, best first) and which template it is. */
+typedef struct
 {
-  /* only matches at or under the threshold count; the message still says
-   * where the best position was and how it scored */
-  const gboolean searched = n > 0;
-  KMatchPosition best = { 0 };
-  /* to a fraction of a pixel where the frame is in system memory (in
-   * CUDA memory: whole pixels) */
-  KConvStatus st = on_device || n == 0 ? KCONV_OK :
-      kmatch_refine (self->matcher, &job->im, job->rgb_luma, &job->region,
-      matches, n);
-  if (st != KCONV_OK) {
-    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
-        ("Refining the match failed"), st);
-    return GST_FLOW_ERROR;
+  GstKMatchTarget *t;
+  KMatchRegion region;
+  gboolean searched;            /* FALSE: the template did not fit */
+  guint index;
+  const gchar *name;
+  KMatchPosition *matches;
+  gint n;
+  KMatchPosition best;          /* found or not (searched) */
+} TargetSearch;
+
+/* Searches the frame for the templates after the first, each in turn
+ * (where the frame lies: in CUDA memory on_device), into ts[*count...]
+ * with room for max_matches each in matches. */
+static KConvStatus
+search_extras (GstKPatternMatch * self, const MatchJob * job,
+    TargetSearch * ts, guint * count, KMatchPosition * matches,
+    gboolean on_device)
+{
+  GPtrArray *extras = job->snap.extra_templates;
+  const gint max = job->snap.max_matches;
+
+  for (guint i = 0; extras && i < extras->len; i++) {
+    GstKMatchTarget *t = &self->extras[i];
+    const GstKMatchExtraTemplate *e = g_ptr_array_index (extras, i);
+    if (!t->template.in_matcher || t->template.channels != job->channels)
+      continue;
+    TargetSearch *x = &ts[(*count)++];
+    memset (x, 0, sizeof *x);
+    x->t = t;
+    x->index = i + 1;
+    x->name = e->name;
+    x->matches = matches + (gsize) i *max;
+    x->searched = target_area (self, t, &job->snap, &job->im, &x->region);
+    KConvStatus st = KCONV_OK;
+    if (x->searched && on_device)
+      st = kmatch_search_device (t->matcher, &job->im, job->rgb_luma,
+          &x->region, max, x->matches, &x->n);
+    else if (x->searched)
+      st = (job->rgb_luma ? kmatch_search_luma : kmatch_search) (t->matcher,
+          &job->im, &x->region, max, x->matches, &x->n, NULL);
+    if (st != KCONV_OK)
+      return st;
   }
-  if (searched)
-    best = matches[0];
+  return KCONV_OK;
+}
+
+/* Refines a template's matches to a fraction of a pixel where the frame is
+ * in system memory (in CUDA memory: whole pixels) and keeps those at or
+ * under the threshold (the best is kept aside: the message says where it
+ * was and how it scored, found or not); they become its last match. */
+static KConvStatus
+target_settle (const MatchJob * job, TargetSearch * ts, gboolean on_device)
+{
+  KConvStatus st = on_device || ts->n == 0 ? KCONV_OK :
+      kmatch_refine (ts->t->matcher, &job->im, job->rgb_luma, &ts->region,
+      ts->matches, ts->n);
+  if (st != KCONV_OK)
+    return st;
+  ts->searched = ts->n > 0;
+  if (ts->searched)
+    ts->best = ts->matches[0];
   gint kept = 0;
-  for (gint i = 0; i < n; i++)
-    if (matches[i].score <= job->snap.threshold)
-      matches[kept++] = matches[i];
-  n = kept;
+  for (gint i = 0; i < ts->n; i++)
+    if (ts->matches[i].score <= job->snap.threshold)
+      ts->matches[kept++] = ts->matches[i];
+  ts->n = kept;
+  ts->t->have_last = kept > 0;
+  if (kept > 0)
+    ts->t->last = ts->matches[0];
+  return KCONV_OK;
+}
 
-  self->have_last = n > 0;
-  if (n > 0)
-    self->last = matches[0];
+/* Reports a frame: the first template's matches (first, n_first) and the
+ * others', searched here, each settled before any box is drawn (a box
+ * must not be searched), then per template ROI metas on the buffer, boxes
+ * drawn and a bus message. */
+static GstFlowReturn
+report_frame (GstKPatternMatch * self, GstVideoFrame * frame,
+    const MatchJob * job, KMatchPosition * first, gint n_first,
+    gboolean on_device)
+{
+  GPtrArray *extras = job->snap.extra_templates;
+  TargetSearch ts[MAX_TEMPLATES];
+  guint count = 0;
+  KMatchPosition *extra_matches = NULL;
+  const gchar *failed = NULL;
+  KConvStatus st = KCONV_OK;
 
-  gst_kmatch_report_metas (frame->buffer, matches, n, job->tw, job->th,
-      job->snap.method);
-  for (gint i = 0; job->snap.draw && i < n && st == KCONV_OK; i++)
-    st = gst_kconv_frame_draw_box (frame, matches[i].x, matches[i].y, job->tw,
-        job->th, on_device);
-  if (st == KCONV_OK && on_device && job->snap.draw && n > 0)
+  if (job->report) {
+    TargetSearch *x = &ts[count++];
+    memset (x, 0, sizeof *x);
+    x->t = &self->first;
+    x->region = job->region;
+    x->name = job->snap.template_name;
+    x->matches = first;
+    x->n = n_first;
+  }
+  if (!gst_kpattern_match_ensure_extras (self, extras, frame, job->channels,
+          job->snap.method, job->snap.use_alpha))
+    return GST_FLOW_ERROR;
+  if (extras) {
+    extra_matches = g_new (KMatchPosition, (gsize) extras->len *
+        job->snap.max_matches);
+    failed = "Template search failed";
+    st = search_extras (self, job, ts, &count, extra_matches, on_device);
+  }
+  for (guint i = 0; i < count && st == KCONV_OK; i++) {
+    failed = "Refining the match failed";
+    st = target_settle (job, &ts[i], on_device);
+  }
+  for (guint i = 0; i < count && st == KCONV_OK; i++) {
+    const TargetSearch *x = &ts[i];
+    const gint w = x->t->template.width, h = x->t->template.height;
+    gst_kmatch_report_metas (frame->buffer, x->matches, x->n, w, h,
+        job->snap.method, x->index, x->name);
+    failed = "Drawing the match failed";
+    for (gint k = 0; job->snap.draw && k < x->n && st == KCONV_OK; k++)
+      st = gst_kconv_frame_draw_box (frame, x->matches[k].x, x->matches[k].y,
+          w, h, on_device);
+  }
+  if (st == KCONV_OK && on_device && job->snap.draw)
     st = kconv_device_sync (NULL);
+  g_free (extra_matches);
   if (st != KCONV_OK) {
-    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
-        ("Drawing the match failed"), st);
+    GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED, ("%s", failed), st);
     return GST_FLOW_ERROR;
   }
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_kmatch_report_message (GST_OBJECT (self),
-          &GST_BASE_TRANSFORM (self)->segment, frame->buffer,
-          searched ? &best : NULL, matches, n, job->tw, job->th,
-          job->snap.method, job->snap.max_matches));
+  for (guint i = 0; i < count; i++) {
+    const TargetSearch *x = &ts[i];
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_kmatch_report_message (GST_OBJECT (self),
+            &GST_BASE_TRANSFORM (self)->segment, frame->buffer,
+            x->searched ? &x->best : NULL, x->matches, x->n,
+            x->t->template.width, x->t->template.height, job->snap.method,
+            job->snap.max_matches, x->index, x->name));
+  }
   return GST_FLOW_OK;
 }
 
@@ -342,15 +429,6 @@ match_frame_now (GstKPatternMatch * self, GstVideoFrame * frame,
             "not matched yet"), ("put cudadownload before the element"));
     return GST_FLOW_ERROR;
   }
-  GST_OBJECT_LOCK (self);
-  const KMatchMethod method = self->settings.method;
-  GST_OBJECT_UNLOCK (self);
-  if (on_device && method != KMATCH_METHOD_SAD) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("method=%s does not search "
-            "frames in CUDA memory yet", kmatch_method_name (method)),
-        ("put cudadownload before the element, or use method=sad"));
-    return GST_FLOW_ERROR;
-  }
   MatchJob *job = match_job_new (self, frame);
   if (!job)
     return GST_FLOW_ERROR;
@@ -359,19 +437,20 @@ match_frame_now (GstKPatternMatch * self, GstVideoFrame * frame,
   KConvStatus st = KCONV_OK;
   /* (frames in CUDA memory never fall back to the CPU; one read on the host
    * for a cut is searched there too) */
+  KMatch *m = self->first.matcher;
   if (job->search && on_device)
-    st = kmatch_search_device (self->matcher, &job->im, job->rgb_luma,
-        &job->region, job->snap.max_matches, matches, &n);
+    st = kmatch_search_device (m, &job->im, job->rgb_luma, &job->region,
+        job->snap.max_matches, matches, &n);
   else if (job->search)
-    st = (job->rgb_luma ? kmatch_search_luma : kmatch_search) (self->matcher,
-        &job->im, &job->region, job->snap.max_matches, matches, &n, NULL);
+    st = (job->rgb_luma ? kmatch_search_luma : kmatch_search) (m, &job->im,
+        &job->region, job->snap.max_matches, matches, &n, NULL);
   GstFlowReturn ret = GST_FLOW_OK;
   if (st != KCONV_OK) {
     GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
         ("Template search failed"), st);
     ret = GST_FLOW_ERROR;
-  } else if (job->report) {
-    ret = match_job_report (self, frame, job, matches, n, on_device);
+  } else {
+    ret = report_frame (self, frame, job, matches, n, on_device);
   }
   match_job_free (job);
   return ret;
@@ -389,8 +468,8 @@ start_frame_on_device (GstKPatternMatch * self, GstBuffer * buf)
 
   GST_OBJECT_LOCK (self);
   /* a cut (ensure_matcher) reads the frame on the host */
-  gboolean cut = self->settings.cut_pending || (self->template.from_region
-      && self->template.in_matcher && self->template.channels !=
+  gboolean cut = self->settings.cut_pending || (self->first.template.from_region
+      && self->first.template.in_matcher && self->first.template.channels !=
       matched_channels (self->settings.match_on, info));
   GstMapFlags flags = self->settings.draw ? GST_MAP_READWRITE : GST_MAP_READ;
   GST_OBJECT_UNLOCK (self);
@@ -471,7 +550,7 @@ gst_kpattern_match_start_frame (GstKConvBase * base, GstBuffer * inbuf)
   gst_kconv_base_queue (base, f);
   /* tracking: the next frame's area depends on this one's answer; on the
    * CPU the answer is there already */
-  if (tracking || kmatch_backend (self->matcher) != KCONV_BACKEND_CUDA)
+  if (tracking || kmatch_backend (self->first.matcher) != KCONV_BACKEND_CUDA)
     gst_kconv_base_let_out (base);
   return GST_FLOW_OK;
 }
@@ -502,16 +581,14 @@ gst_kpattern_match_finish_frame (GstKConvBase * base, GstKConvInflightFrame * f)
   KMatchPosition matches[MAX_MATCHES];
   gint n = 0;
 
-  if (!job->report)
-    return GST_FLOW_OK;
-  KConvStatus st = job->search ? kmatch_slot_matches (f->slot, matches, &n) :
-      KCONV_OK;
+  KConvStatus st = job->report && job->search ?
+      kmatch_slot_matches (f->slot, matches, &n) : KCONV_OK;
   if (st != KCONV_OK) {
     GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
         ("Template search failed"), st);
     return GST_FLOW_ERROR;
   }
-  return match_job_report (self, &f->in, job, matches, n, FALSE);
+  return report_frame (self, &f->in, job, matches, n, FALSE);
 }
 
 /* Starts the frame's search on its slot (a frame with nothing to search
@@ -523,7 +600,7 @@ gst_kpattern_match_submit_frame (GstKConvBase * base, GstKConvInflightFrame * f)
   MatchJob *job = f->job;
   if (!job->search)
     return KCONV_OK;
-  return kmatch_submit (self->matcher, f->slot, &job->im, job->rgb_luma,
+  return kmatch_submit (self->first.matcher, f->slot, &job->im, job->rgb_luma,
       &job->region, job->snap.max_matches);
 }
 

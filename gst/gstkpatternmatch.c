@@ -6,12 +6,15 @@
  * SECTION:element-kpatternmatch
  * @title: kpatternmatch
  *
- * Finds a template in every frame, exhaustively, and reports where it is:
- * an element message named "kpatternmatch" per frame (found, x, y, width,
- * height, method, score, the method's own value: sad, ssd or correlation,
- * the list of matches when max-matches > 1, timestamp, stream-time,
- * running-time, duration) and a GstVideoRegionOfInterestMeta per match
- * ("kpatternmatch", with the same values as a parameter).  The video
+ * Finds a template, or several, in every frame, exhaustively, and reports
+ * where each is: an element message named "kpatternmatch" per frame and
+ * template (template, its index, template-name, found, x, y, x-subpixel,
+ * y-subpixel, width, height, method, score, the method's own value: sad,
+ * ssd or correlation, the list of matches when max-matches > 1,
+ * timestamp, stream-time, running-time, duration) and a
+ * GstVideoRegionOfInterestMeta per match ("kpatternmatch", with the same
+ * values as a parameter).  template-location takes a list of files
+ * separated by commas; add-template adds one from memory.  The video
  * passes through unchanged unless draw is set.
  *
  * method: sad (the sum of absolute differences, the default), ssd (of
@@ -36,6 +39,9 @@
  * |[
  * gst-launch-1.0 -m filesrc location=in.mp4 ! decodebin ! videoconvert ! kpatternmatch template-location=logo.png threshold=0.1 ! fakesink
  * ]| Looks for a logo, reporting it only where it is a close match.
+ * |[
+ * gst-launch-1.0 -m filesrc location=in.mp4 ! decodebin ! videoconvert ! kpatternmatch template-location=play.png,pause.png method=zncc ! fakesink
+ * ]| Looks for two icons in each frame, a message for each.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -72,6 +78,7 @@ enum
 enum
 {
   SIGNAL_SET_TEMPLATE,
+  SIGNAL_ADD_TEMPLATE,
   N_SIGNALS
 };
 
@@ -147,12 +154,20 @@ template_size_limit (GstKPatternMatch * self, gint * max_w, gint * max_h)
   GST_OBJECT_UNLOCK (self);
 }
 
+/* What template-location loaded: the first template and the others */
+typedef struct
+{
+  GstSample *first;
+  gchar *first_name;
+  GPtrArray *extras;
+} Loaded;
+
 /* A value a property refuses, with a message (the settings stay as they
- * were); regions are parsed and a template file is loaded here, outside
+ * were); regions are parsed and template files are loaded here, outside
  * the lock. */
 static gboolean
 gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
-    const GValue * value, KMatchRegion * region, GstSample ** loaded)
+    const GValue * value, KMatchRegion * region, Loaded * loaded)
 {
   GstElement *element = GST_ELEMENT (self);
   char why[128];
@@ -166,8 +181,8 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
       gint max_w, max_h;
       template_size_limit (self, &max_w, &max_h);
       if (location && GST_STATE (self) >= GST_STATE_READY
-          && !(*loaded = gst_kmatch_template_load_file (location, max_w, max_h,
-                  &err))) {
+          && !gst_kmatch_templates_load (location, max_w, max_h,
+              &loaded->first, &loaded->first_name, &loaded->extras, &err)) {
         gst_kconv_refusal_post (element, "template-location",
             "template-location \"%s\" refused: %s", location, err->message);
         g_clear_error (&err);
@@ -210,6 +225,22 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
   }
 }
 
+/* Makes first (taken) the first template and extras (taken, or NULL) the
+ * others; under the object lock. */
+static void
+set_templates (GstKPatternMatch * self, GstSample * first, gchar * first_name,
+    GPtrArray * extras)
+{
+  Settings *s = &self->settings;
+  g_clear_pointer (&s->template_rgb, gst_sample_unref);
+  s->template_rgb = first;
+  g_free (s->template_name);
+  s->template_name = first_name;
+  g_clear_pointer (&s->extra_templates, g_ptr_array_unref);
+  s->extra_templates = extras;
+  self->template_cookie++;
+}
+
 static void
 gst_kpattern_match_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -217,7 +248,7 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
   GstKPatternMatch *self = GST_KPATTERN_MATCH (object);
   Settings *s = &self->settings;
   KMatchRegion region = { 0 };
-  GstSample *loaded = NULL;
+  Loaded loaded = { 0 };
   gboolean latency_changed = FALSE;
 
   if (gst_kpattern_match_refuses (self, prop_id, value, &region, &loaded))
@@ -229,16 +260,18 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
     case PROP_TEMPLATE_LOCATION:
       g_free (s->template_location);
       s->template_location = g_value_dup_string (value);
-      if (loaded) {
-        g_clear_pointer (&s->template_rgb, gst_sample_unref);
-        s->template_rgb = loaded;
+      if (loaded.first) {
+        set_templates (self, loaded.first, loaded.first_name, loaded.extras);
         s->cut_pending = FALSE;
-        self->template_cookie++;
       }
       break;
     case PROP_TEMPLATE_REGION:
       s->template_region = region;
       s->cut_pending = TRUE;
+      /* the cut one becomes the only template */
+      g_free (s->template_name);
+      s->template_name = g_strdup ("region");
+      g_clear_pointer (&s->extra_templates, g_ptr_array_unref);
       break;
     case PROP_SEARCH_REGION:
       s->has_search_region = region.width > 0;
@@ -345,12 +378,63 @@ gst_kpattern_match_set_template (GstKPatternMatch * self, GstSample * sample)
     return FALSE;
   }
   GST_OBJECT_LOCK (self);
-  g_clear_pointer (&self->settings.template_rgb, gst_sample_unref);
-  self->settings.template_rgb = rgb;
+  set_templates (self, rgb, g_strdup (""), NULL);
   self->settings.cut_pending = FALSE;
-  self->template_cookie++;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
+}
+
+/* The action signal add-template: one more template, named; the first
+ * when there is none yet. */
+static gboolean
+gst_kpattern_match_add_template (GstKPatternMatch * self, GstSample * sample,
+    const gchar * name)
+{
+  GError *err = NULL;
+  GstSample *rgb;
+
+  if (!sample || !gst_sample_get_buffer (sample) || !gst_sample_get_caps
+      (sample)) {
+    GST_WARNING_OBJECT (self, "add-template needs a sample with caps");
+    return FALSE;
+  }
+  gint max_w, max_h;
+  template_size_limit (self, &max_w, &max_h);
+  if (!(rgb = gst_kmatch_template_to_rgba (sample, max_w, max_h, &err))) {
+    GST_WARNING_OBJECT (self, "add-template: %s", err->message);
+    g_clear_error (&err);
+    return FALSE;
+  }
+  Settings *s = &self->settings;
+  gboolean added = TRUE;
+  GST_OBJECT_LOCK (self);
+  if (!s->template_rgb && !s->template_region.width) {
+    set_templates (self, rgb, g_strdup (name ? name : ""), NULL);
+  } else if (s->extra_templates && s->extra_templates->len + 1 >= MAX_TEMPLATES) {
+    added = FALSE;
+  } else {
+    /* a new list: the frames in flight keep theirs */
+    GPtrArray *extras = g_ptr_array_new_with_free_func
+        (gst_kmatch_extra_template_free);
+    for (guint i = 0; s->extra_templates && i < s->extra_templates->len; i++) {
+      const GstKMatchExtraTemplate *e =
+          g_ptr_array_index (s->extra_templates, i);
+      g_ptr_array_add (extras, gst_kmatch_extra_template_new (e->name,
+              e->rgba));
+    }
+    g_ptr_array_add (extras, gst_kmatch_extra_template_new (name ? name : "",
+            rgb));
+    g_clear_pointer (&s->extra_templates, g_ptr_array_unref);
+    s->extra_templates = extras;
+    gst_sample_unref (rgb);
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (!added) {
+    GST_WARNING_OBJECT (self, "add-template: %d templates at most",
+        MAX_TEMPLATES);
+    gst_sample_unref (rgb);
+  }
+  return added;
 }
 
 static gboolean
@@ -366,9 +450,10 @@ gst_kpattern_match_start (GstBaseTransform * trans)
 
   if (location) {
     GError *err = NULL;
-    GstSample *rgb = gst_kmatch_template_load_file (location,
-        KMATCH_TEMPLATE_MAX_SIDE, KMATCH_TEMPLATE_MAX_SIDE, &err);
-    if (!rgb) {
+    Loaded loaded = { 0 };
+    if (!gst_kmatch_templates_load (location, KMATCH_TEMPLATE_MAX_SIDE,
+            KMATCH_TEMPLATE_MAX_SIDE, &loaded.first, &loaded.first_name,
+            &loaded.extras, &err)) {
       GST_ELEMENT_ERROR (self, RESOURCE, READ,
           ("Could not load the template \"%s\"", location), ("%s",
               err->message));
@@ -377,14 +462,13 @@ gst_kpattern_match_start (GstBaseTransform * trans)
       return FALSE;
     }
     GST_OBJECT_LOCK (self);
-    g_clear_pointer (&self->settings.template_rgb, gst_sample_unref);
-    self->settings.template_rgb = rgb;
-    self->template_cookie++;
+    set_templates (self, loaded.first, loaded.first_name, loaded.extras);
     GST_OBJECT_UNLOCK (self);
   }
   g_free (location);
-  self->have_last = FALSE;
-  self->warned_size = self->warned_color = FALSE;
+  self->first.have_last = FALSE;
+  self->first.warned_size = self->warned_color = FALSE;
+  gst_kpattern_match_free_extras (self);
   return TRUE;
 }
 
@@ -393,9 +477,10 @@ gst_kpattern_match_free_core (GstKConvBase * base)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
 
-  kmatch_free (self->matcher);
-  self->matcher = NULL;
-  self->template.in_matcher = FALSE;
+  kmatch_free (self->first.matcher);
+  self->first.matcher = NULL;
+  self->first.template.in_matcher = FALSE;
+  gst_kpattern_match_free_extras (self);
 }
 
 static gboolean
@@ -405,11 +490,11 @@ gst_kpattern_match_stop (GstBaseTransform * trans)
 
   /* the matcher goes first, through free_core */
   GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
-  self->template.built = 0;
+  self->first.template.built = 0;
   GST_OBJECT_LOCK (self);
   self->frame_width = self->frame_height = 0;
   GST_OBJECT_UNLOCK (self);
-  gst_kmatch_template_state_clear (&self->template);
+  gst_kmatch_template_state_clear (&self->first.template);
   return TRUE;
 }
 
@@ -419,9 +504,11 @@ gst_kpattern_match_finalize (GObject * object)
   GstKPatternMatch *self = GST_KPATTERN_MATCH (object);
 
   /* the matcher goes in the base's finalize, through free_core */
-  gst_kmatch_template_state_clear (&self->template);
+  gst_kmatch_template_state_clear (&self->first.template);
   g_free (self->settings.template_location);
+  g_free (self->settings.template_name);
   g_clear_pointer (&self->settings.template_rgb, gst_sample_unref);
+  g_clear_pointer (&self->settings.extra_templates, g_ptr_array_unref);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -454,7 +541,8 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
 
   properties[PROP_TEMPLATE_LOCATION] = g_param_spec_string
       ("template-location", "Template location",
-      "Image file to look for (any format GStreamer decodes: PNG, JPEG, ...)",
+      "Image file to look for (any format GStreamer decodes: PNG, JPEG, "
+      "...), or several separated by commas, each reported on its own",
       NULL, flags);
   properties[PROP_TEMPLATE_REGION] = g_param_spec_string ("template-region",
       "Template region", "\"x,y,width,height\": cut the template from the "
@@ -500,6 +588,20 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
       G_CALLBACK (gst_kpattern_match_set_template), NULL, NULL, NULL,
       G_TYPE_BOOLEAN, 1, GST_TYPE_SAMPLE);
+  /**
+   * GstKPatternMatch::add-template:
+   * @sample: a raw video sample, any format
+   * @name: (nullable): what the messages and metas call it
+   *
+   * Adds @sample to the templates searched for (the first, when there is
+   * none); set-template, template-location and template-region replace
+   * them all.
+   * Returns: %TRUE when it could be converted and added (at most 64)
+   */
+  signals[SIGNAL_ADD_TEMPLATE] = g_signal_new_class_handler ("add-template",
+      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
+      G_CALLBACK (gst_kpattern_match_add_template), NULL, NULL, NULL,
+      G_TYPE_BOOLEAN, 2, GST_TYPE_SAMPLE, G_TYPE_STRING);
 
   gst_element_class_set_static_metadata (element_class,
       "Template matching", "Filter/Analyzer/Video",

@@ -35,13 +35,14 @@ GstMessage *
 gst_kmatch_report_message (GstObject * src, const GstSegment * segment,
     GstBuffer * buf, const KMatchPosition * best,
     const KMatchPosition * matches, gint n, gint w, gint h,
-    KMatchMethod method, gint max_matches)
+    KMatchMethod method, gint max_matches, guint index, const gchar * name)
 {
   GstClockTime ts = GST_BUFFER_PTS (buf);
   const KMatchPosition none = { -1, -1, 0, 1.0, 0, -1, -1 };
   GstStructure *s = match_structure ("kpatternmatch", best ? best : &none, w,
       h, method);
-  gst_structure_set (s, "found", G_TYPE_BOOLEAN, n > 0,
+  gst_structure_set (s, "template", G_TYPE_UINT, index, "template-name",
+      G_TYPE_STRING, name ? name : "", "found", G_TYPE_BOOLEAN, n > 0,
       "timestamp", G_TYPE_UINT64, ts,
       "stream-time", G_TYPE_UINT64, gst_segment_to_stream_time (segment,
           GST_FORMAT_TIME, ts),
@@ -77,7 +78,8 @@ next_roi_id (GstBuffer * buffer)
 
 void
 gst_kmatch_report_metas (GstBuffer * buf, const KMatchPosition * matches,
-    gint n, gint w, gint h, KMatchMethod method)
+    gint n, gint w, gint h, KMatchMethod method, guint index,
+    const gchar * name)
 {
   gint id = next_roi_id (buf);
   for (gint i = 0; i < n; i++) {
@@ -85,7 +87,9 @@ gst_kmatch_report_metas (GstBuffer * buf, const KMatchPosition * matches,
         gst_buffer_add_video_region_of_interest_meta (buf, "kpatternmatch",
         matches[i].x, matches[i].y, w, h);
     meta->id = id + i;
-    GstStructure *param = gst_structure_new_empty ("kpatternmatch");
+    GstStructure *param = gst_structure_new ("kpatternmatch", "template",
+        G_TYPE_UINT, index, "template-name", G_TYPE_STRING, name ? name : "",
+        NULL);
     set_score (param, &matches[i], method);
     gst_video_region_of_interest_meta_add_param (meta, param);
   }

@@ -181,6 +181,16 @@ cuda_match_search (void *impl, const KMatchQuery * q, KMatchPosition * best,
 }
 
 static KConvStatus
+cuda_match_search_scored (void *impl, const KMatchQuery * q,
+    const KMatchScoring * s, int max_matches, KMatchSums * out, int *n)
+{
+  KMatchCudaLayout layout;
+  return kmatch_cuda_search_scored (((CudaMatcher *) impl)->bytes, s,
+      q->base, q->stride, q->on_device, layout_of (q, &layout), q->mw, q->mh,
+      max_matches, out, n, q->n_threads);
+}
+
+static KConvStatus
 cuda_match_submit (void *impl, KConvSlot * slot, const KMatchQuery * q)
 {
   KMatchCudaLayout layout;
@@ -250,6 +260,7 @@ const KConvBackendOps kconv_backend_cuda = {
   .match_search = cuda_match_search,
   .match_submit = cuda_match_submit,
   .match_slot_best = cuda_match_slot_best,
+  .match_search_scored = cuda_match_search_scored,
   .match_free = cuda_match_free,
   .match_set_template_deep = cuda_match_set_template_deep,
   .match_search_deep = cuda_match_search_deep,

@@ -16,6 +16,7 @@
 #include "kmatch.h"
 #include "kconv-plan.h"
 #include "kmatch-cpu.h"
+#include "kmatch-scoring.h"
 
 typedef struct KConvBackendOps KConvBackendOps;
 
@@ -144,6 +145,11 @@ struct KConvBackendOps
     KConvStatus (*match_submit) (void *impl, KConvSlot * slot,
       const KMatchQuery * q);
   void (*match_slot_best) (KConvSlot * slot, KMatchPosition * best);
+  /* an ssd, ncc or zncc search of a template without a mask on the device
+   * (NULL: the host searches): up to max_matches positions that do not
+   * overlap, best first, with the frame's sums at each (kmatch-scoring.h) */
+    KConvStatus (*match_search_scored) (void *impl, const KMatchQuery * q,
+      const KMatchScoring * s, int max_matches, KMatchSums * out, int *n);
   /* templates and searches of 16-bit words on the device (NULL: the host
    * searches them); mask as the host query's */
     KConvStatus (*match_set_template_deep) (void *impl,

@@ -300,6 +300,41 @@ grow (KMatchScorer * s, int rw, int rh, int mw, int mh)
   return s->planes_size >= planes && s->map_cells >= cells ? 0 : -1;
 }
 
+int
+kmatch_scorer_scoring (const KMatchScorer * s, KMatchScoring * out)
+{
+  if (s->mask || !s->sums_fit_64)
+    return 0;
+  memset (out, 0, sizeof *out);
+  out->method = (int) s->method;
+  out->n = s->n;
+  out->ch = s->ch;
+  for (int c = 0; c < s->ch; c++)
+    out->t[c] = s->t[c];
+  out->t2 = s->t2;
+  out->vt = (int64_t) s->vt;
+  out->norm = 255.0 * 255.0 * s->n * s->ch;
+  return 1;
+}
+
+void
+kmatch_scorer_report (const KMatchScorer * s, const KMatchSums * sums, int n,
+    KMatchPosition * matches)
+{
+  for (int i = 0; i < n; i++) {
+    const uint64_t *f[3] = { &sums[i].f[0], &sums[i].f[1], &sums[i].f[2] };
+    uint64_t ssd;
+    double score;
+    memset (&matches[i], 0, sizeof matches[i]);
+    matches[i].x = sums[i].x;
+    matches[i].y = sums[i].y;
+    score_row (s, 1, &sums[i].ft, &sums[i].f2, f, &score,
+        &matches[i].correlation, &ssd);
+    matches[i].score = score;
+    matches[i].sad = ssd;
+  }
+}
+
 KConvStatus
 kmatch_scorer_search (KMatchScorer * s, const KConvBackendOps * ops,
     const KMatchScoredRegion * r, int max_matches, KMatchPosition * matches,

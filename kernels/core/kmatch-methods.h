@@ -42,6 +42,16 @@ KConvStatus kmatch_scorer_search (KMatchScorer * s,
     int max_matches, KMatchPosition * matches, int *n_matches,
     double *score_map, uint64_t * sum_map);
 
+/* What a device needs to search for the template (kmatch-scoring.h); 0
+ * when no device can: a template with a mask, or sums too large for 64
+ * bits. */
+int kmatch_scorer_scoring (const KMatchScorer * s, KMatchScoring * out);
+
+/* The n positions a device picked (relative to the region), scored from
+ * their sums as the host scores them: the same bits. */
+void kmatch_scorer_report (const KMatchScorer * s, const KMatchSums * sums,
+    int n, KMatchPosition * matches);
+
 void kmatch_scorer_free (KMatchScorer * s);
 
 #endif /* KMATCH_METHODS_H */

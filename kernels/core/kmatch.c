@@ -2,6 +2,7 @@
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kmatch.h"
@@ -417,8 +418,50 @@ search_deep (KMatch * m, const KConvImage * frame, int luma, int on_device,
  * they are (luma 0) or as the luma of its R, G, B (luma 1).  With a slot,
  * a search the GPU can answer alone is queued on it and left there
  * (slot->match_on_gpu). */
+/* The same search on the device, when it takes it (a template without a
+ * mask, a search without maps): 1 and *st; else 0. */
+static int
+search_scored_on_device (KMatch * m, const KConvImage * frame, int luma,
+    int on_device, const KMatchRegion * r, int max_matches,
+    KMatchPosition * matches, int *n_matches, KConvStatus * st)
+{
+  const int mw = r->width - m->tw + 1, mh = r->height - m->th + 1;
+  KMatchScoring scoring;
+  if (!m->ops->match_search_scored || !on_device_backend (m, mw, mh)
+      || (size_t) mw * mh > INT_MAX
+      || !kmatch_scorer_scoring (m->scorer, &scoring))
+    return 0;
+  const int ps = frame->pixel_stride;
+  int in_order = !luma && ps == m->ch;
+  for (int c = 0; c < m->ch && in_order; c++)
+    in_order = frame->channel_offset[c] == c;
+  const KMatchQuery q = { frame->data + (ptrdiff_t) r->y * frame->stride +
+        (ptrdiff_t) r->x * ps, frame->stride, on_device, in_order, ps,
+    {frame->channel_offset[0], frame->channel_offset[1],
+        frame->channel_offset[2]}, luma, mw, mh, m->n_threads
+  };
+  KMatchSums *sums = malloc (sizeof *sums * (size_t) max_matches);
+  if (!sums) {
+    *st = kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+    return 1;
+  }
+  int n = 0;
+  *st = m->ops->match_search_scored (m->impl, &q, &scoring, max_matches,
+      sums, &n);
+  if (*st == KCONV_OK) {
+    kmatch_scorer_report (m->scorer, sums, n, matches);
+    for (int i = 0; i < n; i++) {
+      matches[i].x += r->x;
+      matches[i].y += r->y;
+    }
+    *n_matches = n;
+  }
+  free (sums);
+  return 1;
+}
+
 /* A search by ssd, ncc or zncc (kmatch-methods.c): 8-bit samples, on the
- * host. */
+ * device where it takes it (kmatch-scoring.h), else on the host. */
 static KConvStatus
 search_scored (KMatch * m, const KConvImage * frame, int luma, int on_device,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
@@ -427,10 +470,9 @@ search_scored (KMatch * m, const KConvImage * frame, int luma, int on_device,
   if (m->depth || frame->depth > 8)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: the "
         "%s method takes 8-bit samples alone", kmatch_method_name (m->method));
-  if (on_device)
-    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
-        "kmatch_search_device: the %s method runs on the CPU",
-        kmatch_method_name (m->method));
+  if (on_device && (sum_map || score_map))
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
+        "kmatch_search_device: no maps from a search in device memory");
   if (sum_map && m->method != KMATCH_METHOD_SSD)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: a sum "
         "map is the SAD or SSD; %s has scores (kmatch_search_scores)",
@@ -446,6 +488,14 @@ search_scored (KMatch * m, const KConvImage * frame, int luma, int on_device,
   if (!m->scorer && !(m->scorer = kmatch_scorer_new (m->method, m->tmpl,
               m->tw, m->th, m->ch, m->mask)))
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+  if (!sum_map && !score_map && search_scored_on_device (m, frame, luma,
+          on_device, &r, max_matches, matches, n_matches, &st))
+    return st;
+  if (on_device)
+    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
+        "kmatch_search_device: the %s method searches frames in device "
+        "memory on CUDA, for templates without transparency (use-alpha "
+        "off, or no alpha)", kmatch_method_name (m->method));
   const KMatchScoredRegion sr = {
     frame->data + (ptrdiff_t) r.y * frame->stride +
         (ptrdiff_t) r.x * frame->pixel_stride, frame->stride,

@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 #include "kmatch-cuda.h"
 #include "kmatch-cuda-prune.h"
+#include "kmatch-cuda-methods.h"
 #include "kconv-cuda.h"
 #include "kconv-cuda-fence.cuh"
 #include "kconv-cuda-common.cuh"
@@ -57,6 +58,15 @@ struct KMatchCuda
   KMatchPruneBlocks pb;  /* its blocks, for the bounds that prune */
   uint64_t *d_map;       /* the whole map, when one is asked for */
   size_t map_size;
+  /* ssd, ncc and zncc (kmatch-cuda-methods.cu): the sum of F T at every
+   * position, the scratch after it, and the picks' sums followed by their
+   * count (the x of one more) */
+  uint64_t *d_ft;
+  size_t ft_size;
+  uint8_t *d_scratch;
+  size_t scratch_size;
+  KMatchSums *d_sums, *h_sums;
+  size_t sums_size;
   /* uploads on one stream, the searches on the other: the upload of one
    * frame overlaps the search of the one before */
   cudaStream_t stream, up;
@@ -80,8 +90,10 @@ group_word (int k)
 /* Column i of the template (word i of every row) against ROWS x GROUP
  * positions.  The thread walks down the frame keeping the words of ROWS
  * consecutive rows in registers, so each step loads one template word and
- * one frame row's words and feeds 4 * ROWS packed differences. */
-template <int CH, bool MASKED, bool PIXEL_MASK = false>
+ * one frame row's words and feeds 4 * ROWS packed differences (PRODUCT:
+ * packed products, dp4a, for the correlation of the other methods; the
+ * template's bytes outside it are 0, so no frame word needs masking). */
+template <int CH, bool MASKED, bool PIXEL_MASK = false, bool PRODUCT = false>
 __device__ __forceinline__ void
 sad_column (const uint32_t *__restrict__ col, int pitch_words,
     const uint4 *__restrict__ tcol, int wp, int th, uint4 mask,
@@ -126,7 +138,8 @@ sad_column (const uint32_t *__restrict__ col, int pitch_words,
       for (int r = 0; r < ROWS; r++)
 #pragma unroll
         for (int k = 0; k < GROUP; k++)
-          sad[r][k] = sad4_add (win[r][k], t[k], sad[r][k]);
+          sad[r][k] = PRODUCT ? __dp4a (win[r][k], t[k], sad[r][k])
+                              : sad4_add (win[r][k], t[k], sad[r][k]);
     }
   }
 }
@@ -233,6 +246,50 @@ __launch_bounds__ (THREADS)
   }
   if ((threadIdx.x & 31) == 0 && key != ~0ull)
     atomicMin ((unsigned long long *) best, (unsigned long long) key);
+}
+
+/* The sum of F T over the template at every position, for ssd, ncc and
+ * zncc: the SAD kernel's walk with products.  A column's sums fit 32 bits
+ * (th * 4 * 255^2 for th <= 8192); the template's fit 64. */
+template <int CH, bool SMEM>
+__global__ void
+__launch_bounds__ (THREADS)
+    corr_kernel (const uint8_t *__restrict__ frame, int pitch, int mw, int mh,
+        const uint4 *__restrict__ tmpl_g, int words, int th, uint64_t *ft)
+{
+  extern __shared__ uint4 smem[];
+  const int wp = words + 1;
+  const int x0 = (blockIdx.x * THREADS + threadIdx.x) * GROUP;
+  const int y0 = blockIdx.y * ROWS;
+  const uint4 *tmpl = tmpl_g;
+  if (SMEM) {
+    for (int i = threadIdx.x; i < th * wp; i += THREADS)
+      smem[i] = tmpl_g[i];
+    __syncthreads ();
+    tmpl = smem;
+  }
+  if (x0 >= mw)
+    return;
+  uint64_t sum[ROWS][GROUP] = {};
+  const int pw = pitch / 4;
+  const uint32_t *col =
+      (const uint32_t *) (frame + (size_t) y0 * pitch) + x0 * CH / 4;
+  for (int i = 0; i <= words; i++) {
+    uint32_t part[ROWS][GROUP] = {};
+    sad_column<CH, false, false, true> (col + i, pw, tmpl + i, wp, th,
+        make_uint4 (0, 0, 0, 0), part);
+#pragma unroll
+    for (int r = 0; r < ROWS; r++)
+#pragma unroll
+      for (int k = 0; k < GROUP; k++)
+        sum[r][k] += part[r][k];
+  }
+#pragma unroll
+  for (int r = 0; r < ROWS; r++)
+#pragma unroll
+    for (int k = 0; k < GROUP; k++)
+      if (x0 + k < mw && y0 + r < mh)
+        ft[(size_t) (y0 + r) * mw + x0 + k] = sum[r][k];
 }
 
 /* One frame's search between submission and its answer: the region's
@@ -636,10 +693,10 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
   return kconv_cuda_fence_record (&s->fence, g->stream);
 }
 
-extern "C" KConvStatus
-kmatch_cuda_submit (KMatchCuda *g, KMatchCudaSlot **slotp, const uint8_t *frame,
-    ptrdiff_t stride, int on_device, const KMatchCudaLayout *layout, int mw,
-    int mh, uint64_t *sad_map, int n_threads)
+/* *slotp ready for a search of mw x mh positions on g's device (made on
+ * first use, its earlier search waited for); the device current. */
+static KConvStatus
+slot_ready (KMatchCuda *g, KMatchCudaSlot **slotp, int mw, int mh)
 {
   if (!g->d_tmpl)
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "no template set");
@@ -664,7 +721,18 @@ kmatch_cuda_submit (KMatchCuda *g, KMatchCudaSlot **slotp, const uint8_t *frame,
     slot_release (s);
     return st;
   }
-  KCONV_TRY (kconv_cuda_use_device (g->device));
+  return kconv_cuda_use_device (g->device);
+}
+
+extern "C" KConvStatus
+kmatch_cuda_submit (KMatchCuda *g, KMatchCudaSlot **slotp, const uint8_t *frame,
+    ptrdiff_t stride, int on_device, const KMatchCudaLayout *layout, int mw,
+    int mh, uint64_t *sad_map, int n_threads)
+{
+  KConvStatus st = slot_ready (g, slotp, mw, mh);
+  if (st != KCONV_OK)
+    return st;
+  KMatchCudaSlot *s = *slotp;
   st = slot_search (g, s, frame, stride, on_device, layout, mw, mh, sad_map,
       n_threads);
   if (st != KCONV_OK)
@@ -719,6 +787,97 @@ kmatch_cuda_search (KMatchCuda *g, const uint8_t *frame, ptrdiff_t stride,
   return st;
 }
 
+/* Queues the scored search of the slot's uploaded region: the
+ * correlation here, the rest in kmatch-cuda-methods.cu. */
+static KConvStatus
+scored_search (KMatchCuda *g, KMatchCudaSlot *s, const KMatchScoring *sc,
+    const uint8_t *frame, ptrdiff_t stride, int on_device,
+    const KMatchCudaLayout *layout, int mw, int mh, int max_matches,
+    int n_threads)
+{
+  const int rw = (mw + g->tw - 1) * g->ch, rh = mh + g->th - 1;
+  const int pitch = (rw + 64 + 127) / 128 * 128;
+  const size_t cells = (size_t) mw * mh;
+  KConvStatus st =
+      grow (&s->d_frame, &s->frame_size, (size_t) pitch * (rh + ROWS - 1), 0);
+  if (st == KCONV_OK)
+    st =
+        grow ((uint8_t **) &g->d_ft, &g->ft_size, cells * sizeof (uint64_t), 0);
+  if (st == KCONV_OK)
+    st = grow (&g->d_scratch, &g->scratch_size,
+        kmatch_cuda_methods_scratch (mw, mh, g->tw, g->ch, max_matches), 0);
+  const size_t sums = ((size_t) max_matches + 1) * sizeof (KMatchSums);
+  if (st == KCONV_OK && sums > g->sums_size) {
+    size_t d_size = 0, h_size = 0;
+    cudaFree (g->d_sums);
+    if (g->h_sums)
+      cudaFreeHost (g->h_sums);
+    g->d_sums = g->h_sums = NULL;
+    g->sums_size = 0;
+    st = grow ((uint8_t **) &g->d_sums, &d_size, sums, 0);
+    if (st == KCONV_OK)
+      st = grow ((uint8_t **) &g->h_sums, &h_size, sums, 1);
+    if (st == KCONV_OK)
+      g->sums_size = sums;
+  }
+  if (st == KCONV_OK)
+    st = upload_region (g, s, frame, stride, on_device, layout, mw + g->tw - 1,
+        rh, pitch, n_threads);
+  if (st != KCONV_OK)
+    return st;
+  const size_t smem = (size_t) g->th * (g->words + 1) * 16;
+  const bool staged = smem <= (size_t) g->smem_optin;
+  void (*fn) (const uint8_t *, int, int, int, const uint4 *, int, int,
+      uint64_t *);
+  if (g->ch == 1)
+    fn = staged ? corr_kernel<1, true> : corr_kernel<1, false>;
+  else
+    fn = staged ? corr_kernel<3, true> : corr_kernel<3, false>;
+  static KConvCudaSmemAllowed allowed[2]; /* [ch 3] */
+  if (staged)
+    KCONV_CUDA_CHECK (kconv_cuda_allow_smem (fn, smem, &allowed[g->ch == 3]));
+  dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP),
+      (mh + ROWS - 1) / ROWS);
+  fn<<<grid, THREADS, staged ? smem : 0, g->stream>>> (s->d_frame, pitch, mw,
+      mh, g->d_tmpl, g->words, g->th, g->d_ft);
+  KCONV_CUDA_CHECK (cudaGetLastError ());
+  const KMatchCudaMethodsJob job = { s->d_frame, pitch, g->d_ft, mw, mh, g->tw,
+    g->th, g->d_scratch, max_matches, g->d_sums, &g->d_sums[max_matches].x };
+  KCONV_TRY (kmatch_cuda_methods_queue (sc, &job, g->stream));
+  KCONV_CUDA_CHECK (cudaMemcpyAsync (g->h_sums, g->d_sums, sums,
+      cudaMemcpyDeviceToHost, g->stream));
+  return kconv_cuda_fence_record (&s->fence, g->stream);
+}
+
+extern "C" KConvStatus
+kmatch_cuda_search_scored (KMatchCuda *g, const KMatchScoring *sc,
+    const uint8_t *frame, ptrdiff_t stride, int on_device,
+    const KMatchCudaLayout *layout, int mw, int mh, int max_matches,
+    KMatchSums *out, int *n_out, int n_threads)
+{
+  *n_out = 0;
+  if (sc->ch != g->ch || max_matches < 1)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
+        "kmatch_cuda_search_scored: "
+        "the scoring's channels differ from the template's, or no match "
+        "asked for");
+  KConvStatus st = slot_ready (g, &g->own, mw, mh);
+  if (st == KCONV_OK)
+    st = scored_search (g, g->own, sc, frame, stride, on_device, layout, mw, mh,
+        max_matches, n_threads);
+  if (st != KCONV_OK) {
+    if (g->own)
+      kconv_cuda_fence_break (&g->own->fence);
+    return st;
+  }
+  st = kmatch_cuda_slot_wait (g->own);
+  if (st != KCONV_OK)
+    return st;
+  *n_out = g->h_sums[max_matches].x;
+  memcpy (out, g->h_sums, (size_t) *n_out * sizeof *out);
+  return KCONV_OK;
+}
+
 extern "C" void
 kmatch_cuda_free (KMatchCuda *g)
 {
@@ -736,6 +895,11 @@ kmatch_cuda_free (KMatchCuda *g)
   cudaFree (g->d_plain);
   cudaFree (g->d_plain_mask);
   cudaFree (g->d_map);
+  cudaFree (g->d_ft);
+  cudaFree (g->d_scratch);
+  cudaFree (g->d_sums);
+  if (g->h_sums)
+    cudaFreeHost (g->h_sums);
   if (g->stream)
     cudaStreamDestroy (g->stream);
   if (g->up)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "kconv.h"
+#include "kmatch-scoring.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,11 +19,11 @@ typedef struct KMatchCuda KMatchCuda;
 /* Every function here records why it fails with kconv_fail ()
  * (kconv-error.h). */
 KConvStatus kmatch_cuda_new (int device_id, KConvGpuWait wait,
-    KMatchCuda ** out);
+    KMatchCuda **out);
 /* byte_mask: NULL, or tw * th * ch bytes, 0xff where the template counts
  * and 0 where it does not (transparent pixels). */
-KConvStatus kmatch_cuda_set_template (KMatchCuda * g, const uint8_t * tmpl,
-    int tw, int th, int ch, const uint8_t * byte_mask);
+KConvStatus kmatch_cuda_set_template (KMatchCuda *g, const uint8_t *tmpl,
+    int tw, int th, int ch, const uint8_t *byte_mask);
 
 /* How the compared samples lie in the frame's pixels: the bytes at
  * offsets[0 .. ch - 1] of each pixel_stride, or with luma the luma of R, G,
@@ -41,10 +42,10 @@ typedef struct
  * on_device (read where it lies: nothing crosses the bus but the result).
  * Either the best position (sad_map NULL: only it crosses PCIe) or the
  * whole map too.  Waits for the answer. */
-KConvStatus kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame,
-    ptrdiff_t stride, int on_device, const KMatchCudaLayout * layout,
-    int mw, int mh, int *best_x, int *best_y, uint64_t * best_sad,
-    uint64_t * sad_map, int n_threads);
+KConvStatus kmatch_cuda_search (KMatchCuda *g, const uint8_t *frame,
+    ptrdiff_t stride, int on_device, const KMatchCudaLayout *layout, int mw,
+    int mh, int *best_x, int *best_y, uint64_t *best_sad, uint64_t *sad_map,
+    int n_threads);
 
 /* Frames in flight: the same search queued on a slot of its own (made on
  * first use, *slot), without waiting.  The upload of one slot's frame
@@ -54,18 +55,28 @@ KConvStatus kmatch_cuda_search (KMatchCuda * g, const uint8_t * frame,
  * kmatch_cuda_slot_wait.  The matcher's template must not change while
  * a slot is in flight (kmatch_cuda_set_template waits for them). */
 typedef struct KMatchCudaSlot KMatchCudaSlot;
-KConvStatus kmatch_cuda_submit (KMatchCuda * g, KMatchCudaSlot ** slot,
-    const uint8_t * frame, ptrdiff_t stride, int on_device,
-    const KMatchCudaLayout * layout, int mw, int mh, uint64_t * sad_map,
+KConvStatus kmatch_cuda_submit (KMatchCuda *g, KMatchCudaSlot **slot,
+    const uint8_t *frame, ptrdiff_t stride, int on_device,
+    const KMatchCudaLayout *layout, int mw, int mh, uint64_t *sad_map,
     int n_threads);
-KConvStatus kmatch_cuda_slot_wait (KMatchCudaSlot * slot);
+KConvStatus kmatch_cuda_slot_wait (KMatchCudaSlot *slot);
 /* Whether a wait would return at once (also when the device failed). */
-int kmatch_cuda_slot_done (const KMatchCudaSlot * slot);
-void kmatch_cuda_slot_best (const KMatchCudaSlot * slot, int *best_x,
-    int *best_y, uint64_t * best_sad);
-void kmatch_cuda_slot_free (KMatchCudaSlot * slot);
+int kmatch_cuda_slot_done (const KMatchCudaSlot *slot);
+void kmatch_cuda_slot_best (const KMatchCudaSlot *slot, int *best_x,
+    int *best_y, uint64_t *best_sad);
+void kmatch_cuda_slot_free (KMatchCudaSlot *slot);
 
-void kmatch_cuda_free (KMatchCuda * g);
+/* A search by ssd, ncc or zncc of a template without a mask, scored as s
+ * says (kmatch-scoring.h), the region as kmatch_cuda_search takes it: up
+ * to max_matches positions that do not overlap, best first, each with
+ * the frame's exact sums there (*n_out of them in out).  Only those cross
+ * PCIe.  Waits for the answer. */
+KConvStatus kmatch_cuda_search_scored (KMatchCuda *g, const KMatchScoring *s,
+    const uint8_t *frame, ptrdiff_t stride, int on_device,
+    const KMatchCudaLayout *layout, int mw, int mh, int max_matches,
+    KMatchSums *out, int *n_out, int n_threads);
+
+void kmatch_cuda_free (KMatchCuda *g);
 
 #ifdef __cplusplus
 }

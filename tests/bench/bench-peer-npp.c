@@ -119,3 +119,104 @@ peer_npp_filter (const uint8_t * src, int src_stride, uint8_t * dst,
       ctx);
   return st == NPP_SUCCESS ? 0 : (int) st;
 }
+
+/* ---- the correlation methods: NPP's normalized searches, kept buffers ---- */
+
+static Npp32f *corr_map;
+static size_t corr_cells;
+static Npp8u *corr_buffer, *corr_index_scratch;
+static size_t corr_buffer_size, corr_index_size;
+static int *corr_xy;
+static Npp32f *corr_value;
+
+/* device memory of at least need bytes in *p */
+static int
+grow_device (void **p, size_t *size, size_t need)
+{
+  if (need <= *size)
+    return 0;
+  cudaFree (*p);
+  *p = NULL;
+  *size = 0;
+  if (cudaMalloc (p, need) != cudaSuccess)
+    return -1;
+  *size = need;
+  return 0;
+}
+
+int
+peer_npp_match_method (int method, const uint8_t * d_frame, int width,
+    int height, const uint8_t * d_tmpl, int tw, int th, int *x, int *y,
+    double *value, void *stream)
+{
+  NppStreamContext *ctx = npp_context (stream);
+  if (!ctx)
+    return -1;
+  NppiSize fs = { width, height }, ts = { tw, th };
+  NppiSize ms = { width - tw + 1, height - th + 1 };
+  const int map_step = ms.width * (int) sizeof (Npp32f);
+  size_t cells_bytes = corr_cells * sizeof (Npp32f);
+  if (grow_device ((void **) &corr_map, &cells_bytes,
+          (size_t) ms.width * ms.height * sizeof (Npp32f)) != 0)
+    return -1;
+  corr_cells = cells_bytes / sizeof (Npp32f);
+  size_t level = 0, index = 0;
+  if (nppiValidNormLevelGetBufferHostSize_8u32f_C1R_Ctx (fs, &level, *ctx)
+      != NPP_SUCCESS
+      || (method == 3 ? nppiMaxIndxGetBufferHostSize_32f_C1R_Ctx (ms, &index,
+              *ctx) : nppiMinIndxGetBufferHostSize_32f_C1R_Ctx (ms, &index,
+              *ctx)) != NPP_SUCCESS
+      || grow_device ((void **) &corr_buffer, &corr_buffer_size, level) != 0
+      || grow_device ((void **) &corr_index_scratch, &corr_index_size,
+          index) != 0)
+    return -1;
+  if (!corr_xy && (cudaMalloc ((void **) &corr_xy, 2 * sizeof (int))
+          != cudaSuccess || cudaMalloc ((void **) &corr_value,
+              sizeof (Npp32f)) != cudaSuccess))
+    return -1;
+  NppStatus st;
+  /* 1 ssd: the normalized squared distance, least; 2 ncc, 3 zncc: the
+   * normalized correlation, largest (ncc's best is taken as the least of
+   * 1 - ncc would be: the largest, MaxIndx) */
+  if (method == 1)
+    st = nppiSqrDistanceValid_Norm_8u32f_C1R_Ctx (d_frame, width, fs, d_tmpl,
+        tw, ts, corr_map, map_step, *ctx);
+  else if (method == 2)
+    st = nppiCrossCorrValid_Norm_8u32f_C1R_Ctx (d_frame, width, fs, d_tmpl,
+        tw, ts, corr_map, map_step, *ctx);
+  else
+    st = nppiCrossCorrValid_NormLevel_8u32f_C1R_Ctx (d_frame, width, fs,
+        d_tmpl, tw, ts, corr_map, map_step, corr_buffer, *ctx);
+  if (st == NPP_SUCCESS)
+    st = method == 1 ? nppiMinIndx_32f_C1R_Ctx (corr_map, map_step, ms,
+        corr_index_scratch, corr_value, corr_xy, corr_xy + 1, *ctx) :
+        nppiMaxIndx_32f_C1R_Ctx (corr_map, map_step, ms, corr_index_scratch,
+        corr_value, corr_xy, corr_xy + 1, *ctx);
+  int xy[2];
+  Npp32f v;
+  if (st != NPP_SUCCESS || cudaMemcpyAsync (xy, corr_xy, sizeof xy,
+          cudaMemcpyDeviceToHost, (cudaStream_t) stream) != cudaSuccess
+      || cudaMemcpyAsync (&v, corr_value, sizeof v, cudaMemcpyDeviceToHost,
+          (cudaStream_t) stream) != cudaSuccess
+      || cudaStreamSynchronize ((cudaStream_t) stream) != cudaSuccess)
+    return -1;
+  *x = xy[0];
+  *y = xy[1];
+  *value = v;
+  return 0;
+}
+
+void
+peer_npp_match_method_free (void)
+{
+  cudaFree (corr_map);
+  cudaFree (corr_buffer);
+  cudaFree (corr_index_scratch);
+  cudaFree (corr_xy);
+  cudaFree (corr_value);
+  corr_map = NULL;
+  corr_buffer = corr_index_scratch = NULL;
+  corr_xy = NULL;
+  corr_value = NULL;
+  corr_cells = corr_buffer_size = corr_index_size = 0;
+}

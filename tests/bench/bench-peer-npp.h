@@ -35,6 +35,16 @@ int peer_npp_match (const uint8_t * d_frame, int width, int height,
     const uint8_t * d_tmpl, int tw, int th, int *x, int *y, void *stream);
 void peer_npp_match_free (void);
 
+/* The methods' peers on device-resident grey images: method 1
+ * nppiSqrDistanceValid_Norm (ssd; MinIndx), 2 nppiCrossCorrValid_Norm
+ * (ncc; MaxIndx), 3 nppiCrossCorrValid_NormLevel (zncc; MaxIndx); *value
+ * is the map's value there.  Returns 0 on success;
+ * peer_npp_match_method_free releases the buffers kept between calls. */
+int peer_npp_match_method (int method, const uint8_t * d_frame, int width,
+    int height, const uint8_t * d_tmpl, int tw, int th, int *x, int *y,
+    double *value, void *stream);
+void peer_npp_match_method_free (void);
+
 /* *INDENT-OFF* */
 #ifdef __cplusplus
 }

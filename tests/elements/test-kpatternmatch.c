@@ -498,26 +498,35 @@ write_png (GstSample * raw, const gchar * name)
   return path;
 }
 
-/* The 16 x 12 block of a W-wide grey frame at (33, 20) as a GRAY8 sample
+/* The tw x th block of a W-wide grey frame at (x, y) as a GRAY8 sample
  * (unref it) */
 static GstSample *
-gray_block_sample (const guint8 * px)
+gray_sample_at (const guint8 * px, int x, int y, int tw, int th)
 {
-  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=GRAY8,width=16,"
-      "height=12,framerate=0/1");
+  gchar *text = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+      "height=%d,framerate=0/1", tw, th);
+  GstCaps *caps = gst_caps_from_string (text);
+  g_free (text);
   GstVideoInfo info;
   gst_video_info_from_caps (&info, caps);
   GstBuffer *buf = gst_buffer_new_allocate (NULL, info.size, NULL);
   GstVideoFrame vf;
   gst_video_frame_map (&vf, &info, buf, GST_MAP_WRITE);
-  for (int y = 0; y < 12; y++)
+  for (int r = 0; r < th; r++)
     memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 0) +
-        y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0), px + (20 + y) * W + 33, 16);
+        r * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0), px + (y + r) * W + x, tw);
   gst_video_frame_unmap (&vf);
   GstSample *raw = gst_sample_new (buf, caps, NULL, NULL);
   gst_buffer_unref (buf);
   gst_caps_unref (caps);
   return raw;
+}
+
+/* The 16 x 12 block at (33, 20) */
+static GstSample *
+gray_block_sample (const guint8 * px)
+{
+  return gray_sample_at (px, 33, 20, 16, 12);
 }
 
 /* a PNG written by GStreamer itself, found where it was cut from */
@@ -551,6 +560,120 @@ GST_START_TEST (test_template_from_file)
   g_unlink (path);
   g_free (path);
   gst_sample_unref (raw);
+  g_free (px);
+}
+
+GST_END_TEST;
+
+/* Expects the next frame's messages, one a template in order, each where
+ * its block was cut from (found[i]), named names[i] */
+static void
+expect_templates (Fixture * f, guint n, const gchar ** names,
+    const int (*at)[2], const gboolean * found)
+{
+  for (guint i = 0; i < n; i++) {
+    GstStructure *s = next_result (f);
+    fail_unless (s != NULL, "no message for template %u", i);
+    guint index;
+    fail_unless (gst_structure_get_uint (s, "template", &index));
+    fail_unless_equals_int (index, i);
+    fail_unless_equals_string (gst_structure_get_string (s, "template-name"),
+        names[i]);
+    expect_at (s, found[i], at[i][0], at[i][1]);
+    gst_structure_free (s);
+  }
+  GstStructure *extra = next_result (f);
+  fail_if (extra != NULL, "more messages than templates");
+}
+
+/* Several templates: template-location's list, add-template and
+ * set-template; each found where it is, reported on its own (message and
+ * ROI meta with its index and name), with each method, boxes drawn
+ * (drawing one template's box must not hide another: all are searched
+ * first), on the backend the run asks for */
+GST_START_TEST (test_several_templates)
+{
+  static const gchar *methods[] = { "sad", "zncc" };
+  static const int at[4][2] = { {33, 20}, {5, 40}, {60, 5}, {70, 45} };
+  static const int size[4][2] = { {16, 12}, {10, 10}, {20, 8}, {9, 11} };
+  static const gchar *names[4] = { "kpm-a.png", "kpm-b.png", "kpm-c.png",
+    "fourth"
+  };
+  guint8 *px = random_gray (7);
+  GstSample *raw[4];
+  gchar *paths[4] = { NULL };
+  for (int i = 0; i < 4; i++)
+    raw[i] = gray_sample_at (px, at[i][0], at[i][1], size[i][0], size[i][1]);
+  for (int i = 0; i < 3; i++)
+    paths[i] = write_png (raw[i], names[i]);
+  gchar *list = g_strjoinv (",", paths);
+  const gboolean all[4] = { TRUE, TRUE, TRUE, TRUE };
+
+  for (int m = 0; m < 2; m++) {
+    Fixture f = fixture_new ("GRAY8", "template-location", list, "method",
+        methods[m], "draw", "true", NULL);
+    if (g_getenv ("KCONV_TEST_BACKEND"))
+      gst_util_set_object_arg (G_OBJECT (f.h->element), "backend",
+          g_getenv ("KCONV_TEST_BACKEND"));
+    GstBuffer *out = gst_harness_push_and_pull (f.h, gray_buffer (px, 0));
+    expect_templates (&f, 3, names, at, all);
+    /* a ROI meta each, its template named */
+    for (guint i = 0; i < 3; i++) {
+      GstVideoRegionOfInterestMeta *roi =
+          gst_buffer_get_video_region_of_interest_meta_id (out, i);
+      fail_unless (roi != NULL, "no meta %u", i);
+      fail_unless ((int) roi->x == at[i][0] && (int) roi->y == at[i][1]
+          && (int) roi->w == size[i][0] && (int) roi->h == size[i][1]);
+      GstStructure *p = gst_video_region_of_interest_meta_get_param (roi,
+          "kpatternmatch");
+      guint index;
+      fail_unless (p && gst_structure_get_uint (p, "template", &index));
+      fail_unless_equals_int (index, i);
+      fail_unless_equals_string (gst_structure_get_string (p,
+              "template-name"), names[i]);
+    }
+    gst_buffer_unref (out);
+
+    /* one more, while streaming; then one that lies outside every frame
+     * position (a copy of the second, moved) */
+    gboolean ok = FALSE;
+    g_signal_emit_by_name (f.h->element, "add-template", raw[3], "fourth", &ok);
+    fail_unless (ok);
+    guint8 *moved = random_gray (8);
+    int moved_at[4][2];
+    for (int i = 0; i < 4; i++) {
+      /* each block to a place of its own in a new frame */
+      moved_at[i][0] = (at[i][0] + 7) % (W - size[i][0]);
+      moved_at[i][1] = at[i][1];
+      copy_block (moved, moved_at[i][0], moved_at[i][1], px, at[i][0],
+          at[i][1], size[i][0], size[i][1]);
+    }
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (moved, 0)));
+    expect_templates (&f, 4, names, (const int (*)[2]) moved_at, all);
+    g_free (moved);
+
+    /* a list with a file that does not load is refused whole */
+    gchar *bad = g_strdup_printf ("%s,/nonexistent/kpm-x.png", paths[0]);
+    g_object_set (f.h->element, "template-location", bad, NULL);
+    g_free (bad);
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (px, 0)));
+    expect_templates (&f, 4, names, at, all);
+
+    /* set-template: one template again */
+    g_signal_emit_by_name (f.h->element, "set-template", raw[1], &ok);
+    fail_unless (ok);
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (px, 0)));
+    const gchar *unnamed[1] = { "" };
+    expect_templates (&f, 1, unnamed, &at[1], all);
+    fixture_free (&f);
+  }
+  for (int i = 0; i < 3; i++) {
+    g_unlink (paths[i]);
+    g_free (paths[i]);
+  }
+  for (int i = 0; i < 4; i++)
+    gst_sample_unref (raw[i]);
+  g_free (list);
   g_free (px);
 }
 
@@ -1611,6 +1734,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_max_matches);
   tcase_add_test (tc, test_controlled_properties);
   tcase_add_test (tc, test_template_from_file);
+  tcase_add_test (tc, test_several_templates);
   tcase_add_test (tc, test_bad_template_file);
   tcase_add_test (tc, test_template_too_large);
   tcase_add_test (tc, test_template_larger_than_frames);

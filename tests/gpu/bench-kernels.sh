@@ -34,5 +34,18 @@ gcc -O2 -DKCONV_BENCH_NPP -Ikernels/include -Ikernels/support -Itests -I$cuda/in
   -L$cuda/lib64 -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lm \
   -ldl -lrt -lpthread -o /tmp/kmatch-bench 2>>"$out/npp-build.log" \
   && /tmp/kmatch-bench | tee "$out/kmatch-bench.txt" || status=1
+echo "=== ssd, ncc and zncc: CUDA in device memory beside NPP (PHOTOS: tests/photos.sh's folder)"
+if [ -d "${PHOTOS:-}" ]; then
+  gcc -O2 -fopenmp -DKCONV_BENCH_NPP -DKCONV_BENCH_CUDA -Ikernels/include -Ikernels/support \
+    -Itests -I$cuda/include tests/bench/kmatch-methods-bench.c tests/bench/bench-peer-npp.c \
+    $b/kernels/libkconv-core.a -L$b/kernels/support -lkconv-omp-defaults \
+    -L/tmp/gstroot/usr/lib/x86_64-linux-gnu -l:libfftw3.so.3 -l:libfftw3_threads.so.3 -l:libfftw3f.so.3 -l:libfftw3f_threads.so.3 \
+    -L$cuda/lib64 -lnppif -lnppist -lnppc -lcudart_static -lstdc++ -lm \
+    -ldl -lrt -lpthread -o /tmp/kmatch-methods-bench 2>>"$out/npp-build.log" \
+    && LD_LIBRARY_PATH=$b/kernels/support:${LD_LIBRARY_PATH:-} /tmp/kmatch-methods-bench --photos "$PHOTOS" --only cuda | tee "$out/kmatch-methods-bench.txt" \
+    || status=1
+else
+  echo "no PHOTOS folder: skipped"
+fi
 python3 tests/gpu/plot-bench.py "$out/bench.csv" "$out/bench.png" || true
 exit $status

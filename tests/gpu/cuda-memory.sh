@@ -133,6 +133,33 @@ gst-launch-1.0 -q videotestsrc pattern=ball num-buffers=1 ! \
   video/x-raw,format=RGBA,width=320,height=240 ! \
   videocrop left=120 top=90 right=160 bottom=110 ! pngenc ! \
   filesink location="$out/template.png"
+# ssd, ncc and zncc in CUDA memory (a template file: the matches are
+# whole pixels in both, the sub-pixel fields aside)
+gst-launch-1.0 -q videotestsrc pattern=ball num-buffers=1 ! \
+  video/x-raw,format=RGBA,width=320,height=240 ! \
+  videocrop left=40 top=20 right=250 bottom=190 ! pngenc ! \
+  filesink location="$out/corner.png"
+whole_matches() {  # caps, element words...: same_matches without sub-pixels
+  local caps=$1; shift
+  timeout 60 gst-launch-1.0 -m videotestsrc pattern=ball num-buffers=6 ! "$caps" ! "$@" ! \
+    fakesink 2>&1 | grep -o 'kpatternmatch, .*' | sed 's/[xy]-subpixel=(double)[^,]*, //g' > "$out/sys.msg"
+  timeout 60 gst-launch-1.0 -m videotestsrc pattern=ball num-buffers=6 ! "$caps" ! cudaupload ! \
+    "video/x-raw(memory:CUDAMemory)" ! "$@" ! cudadownload ! fakesink 2>&1 | \
+    grep -o 'kpatternmatch, .*' | sed 's/[xy]-subpixel=(double)[^,]*, //g' > "$out/cuda.msg"
+  if [ -s "$out/sys.msg" ] && cmp -s "$out/sys.msg" "$out/cuda.msg"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL matches differ: $caps $*"; diff "$out/sys.msg" "$out/cuda.msg" | head -5
+    fail=$((fail + 1))
+  fi
+}
+for method in ssd ncc zncc; do
+  for fmt in RGBA NV12; do
+    whole_matches "video/x-raw,format=$fmt,width=320,height=240,framerate=30/1" \
+      kpatternmatch template-location="$out/template.png,$out/corner.png" \
+      method=$method max-matches=2 use-alpha=false
+  done
+done
 
 # the chain: bytes and matches as in system memory, nothing over the bus
 chain="kconvfilter kernel=sharpen ! kconvfilter kernel=gaussian kernel-size=5 ! kpatternmatch template-location=$out/template.png draw=true"

@@ -14,7 +14,11 @@
  *    (the same integer sums, the same arithmetic after them);
  *  - a template planted as it is is found there; under a change of
  *    brightness and contrast zncc still finds it (correlation > 0.99);
- *  - flat windows and flat templates: zncc's correlation is 0.
+ *  - flat windows and flat templates: zncc's correlation is 0;
+ *  - three matches searched without maps (where a device searches alone),
+ *    in a region of the frame, are the reference's three, with the same
+ *    bits; with a device, the frame in its memory gives them too (and a
+ *    template with a mask is refused there, with a reason).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -42,6 +46,15 @@ enum
 
 static const uint8_t *photo;
 static int photo_w, photo_h;
+static MatchTableUpload upload;
+static MatchTableFree free_device;
+
+void
+match_methods_table_set_device (MatchTableUpload up, MatchTableFree fr)
+{
+  upload = up;
+  free_device = fr;
+}
 
 void
 match_methods_table_set_photo (const uint8_t * rgb, int w, int h)
@@ -113,6 +126,65 @@ plant (uint8_t * f, ptrdiff_t stride, const Layout * lay, const uint8_t * t,
       }
 }
 
+static int
+same_match (const KMatchPosition * a, const KMatchPosition * b)
+{
+  return a->x == b->x && a->y == b->y && a->score == b->score
+      && a->correlation == b->correlation && a->sad == b->sad;
+}
+
+/* Three matches in a region, searched without maps by the reference (ms[0])
+ * and the backend (ms[1]): the same, bit for bit; and with a device, the
+ * frame in its memory. */
+static void
+check_without_maps (KMatch ** ms, const KConvImage * im, int luma,
+    int masking, int w, int h, int tw, int th)
+{
+  KMatchRegion region = { 0, 0, w, h };
+  if (rnd_range (0, 1)) {
+    region.x = rnd_range (0, w - tw);
+    region.y = rnd_range (0, h - th);
+    region.width = rnd_range (tw, w - region.x);
+    region.height = rnd_range (th, h - region.y);
+  }
+  KMatchPosition got[2][3], dev[3];
+  int n[2], nd = 0;
+  for (int k = 0; k < 2; k++) {
+    KConvStatus st = (luma ? kmatch_search_luma : kmatch_search) (ms[k], im,
+        &region, 3, got[k], &n[k], NULL);
+    CHECK (st == KCONV_OK, "search without maps (%s)", kconv_last_error ());
+  }
+  CHECK (n[0] == n[1], "%d matches, the reference's %d", n[1], n[0]);
+  for (int i = 0; i < n[0] && i < n[1]; i++)
+    CHECK (same_match (&got[0][i], &got[1][i]), "match %d without maps at "
+        "(%d, %d) score %.17g, the reference's (%d, %d) %.17g", i,
+        got[1][i].x, got[1][i].y, got[1][i].score, got[0][i].x, got[0][i].y,
+        got[0][i].score);
+  if (!upload)
+    return;
+  const size_t bytes = (size_t) im->stride * im->height;
+  KConvImage on = *im;
+  on.data = upload (im->data, bytes);
+  CHECK (on.data != NULL, "upload");
+  if (!on.data)
+    return;
+  KConvStatus st = kmatch_search_device (ms[1], &on, luma, &region, 3, dev,
+      &nd);
+  if (masking) {
+    CHECK (st == KCONV_ERROR_BACKEND_UNAVAILABLE
+        && strstr (kconv_last_error (), "transparency"),
+        "a mask in device memory: %d (%s)", st, kconv_last_error ());
+  } else {
+    CHECK (st == KCONV_OK && nd == n[1], "in device memory: %d, %d matches "
+        "(%s)", st, nd, kconv_last_error ());
+    for (int i = 0; st == KCONV_OK && i < nd && i < n[1]; i++)
+      CHECK (same_match (&dev[i], &got[1][i]), "match %d in device memory "
+          "at (%d, %d), in host memory (%d, %d)", i, dev[i].x, dev[i].y,
+          got[1][i].x, got[1][i].y);
+  }
+  free_device ((void *) on.data);
+}
+
 static void
 run_case (KConvBackend backend, KMatchMethod method, const Layout * lay,
     int w, int h, int tw, int th, int content, int masking)
@@ -166,6 +238,7 @@ run_case (KConvBackend backend, KMatchMethod method, const Layout * lay,
   };
   KMatchPosition best[2] = { {-1, -1, 0}, {-1, -1, 0} };
   int n = 0;
+  KMatch *ms[2];
   for (int pass = 0; pass < 2; pass++) {
     const KConvOptions o = { pass ? backend : KCONV_BACKEND_REFERENCE, 2, -1 };
     KMatch *m;
@@ -180,8 +253,11 @@ run_case (KConvBackend backend, KMatchMethod method, const Layout * lay,
         &best[pass], &n, pass ? got : gold);
     CHECK (st == KCONV_OK && n == 1, "%s search (%s)",
         kmatch_method_name (method), kconv_last_error ());
-    kmatch_free (m);
+    ms[pass] = m;
   }
+  check_without_maps (ms, &im, lay->luma, masking, w, h, tw, th);
+  kmatch_free (ms[0]);
+  kmatch_free (ms[1]);
 
   const double tol = method == KMATCH_METHOD_SSD ? 1e-12 : 1e-5;
   double worst = 0, ref_best = INFINITY;

@@ -10,6 +10,15 @@
 /* Adds crops of a w x h RGB photograph (kept, not copied) to the table. */
 void match_methods_table_set_photo (const uint8_t * rgb, int w, int h);
 
+/* Where the backend searches frames in device memory: copies bytes of
+ * host memory to a new device buffer (NULL when it cannot), and frees
+ * one.  Set, the table searches each frame there too (kmatch_search_device)
+ * and expects what the search in host memory found. */
+typedef void *(*MatchTableUpload) (const void *host, size_t bytes);
+typedef void (*MatchTableFree) (void *device);
+void match_methods_table_set_device (MatchTableUpload upload,
+    MatchTableFree free_device);
+
 void match_methods_table_run (KConvBackend backend, unsigned seed);
 
 #endif

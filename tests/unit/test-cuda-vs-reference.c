@@ -28,6 +28,29 @@
 #include "match-table.h"
 #include "match-deep-table.h"
 #include "match-methods-table.h"
+#ifdef KCONV_TEST_CUDA
+#include <cuda_runtime_api.h>
+
+/* frames for the searches in device memory */
+static void *
+to_device (const void *host, size_t bytes)
+{
+  void *d = NULL;
+  if (cudaMalloc (&d, bytes) != cudaSuccess)
+    return NULL;
+  if (cudaMemcpy (d, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+    cudaFree (d);
+    return NULL;
+  }
+  return d;
+}
+
+static void
+free_on_device (void *d)
+{
+  cudaFree (d);
+}
+#endif
 #include "tuning-env.h"
 
 /* The CUDA paths, from the strategy table */
@@ -173,7 +196,11 @@ main (int argc, char **argv)
     match_table_run (KCONV_BACKEND_CUDA, seed);
   if (wanted (argc, argv, "match") || wanted (argc, argv, "deepmatch"))
     match_deep_table_run (KCONV_BACKEND_CUDA, seed);
-  /* ssd, ncc and zncc: a CUDA matcher hands them to the CPU */
+  /* ssd, ncc and zncc: on the GPU for templates without a mask (a score
+   * map is made on the host), in host and device memory */
+#ifdef KCONV_TEST_CUDA
+  match_methods_table_set_device (to_device, free_on_device);
+#endif
   if (wanted (argc, argv, "match") || wanted (argc, argv, "methods"))
     match_methods_table_run (KCONV_BACKEND_CUDA, seed);
   return check_summary ();
