@@ -23,10 +23,11 @@
 #include "kmatch-cuda-methods.h"
 #include "kconv-error.h"
 
-#define COL_ROWS 32 /* rows a thread's column sums slide down */
-#define WIN_COLS 32 /* positions a thread's window sums slide along */
-#define SEG_K 16    /* the same, in shared memory */
-#define SEG_TW 512  /* the widest template that slides there */
+#define COL_ROWS 32  /* rows a thread's column sums slide down */
+#define WIN_COLS 32  /* positions a thread's window sums slide along */
+#define SEG_K 16     /* the same, in shared memory */
+#define SEG_TW 384   /* the widest template that slides there */
+#define DIRECT_TH 32 /* the tallest whose column sums are made there too */
 #define THREADS 128
 #define PICK_THREADS 256
 #define PICK_BLOCKS 264 /* two a streaming multiprocessor of an H100 */
@@ -211,25 +212,65 @@ score_positions (const uint32_t *__restrict__ col, int rw, int mw, int mh,
   }
 }
 
+/* Where element i of a row segment lies in shared memory: a word left
+ * free after every SEG_K, so that the threads of a warp, SEG_K elements
+ * apart, read 32 different banks. */
+__host__ __device__ __forceinline__ int
+skew (int i)
+{
+  return i + i / SEG_K;
+}
+
 /* Every position of a row segment scored from its column sums in shared
  * memory, each thread sliding along SEG_K positions; the map written
- * (scores, with several matches) or each block's best kept. */
-template <int CH>
+ * (scores, with several matches) or each block's best kept.  DIRECT: the
+ * column sums are made here from the frame's th rows (short templates:
+ * cheaper than a pass of their own). */
+template <int CH, bool DIRECT>
 __global__ void
 __launch_bounds__ (THREADS) score_segment (const uint32_t *__restrict__ col,
-    int rw, int mw, int mh, int tw, const uint64_t *__restrict__ ft,
-    KMatchScoring s, double *__restrict__ scores, Best *__restrict__ bests)
+    const uint8_t *__restrict__ frame, int fpitch, int th, int rw, int mw,
+    int mh, int tw, const uint64_t *__restrict__ ft, KMatchScoring s,
+    double *__restrict__ scores, Best *__restrict__ bests)
 {
   extern __shared__ uint32_t seg[];
   __shared__ Best best[THREADS];
   const int x0 = blockIdx.x * THREADS * SEG_K, y = blockIdx.y;
   const int span = min (THREADS * SEG_K + tw - 1, rw - x0);
-  const int pitch = THREADS * SEG_K + SEG_TW;
+  const int pitch = skew (THREADS * SEG_K + SEG_TW);
   const size_t plane = (size_t) rw * mh;
-  for (int c = 0; c <= CH; c++) {
-    const uint32_t *row = col + c * plane + (size_t) y * rw + x0;
-    for (int i = threadIdx.x; i < span; i += THREADS)
-      seg[c * pitch + i] = row[i];
+  if (DIRECT) {
+    /* row by row, every element of the thread's at once: PER loads in
+     * flight, not a row's worth of loads one after another */
+    constexpr int PER = (THREADS * SEG_K + SEG_TW + THREADS - 1) / THREADS;
+    uint32_t sum[PER][CH + 1] = {};
+    const uint8_t *row = frame + (size_t) y * fpitch + (size_t) x0 * CH;
+    for (int j = 0; j < th; j++, row += fpitch)
+#pragma unroll
+      for (int m = 0; m < PER; m++) {
+        const int i = threadIdx.x + m * THREADS;
+        if (i < span)
+#pragma unroll
+          for (int c = 0; c < CH; c++) {
+            const uint32_t v = row[(size_t) i * CH + c];
+            sum[m][c] += v;
+            sum[m][CH] += v * v;
+          }
+      }
+#pragma unroll
+    for (int m = 0; m < PER; m++) {
+      const int i = threadIdx.x + m * THREADS;
+      if (i < span)
+#pragma unroll
+        for (int c = 0; c <= CH; c++)
+          seg[c * pitch + skew (i)] = sum[m][c];
+    }
+  } else {
+    for (int c = 0; c <= CH; c++) {
+      const uint32_t *row = col + c * plane + (size_t) y * rw + x0;
+      for (int i = threadIdx.x; i < span; i += THREADS)
+        seg[c * pitch + skew (i)] = row[i];
+    }
   }
   __syncthreads ();
   Best b = { INFINITY, 0x7fffffff, 0, { 0, 0, 0 } };
@@ -239,7 +280,7 @@ __launch_bounds__ (THREADS) score_segment (const uint32_t *__restrict__ col,
     for (int i = 0; i < tw; i++)
 #pragma unroll
       for (int c = 0; c <= CH; c++)
-        w[c] += seg[c * pitch + i0 + i];
+        w[c] += seg[c * pitch + skew (i0 + i)];
     const int n = min (SEG_K, mw - x0 - i0);
     for (int k = 0;; k++) {
       const size_t at = (size_t) y * mw + x0 + i0 + k;
@@ -258,8 +299,8 @@ __launch_bounds__ (THREADS) score_segment (const uint32_t *__restrict__ col,
         break;
 #pragma unroll
       for (int c = 0; c <= CH; c++)
-        w[c] +=
-            (uint64_t) seg[c * pitch + i0 + k + tw] - seg[c * pitch + i0 + k];
+        w[c] += (uint64_t) seg[c * pitch + skew (i0 + k + tw)] -
+                seg[c * pitch + skew (i0 + k)];
     }
   }
   if (scores)
@@ -448,24 +489,24 @@ queue (const KMatchScoring *s, const KMatchCudaMethodsJob *job,
 {
   const int rw = job->mw + job->tw - 1;
   Scratch sc = scratch_of (job->scratch, job->mw, job->mh, job->tw, CH);
+  const bool segments = job->tw <= SEG_TW;
+  const bool direct = segments && job->th <= DIRECT_TH;
   dim3 cgrid ((rw + THREADS - 1) / THREADS,
       (job->mh + COL_ROWS - 1) / COL_ROWS);
-  column_sums<CH><<<cgrid, THREADS, 0, stream>>> (job->frame, job->pitch, rw,
-      job->mh, job->th, sc.col);
-  if (job->tw <= SEG_TW) {
-    static bool allowed[2];
+  if (!direct)
+    column_sums<CH><<<cgrid, THREADS, 0, stream>>> (job->frame, job->pitch, rw,
+        job->mh, job->th, sc.col);
+  if (segments) {
+    /* (with the blocks' bests, under the 48 KB a block has without asking) */
     const size_t smem =
-        (size_t) (CH + 1) * (THREADS * SEG_K + SEG_TW) * sizeof (uint32_t);
-    if (!allowed[CH == 3]) {
-      KCONV_CUDA_CHECK (cudaFuncSetAttribute (score_segment<CH>,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-      allowed[CH == 3] = true;
-    }
+        (size_t) (CH + 1) * skew (THREADS * SEG_K + SEG_TW) * sizeof (uint32_t);
     dim3 grid ((job->mw + THREADS * SEG_K - 1) / (THREADS * SEG_K), job->mh);
     const bool one = job->max_matches == 1;
-    score_segment<CH><<<grid, THREADS, smem, stream>>> (sc.col, rw, job->mw,
-        job->mh, job->tw, job->ft, *s, one ? NULL : sc.scores,
-        (Best *) sc.scores);
+    (direct ? score_segment<CH, true>
+            : score_segment<CH,
+                  false>) <<<grid, THREADS, smem, stream>>> (sc.col, job->frame,
+        job->pitch, job->th, rw, job->mw, job->mh, job->tw, job->ft, *s,
+        one ? NULL : sc.scores, (Best *) sc.scores);
     if (one) {
       best_of_blocks<<<1, PICK_THREADS, 0, stream>>> ((const Best *) sc.scores,
           (int) (grid.x * grid.y), job->mw, job->ft, job->d_sums, job->d_found);

@@ -293,9 +293,21 @@ run_case (KConvBackend backend, KMatchMethod method, const Layout * lay,
         "correlation %g, score %g (0 and 0.5 expected)", b->correlation,
         b->score);
   /* zncc sees through the change of light: where the template was planted
-   * the correlation is 1 but for rounding and clipping */
+   * the correlation is 1 but for rounding, whose noise (a variance of
+   * 1/12 a sample) weighs on faint templates: checked where each channel
+   * varies by 10 or more (the rounding then costs under 0.008) */
+  double least_var = INFINITY;
+  for (int c = 0; c < ch; c++) {
+    double sum = 0, sq = 0;
+    for (int i = 0; i < tw * th; i++) {
+      sum += t[i * ch + c];
+      sq += (double) t[i * ch + c] * t[i * ch + c];
+    }
+    const double var = sq / (tw * th) - (sum / (tw * th)) * (sum / (tw * th));
+    least_var = var < least_var ? var : least_var;
+  }
   if (method == KMATCH_METHOD_ZNCC && !lay->luma && content != FLAT
-      && masking == NO_MASK && tw * th >= 16)
+      && masking == NO_MASK && tw * th >= 16 && least_var >= 10)
     CHECK (ref_corr[py * mw + px] > 0.99 || ref_corr[py * mw + px] == 0,
         "zncc at the planted copy %.6f", ref_corr[py * mw + px]);
 
