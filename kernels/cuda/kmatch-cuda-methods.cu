@@ -53,6 +53,7 @@ struct Scratch
   double *scores;
   Pick *blocks;
   int2 *picks;
+  unsigned *done; /* blocks of score_segment done: 0 between searches */
 };
 
 /* A block's best position and its sums (the single match's pick) */
@@ -82,6 +83,9 @@ scratch_of (void *base, int mw, int mh, int tw, int ch)
 {
   Scratch s;
   uint8_t *p = (uint8_t *) base;
+  /* first, where it stays whatever the search's sizes */
+  s.done = (unsigned *) p;
+  p += align256 (sizeof (unsigned));
   const size_t rw = (size_t) mw + tw - 1;
   s.col = (uint32_t *) p;
   p += align256 ((size_t) (ch + 1) * rw * mh * sizeof (uint32_t));
@@ -104,7 +108,8 @@ kmatch_cuda_methods_scratch (int mw, int mh, int tw, int ch, int max_matches)
   return align256 ((size_t) (ch + 1) * rw * mh * sizeof (uint32_t)) +
          align256 (map > bests ? map : bests) +
          align256 (PICK_BLOCKS * sizeof (Pick)) +
-         align256 ((size_t) max_matches * sizeof (int2));
+         align256 ((size_t) max_matches * sizeof (int2)) +
+         align256 (sizeof (unsigned));
 }
 
 /* Column sums over th rows of each channel and of the squares of all:
@@ -212,6 +217,25 @@ score_positions (const uint32_t *__restrict__ col, int rw, int mw, int mh,
   }
 }
 
+__device__ __forceinline__ bool
+better (const Best &a, const Best &b)
+{
+  return a.score < b.score || (a.score == b.score && a.idx < b.idx);
+}
+
+/* The block's threads' bests, reduced in best[] to best[0] */
+__device__ __forceinline__ void
+reduce_best (Best *best)
+{
+  __syncthreads ();
+  for (int half = THREADS / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half &&
+        better (best[threadIdx.x + half], best[threadIdx.x]))
+      best[threadIdx.x] = best[threadIdx.x + half];
+    __syncthreads ();
+  }
+}
+
 /* Where element i of a row segment lies in shared memory: a word left
  * free after every SEG_K, so that the threads of a warp, SEG_K elements
  * apart, read 32 different banks. */
@@ -231,7 +255,8 @@ __global__ void
 __launch_bounds__ (THREADS) score_segment (const uint32_t *__restrict__ col,
     const uint8_t *__restrict__ frame, int fpitch, int th, int rw, int mw,
     int mh, int tw, const uint64_t *__restrict__ ft, KMatchScoring s,
-    double *__restrict__ scores, Best *__restrict__ bests)
+    double *__restrict__ scores, Best *__restrict__ bests, unsigned *done,
+    KMatchSums *out, int *found)
 {
   extern __shared__ uint32_t seg[];
   __shared__ Best best[THREADS];
@@ -306,43 +331,35 @@ __launch_bounds__ (THREADS) score_segment (const uint32_t *__restrict__ col,
   if (scores)
     return;
   best[threadIdx.x] = b;
-  __syncthreads ();
-  for (int half = THREADS / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) {
-      const Best &o = best[threadIdx.x + half];
-      if (o.score < best[threadIdx.x].score ||
-          (o.score == best[threadIdx.x].score && o.idx < best[threadIdx.x].idx))
-        best[threadIdx.x] = o;
-    }
-    __syncthreads ();
-  }
-  if (threadIdx.x == 0)
+  reduce_best (best);
+  /* the last block to finish picks among the blocks' bests (one launch
+   * fewer than a kernel of its own) and sets the count back for the next
+   * search */
+  __shared__ bool last;
+  const unsigned blocks = gridDim.x * gridDim.y;
+  if (threadIdx.x == 0) {
     bests[blockIdx.y * gridDim.x + blockIdx.x] = best[0];
-}
-
-/* The best of the blocks' bests: the one match, its sums, and the count */
-__global__ void
-best_of_blocks (const Best *__restrict__ bests, int n, int mw,
-    const uint64_t *__restrict__ ft, KMatchSums *out, int *found)
-{
-  __shared__ Best best[PICK_THREADS];
-  Best b = { INFINITY, 0x7fffffff, 0, { 0, 0, 0 } };
-  for (int i = threadIdx.x; i < n; i += PICK_THREADS) {
-    const Best &o = bests[i];
-    if (o.score < b.score || (o.score == b.score && o.idx < b.idx))
+    __threadfence ();
+    last = atomicAdd (done, 1u) == blocks - 1;
+  }
+  __syncthreads ();
+  if (!last)
+    return;
+  __threadfence ();
+  b = Best{ INFINITY, 0x7fffffff, 0, { 0, 0, 0 } };
+  for (unsigned i = threadIdx.x; i < blocks; i += THREADS) {
+    Best o;
+    o.score = __ldcg (&bests[i].score);
+    o.idx = __ldcg (&bests[i].idx);
+    o.f2 = __ldcg ((const unsigned long long *) &bests[i].f2);
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      o.f[c] = __ldcg ((const unsigned long long *) &bests[i].f[c]);
+    if (better (o, b))
       b = o;
   }
   best[threadIdx.x] = b;
-  __syncthreads ();
-  for (int half = PICK_THREADS / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) {
-      const Best &o = best[threadIdx.x + half];
-      if (o.score < best[threadIdx.x].score ||
-          (o.score == best[threadIdx.x].score && o.idx < best[threadIdx.x].idx))
-        best[threadIdx.x] = o;
-    }
-    __syncthreads ();
-  }
+  reduce_best (best);
   if (threadIdx.x == 0) {
     b = best[0];
     const bool any = b.idx != 0x7fffffff;
@@ -357,6 +374,7 @@ best_of_blocks (const Best *__restrict__ bests, int n, int mw,
       out[0] = r;
     }
     *found = any ? 1 : 0;
+    *done = 0;
   }
 }
 
@@ -506,10 +524,9 @@ queue (const KMatchScoring *s, const KMatchCudaMethodsJob *job,
             : score_segment<CH,
                   false>) <<<grid, THREADS, smem, stream>>> (sc.col, job->frame,
         job->pitch, job->th, rw, job->mw, job->mh, job->tw, job->ft, *s,
-        one ? NULL : sc.scores, (Best *) sc.scores);
+        one ? NULL : sc.scores, (Best *) sc.scores, sc.done, job->d_sums,
+        job->d_found);
     if (one) {
-      best_of_blocks<<<1, PICK_THREADS, 0, stream>>> ((const Best *) sc.scores,
-          (int) (grid.x * grid.y), job->mw, job->ft, job->d_sums, job->d_found);
       KCONV_CUDA_CHECK (cudaGetLastError ());
       return KCONV_OK;
     }
