@@ -358,25 +358,36 @@ gst_kpattern_match_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* The action signal: any raw video sample becomes the template. */
-static gboolean
-gst_kpattern_match_set_template (GstKPatternMatch * self, GstSample * sample)
+/* An action signal's sample as an RGBA template; NULL (with a warning
+ * naming the signal) when it has no caps or cannot be converted. */
+static GstSample *
+template_from_sample (GstKPatternMatch * self, GstSample * sample,
+    const gchar * signal)
 {
   GError *err = NULL;
   GstSample *rgb;
 
   if (!sample || !gst_sample_get_buffer (sample) || !gst_sample_get_caps
       (sample)) {
-    GST_WARNING_OBJECT (self, "set-template needs a sample with caps");
-    return FALSE;
+    GST_WARNING_OBJECT (self, "%s needs a sample with caps", signal);
+    return NULL;
   }
   gint max_w, max_h;
   template_size_limit (self, &max_w, &max_h);
   if (!(rgb = gst_kmatch_template_to_rgba (sample, max_w, max_h, &err))) {
-    GST_WARNING_OBJECT (self, "set-template: %s", err->message);
+    GST_WARNING_OBJECT (self, "%s: %s", signal, err->message);
     g_clear_error (&err);
-    return FALSE;
   }
+  return rgb;
+}
+
+/* The action signal: any raw video sample becomes the template. */
+static gboolean
+gst_kpattern_match_set_template (GstKPatternMatch * self, GstSample * sample)
+{
+  GstSample *rgb = template_from_sample (self, sample, "set-template");
+  if (!rgb)
+    return FALSE;
   GST_OBJECT_LOCK (self);
   set_templates (self, rgb, g_strdup (""), NULL);
   self->settings.cut_pending = FALSE;
@@ -390,21 +401,9 @@ static gboolean
 gst_kpattern_match_add_template (GstKPatternMatch * self, GstSample * sample,
     const gchar * name)
 {
-  GError *err = NULL;
-  GstSample *rgb;
-
-  if (!sample || !gst_sample_get_buffer (sample) || !gst_sample_get_caps
-      (sample)) {
-    GST_WARNING_OBJECT (self, "add-template needs a sample with caps");
+  GstSample *rgb = template_from_sample (self, sample, "add-template");
+  if (!rgb)
     return FALSE;
-  }
-  gint max_w, max_h;
-  template_size_limit (self, &max_w, &max_h);
-  if (!(rgb = gst_kmatch_template_to_rgba (sample, max_w, max_h, &err))) {
-    GST_WARNING_OBJECT (self, "add-template: %s", err->message);
-    g_clear_error (&err);
-    return FALSE;
-  }
   Settings *s = &self->settings;
   gboolean added = TRUE;
   GST_OBJECT_LOCK (self);

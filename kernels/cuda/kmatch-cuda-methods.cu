@@ -390,10 +390,10 @@ taken (int idx, int mw, int tw, int th, const int2 *picks, int n)
   return false;
 }
 
+/* The best of a warp's picks, in its lane 0 */
 __device__ __forceinline__ Pick
-block_best (Pick p)
+warp_best (Pick p)
 {
-  __shared__ Pick warps[PICK_THREADS / 32];
   for (int o = 16; o > 0; o /= 2) {
     Pick q;
     q.score = __shfl_down_sync (0xffffffffu, p.score, o);
@@ -401,20 +401,21 @@ block_best (Pick p)
     if (before (q, p))
       p = q;
   }
+  return p;
+}
+
+__device__ __forceinline__ Pick
+block_best (Pick p)
+{
+  __shared__ Pick warps[PICK_THREADS / 32];
+  p = warp_best (p);
   if ((threadIdx.x & 31) == 0)
     warps[threadIdx.x / 32] = p;
   __syncthreads ();
-  if (threadIdx.x < 32) {
-    p = threadIdx.x < PICK_THREADS / 32 ? warps[threadIdx.x]
-                                        : Pick{ INFINITY, 0x7fffffff };
-    for (int o = 16; o > 0; o /= 2) {
-      Pick q;
-      q.score = __shfl_down_sync (0xffffffffu, p.score, o);
-      q.idx = __shfl_down_sync (0xffffffffu, p.idx, o);
-      if (before (q, p))
-        p = q;
-    }
-  }
+  if (threadIdx.x < 32)
+    p = warp_best (threadIdx.x < PICK_THREADS / 32
+                       ? warps[threadIdx.x]
+                       : Pick{ INFINITY, 0x7fffffff });
   return p; /* in thread 0 */
 }
 

@@ -35,6 +35,7 @@
 #endif
 #ifdef KCONV_BENCH_CUDA
 #include <cuda_runtime_api.h>
+#include "device-copy.h"
 #endif
 #ifdef KCONV_BENCH_NPP
 #include "bench-peer-npp.h"
@@ -115,18 +116,6 @@ run_npp (void *p)
 }
 #endif
 
-static void *
-to_device (const void *host, size_t bytes)
-{
-  void *d = NULL;
-  if (cudaMalloc (&d, bytes) != cudaSuccess)
-    return NULL;
-  if (cudaMemcpy (d, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
-    cudaFree (d);
-    return NULL;
-  }
-  return d;
-}
 
 /* The CUDA matcher on a grey frame in device memory beside NPP */
 static void
@@ -136,8 +125,8 @@ bench_cuda_case (const BenchArgs * args, const char *name, KMatchMethod method,
 {
   const int reps = args->quick ? 3 : 9;
   const double budget = args->quick ? 300 : 2000;
-  uint8_t *d_frame = to_device (frame, (size_t) w * h);
-  uint8_t *d_t = to_device (t, (size_t) tw * th);
+  uint8_t *d_frame = device_copy_of (frame, (size_t) w * h);
+  uint8_t *d_t = device_copy_of (t, (size_t) tw * th);
   KConvOptions gpu = { KCONV_BACKEND_CUDA, args->threads, -1 };
   KConvOptions cpu = { KCONV_BACKEND_CPU, args->threads, -1 };
   Search s = { NULL, {d_frame, w, h, w, 1, 1, {0}}, {-1, -1, 0}, 0 };

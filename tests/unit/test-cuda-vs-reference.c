@@ -30,21 +30,10 @@
 #include "match-methods-table.h"
 #ifdef KCONV_TEST_CUDA
 #include <cuda_runtime_api.h>
+#include "device-copy.h"
 
-/* frames for the searches in device memory */
-static void *
-to_device (const void *host, size_t bytes)
-{
-  void *d = NULL;
-  if (cudaMalloc (&d, bytes) != cudaSuccess)
-    return NULL;
-  if (cudaMemcpy (d, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
-    cudaFree (d);
-    return NULL;
-  }
-  return d;
-}
-
+/* frames for the searches in device memory (device-copy.h puts them
+ * there) */
 static void
 free_on_device (void *d)
 {
@@ -199,7 +188,7 @@ main (int argc, char **argv)
   /* ssd, ncc and zncc: on the GPU for templates without a mask (a score
    * map is made on the host), in host and device memory */
 #ifdef KCONV_TEST_CUDA
-  match_methods_table_set_device (to_device, free_on_device);
+  match_methods_table_set_device (device_copy_of, free_on_device);
 #endif
   if (wanted (argc, argv, "match") || wanted (argc, argv, "methods"))
     match_methods_table_run (KCONV_BACKEND_CUDA, seed);
