@@ -399,11 +399,12 @@ report_frame (GstKPatternMatch * self, GstVideoFrame * frame,
   }
   if (st == KCONV_OK && on_device && job->snap.draw)
     st = kconv_device_sync (NULL);
-  g_free (extra_matches);
   if (st != KCONV_OK) {
+    g_free (extra_matches);
     GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED, ("%s", failed), st);
     return GST_FLOW_ERROR;
   }
+  /* (the messages list the matches: extra_matches is let go after them) */
   for (guint i = 0; i < count; i++) {
     const TargetSearch *x = &ts[i];
     gst_element_post_message (GST_ELEMENT (self),
@@ -413,6 +414,7 @@ report_frame (GstKPatternMatch * self, GstVideoFrame * frame,
             x->t->template.width, x->t->template.height, job->snap.method,
             job->snap.max_matches, x->index, x->name));
   }
+  g_free (extra_matches);
   return GST_FLOW_OK;
 }
 

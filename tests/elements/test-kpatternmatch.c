@@ -659,6 +659,27 @@ GST_START_TEST (test_several_templates)
     gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (px, 0)));
     expect_templates (&f, 4, names, at, all);
 
+    /* with two matches each, every template's list starts at its best
+     * (the lists of the templates after the first outlive their search) */
+    g_object_set (f.h->element, "max-matches", 2, NULL);
+    gst_buffer_unref (gst_harness_push_and_pull (f.h, gray_buffer (px, 0)));
+    for (guint i = 0; i < 4; i++) {
+      GstStructure *s = next_result (&f);
+      fail_unless (s != NULL, "no message for template %u", i);
+      const GValue *list = gst_structure_get_value (s, "matches");
+      fail_unless (list && gst_value_list_get_size (list) >= 1
+          && gst_value_list_get_size (list) <= 2, "template %u: no list", i);
+      const GstStructure *first =
+          gst_value_get_structure (gst_value_list_get_value (list, 0));
+      int lx, ly;
+      fail_unless (gst_structure_get (first, "x", G_TYPE_INT, &lx, "y",
+              G_TYPE_INT, &ly, NULL));
+      fail_unless (lx == at[i][0] && ly == at[i][1], "template %u's list "
+          "starts at (%d, %d), not (%d, %d)", i, lx, ly, at[i][0], at[i][1]);
+      gst_structure_free (s);
+    }
+    g_object_set (f.h->element, "max-matches", 1, NULL);
+
     /* set-template: one template again */
     g_signal_emit_by_name (f.h->element, "set-template", raw[1], &ok);
     fail_unless (ok);
