@@ -107,8 +107,6 @@ gboolean gst_kpattern_match_rebuild_core (GstKConvBase * base,
 GstKMatchExtraTemplate *gst_kmatch_extra_template_new (const gchar * name,
     GstSample * rgba);
 void gst_kmatch_extra_template_free (gpointer extra);
-/* A template's name from its file: the file's name without its folder. */
-gchar *gst_kmatch_template_name_of_file (const gchar * location);
 /* Loads template-location's files, separated by commas: the first's
  * sample and name, the others as extras (NULL when there are none).
  * FALSE and error set when one does not load or there are more than

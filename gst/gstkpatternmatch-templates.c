@@ -35,12 +35,6 @@ gst_kmatch_extra_template_free (gpointer extra)
   g_free (e);
 }
 
-gchar *
-gst_kmatch_template_name_of_file (const gchar * location)
-{
-  return g_path_get_basename (location);
-}
-
 gboolean
 gst_kmatch_templates_load (const gchar * location, gint max_width,
     gint max_height, GstSample ** first, gchar ** first_name,
@@ -76,7 +70,8 @@ gst_kmatch_templates_load (const gchar * location, gint max_width,
       ok = FALSE;
       break;
     }
-    gchar *name = gst_kmatch_template_name_of_file (file);
+    /* its name: the file's, without the folder */
+    gchar *name = g_path_get_basename (file);
     g_ptr_array_add (loaded, gst_kmatch_extra_template_new (name, rgba));
     g_free (name);
     gst_sample_unref (rgba);
