@@ -18,7 +18,8 @@ typedef struct
 {
   const uint8_t *frame;
   int pitch;
-  const uint64_t *ft;
+  const void *ft; /* uint32_t where ft_narrow (the sums fit), else 64 */
+  int ft_narrow;
   int mw, mh, tw, th;
   void *scratch;
   int max_matches;

@@ -4,21 +4,26 @@
  *
  * Successive elimination: over a block of the template, the sum of
  * |F - T| is at least |sum F - sum T|, so the blocks' differences of sums
- * bound a position's SAD from below.  The frame's block sums at every
- * position come from two sliding-window passes (rows, then columns), and
- * each position's bound from up to 16 of them (64 with transparency).  The
- * position with the least bound is then summed exactly: its SAD is at
- * least the best, and any position whose bound exceeds it cannot win or
- * tie.  On natural images almost every position is ruled out that way,
- * and the exact search skips the groups of positions that all are
- * (kmatch-cuda.cu).
+ * bound a position's SAD from below.  One pass gives the frame's block sums
+ * at every position (column sums slid down the rows, a prefix sum across
+ * each row in shared memory), the next each group of 4 x 4 positions' least
+ * bound, as a key (bound, y, x) that keeps the tie rule, from up to 16 block
+ * sums a position (64 with transparency).  The position with the least key
+ * is then summed exactly: its key (SAD, y, x) is at least the best's, and
+ * a group whose least key exceeds it cannot hold the best.  On natural
+ * images almost every group is ruled out that way, and on flat ones too
+ * (every position ties with the first: only the first's group is left);
+ * the exact search skips the groups that are (kmatch-cuda.cu).
  */
 #include <stdio.h>
 #include <string.h>
 #include "kmatch-cuda-prune.h"
 #include "kconv-error.h"
 
-#define RUN 32 /* outputs one thread slides over */
+#define BOX_THREADS 128             /* each holds the column sums of 4 bytes */
+#define BOX_BYTES (4 * BOX_THREADS) /* a block's row of bytes */
+#define BOX_ROWS 16                 /* rows of sums a block slides over */
+#define GROUP_THREADS 128
 
 void
 kmatch_prune_blocks (const uint8_t *tmpl, const uint8_t *mask, int tw, int th,
@@ -32,6 +37,14 @@ kmatch_prune_blocks (const uint8_t *tmpl, const uint8_t *mask, int tw, int th,
   const int nby = th / 16 < 1 ? 1 : th / 16 > most ? most : th / 16;
   pb->bw = tw / nbx;
   pb->bh = th / nby;
+  /* a block's row and a row of its sums fit the box pass's row of bytes
+   * (a narrower block bounds less, never wrongly) */
+  if (pb->bw > KMATCH_PRUNE_MAX_BLOCK_BYTES / ch)
+    pb->bw = KMATCH_PRUNE_MAX_BLOCK_BYTES / ch;
+  /* blocks side by side start at multiples of 4 pixels: the bounds read
+   * four sums at once */
+  if (nbx > 1)
+    pb->bw &= ~3;
   for (int by = 0; by < nby; by++)
     for (int bx = 0; bx < nbx; bx++) {
       uint32_t sum = 0;
@@ -50,67 +63,137 @@ kmatch_prune_blocks (const uint8_t *tmpl, const uint8_t *mask, int tw, int th,
     }
 }
 
-/* rs[y * w + x]: the bw pixels' samples of row y from pixel x. */
+/* bs[y * bs_pitch + x]: the samples of the bw x bh pixels from (x, y), for
+ * the block's tx_max sums from x0 on each of BOX_ROWS rows.  A thread holds
+ * the column sums of 4 bytes (slid down a row at a time); the block's
+ * inclusive prefix sum across them gives each sum as one difference. */
+template <int CH>
 __global__ void
-row_sums (const uint8_t *__restrict__ f, int pitch, int ch, int bw, int w,
-    int rows, uint32_t *__restrict__ rs)
+__launch_bounds__ (BOX_THREADS)
+    box_sums (const uint8_t *__restrict__ f, int pitch, int bw, int bh,
+        int tx_max, int w, int rows, uint32_t *__restrict__ bs, int bs_pitch)
 {
-  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * RUN, y = blockIdx.y;
-  if (x0 >= w || y >= rows)
-    return;
-  const uint8_t *p = f + (size_t) y * pitch;
-  const int wb = bw * ch;
-  uint32_t s = 0;
-  for (int i = 0; i < wb; i++)
-    s += p[x0 * ch + i];
-  uint32_t *out = rs + (size_t) y * w;
-  const int end = x0 + RUN < w ? x0 + RUN : w;
-  for (int x = x0;;) {
-    out[x] = s;
-    if (++x >= end)
-      break;
-    for (int c = 0; c < ch; c++)
-      s += p[(x - 1) * ch + wb + c] - p[(x - 1) * ch + c];
-  }
-}
-
-/* bs[y * w + x]: rows y .. y + bh - 1 of rs at x. */
-__global__ void
-column_sums (const uint32_t *__restrict__ rs, int w, int bh, int rows,
-    uint32_t *__restrict__ bs)
-{
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y0 = blockIdx.y * RUN;
-  if (x >= w || y0 >= rows)
-    return;
-  uint32_t s = 0;
-  for (int j = 0; j < bh; j++)
-    s += rs[(size_t) (y0 + j) * w + x];
-  const int end = y0 + RUN < rows ? y0 + RUN : rows;
-  for (int y = y0;;) {
-    bs[(size_t) y * w + x] = s;
-    if (++y >= end)
-      break;
-    s += rs[(size_t) (y - 1 + bh) * w + x] - rs[(size_t) (y - 1) * w + x];
-  }
-}
-
-/* Each position's bound, and the least as a key (bound, y, x) that also
- * keeps the tie rule. */
-__global__ void
-bounds (const uint32_t *__restrict__ bs, int w, int mw, int mh,
-    KMatchPruneBlocks pb, uint32_t *__restrict__ bound,
-    unsigned long long *least)
-{
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-  unsigned long long key = ~0ull;
-  if (x < mw && y < mh) {
-    uint32_t b = 0;
-    for (int i = 0; i < pb.n; i++) {
-      const uint32_t s = bs[(size_t) (y + pb.dy[i]) * w + x + pb.dx[i]];
-      b += s > pb.sum[i] ? s - pb.sum[i] : pb.sum[i] - s;
+  __shared__ uint32_t prefix[2][BOX_BYTES + 1]; /* [0] stays 0 */
+  __shared__ uint32_t warp_sum[2][BOX_THREADS / 32];
+  const int x0 = blockIdx.x * tx_max, y0 = blockIdx.y * BOX_ROWS;
+  const int tx = min (tx_max, w - x0), ty = min (BOX_ROWS, rows - y0);
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  const bool mine = t < ((tx + bw - 1) * CH + 3) / 4;
+  const size_t pw = pitch / 4;
+  /* x0 * CH is a multiple of 4: tx_max is */
+  const uint32_t *src =
+      (const uint32_t *) (f + (size_t) y0 * pitch) + x0 * CH / 4 + t;
+  /* the words each row brings in and takes out, loaded at once (the
+   * loop's latency is then the shared memory's) */
+  uint32_t in[BOX_ROWS], out[BOX_ROWS];
+#pragma unroll
+  for (int y = 1; y < BOX_ROWS; y++)
+    if (mine && y < ty) {
+      in[y] = __ldg (src + (y - 1 + bh) * pw);
+      out[y] = __ldg (src + (y - 1) * pw);
     }
-    bound[(size_t) y * mw + x] = b;
-    key = (unsigned long long) b << 32 | (unsigned long long) y << 16 | x;
+  uint32_t c[4] = { 0, 0, 0, 0 };
+  for (int j = 0; mine && j < bh; j++) {
+    const uint32_t v = __ldg (src + j * pw);
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      c[k] += v >> 8 * k & 0xff;
+  }
+  if (t == 0)
+    prefix[0][0] = prefix[1][0] = 0;
+#pragma unroll
+  for (int y = 0; y < BOX_ROWS; y++) {
+    if (y >= ty)
+      break;
+    if (y > 0 && mine) {
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        c[k] += (in[y] >> 8 * k & 0xff) - (out[y] >> 8 * k & 0xff);
+    }
+    uint32_t p[4];
+    p[0] = c[0];
+#pragma unroll
+    for (int k = 1; k < 4; k++)
+      p[k] = p[k - 1] + c[k];
+    uint32_t s = p[3];
+#pragma unroll
+    for (int o = 1; o < 32; o *= 2) {
+      const uint32_t n = __shfl_up_sync (0xffffffffu, s, o);
+      s += lane >= o ? n : 0;
+    }
+    /* two buffers: a row's are read while the next row's are written */
+    uint32_t *pre = prefix[y & 1], *ws = warp_sum[y & 1];
+    if (lane == 31)
+      ws[warp] = s;
+    __syncthreads ();
+    uint32_t before = s - p[3];
+    for (int k = 0; k < warp; k++)
+      before += ws[k];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      pre[1 + 4 * t + k] = before + p[k];
+    __syncthreads ();
+    uint32_t *o = bs + (size_t) (y0 + y) * bs_pitch + x0;
+    for (int x = t; x < tx; x += BOX_THREADS)
+      o[x] = pre[(x + bw) * CH] - pre[x * CH];
+  }
+}
+
+/* Each group of 4 x 4 positions' least bound as a key (bound, y, x), and
+ * the least of all in *least.  VEC: the blocks' x offsets and the sums'
+ * pitch are multiples of 4, so a row's four sums are one 16-byte load. */
+template <bool VEC>
+__global__ void
+__launch_bounds__ (GROUP_THREADS) group_bounds (const uint32_t *__restrict__ bs,
+    int bs_pitch, int mw, int mh, KMatchPruneBlocks pb,
+    uint64_t *__restrict__ group_least, unsigned long long *least)
+{
+  const int gw = (mw + 3) / 4;
+  const int gx = blockIdx.x * GROUP_THREADS + threadIdx.x, gy = blockIdx.y;
+  unsigned long long key = ~0ull;
+  if (gx < gw) {
+    /* rows past the last read the last's sums (and columns past the last
+     * the sums' padding), and are left out */
+    int ys[4];
+#pragma unroll
+    for (int r = 0; r < 4; r++)
+      ys[r] = min (4 * gy + r, mh - 1);
+    uint32_t b[4][4] = {};
+    for (int i = 0; i < pb.n; i++) {
+      const uint32_t *at =
+          bs + (size_t) pb.dy[i] * bs_pitch + pb.dx[i] + 4 * gx;
+      const uint32_t sum = pb.sum[i];
+#pragma unroll
+      for (int r = 0; r < 4; r++) {
+        const uint32_t *row = at + (size_t) ys[r] * bs_pitch;
+        uint32_t s[4];
+        if (VEC) {
+          const uint4 v = __ldg ((const uint4 *) row);
+          s[0] = v.x;
+          s[1] = v.y;
+          s[2] = v.z;
+          s[3] = v.w;
+        } else {
+#pragma unroll
+          for (int k = 0; k < 4; k++)
+            s[k] = __ldg (row + k);
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+          b[r][k] += s[k] > sum ? s[k] - sum : sum - s[k];
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < 4; r++)
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        if (4 * gx + k < mw && 4 * gy + r < mh) {
+          const unsigned long long kk =
+              (unsigned long long) b[r][k] << 32 |
+              (unsigned long long) (4 * gy + r) << 16 | (4 * gx + k);
+          key = kk < key ? kk : key;
+        }
+    group_least[(size_t) gy * gw + gx] = key;
   }
   for (int o = 16; o > 0; o /= 2) {
     const unsigned long long other = __shfl_down_sync (0xffffffffu, key, o);
@@ -122,77 +205,103 @@ bounds (const uint32_t *__restrict__ bs, int w, int mw, int mh,
 
 #define EXACT_THREADS 256
 
-/* The exact SAD of the position in *least, into *thresh. */
+/* The key (SAD, y, x) of the position in *least, into *thresh: a warp
+ * a row at a time. */
 __global__ void
 __launch_bounds__ (EXACT_THREADS)
     sad_at_least (const uint8_t *__restrict__ f, int pitch, int ch,
         const uint8_t *__restrict__ t, const uint8_t *__restrict__ mask, int tw,
-        int th, const unsigned long long *least, uint32_t *thresh)
+        int th, const unsigned long long *least, uint64_t *thresh)
 {
   __shared__ uint32_t part[EXACT_THREADS / 32];
   const unsigned long long k = *least;
   const int x = (int) (k & 0xffff), y = (int) ((k >> 16) & 0xffff);
-  const int wb = tw * ch;
+  const int wb = tw * ch, lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   uint32_t s = 0;
-  for (int i = threadIdx.x; i < wb * th; i += EXACT_THREADS) {
-    const int j = i / wb, b = i - j * wb;
-    const int d = abs ((int) f[(size_t) (y + j) * pitch + x * ch + b] - t[i]);
-    s += mask ? d & mask[i] : d;
+  for (int j = warp; j < th; j += EXACT_THREADS / 32) {
+    const uint8_t *fr = f + (size_t) (y + j) * pitch + x * ch;
+    const uint8_t *tr = t + (size_t) j * wb;
+    const uint8_t *mr = mask ? mask + (size_t) j * wb : NULL;
+    for (int b = lane; b < wb; b += 32) {
+      const int d = abs ((int) __ldg (fr + b) - (int) __ldg (tr + b));
+      s += mr ? d & __ldg (mr + b) : d;
+    }
   }
   for (int o = 16; o > 0; o /= 2)
     s += __shfl_down_sync (0xffffffffu, s, o);
-  if ((threadIdx.x & 31) == 0)
-    part[threadIdx.x / 32] = s;
+  if (lane == 0)
+    part[warp] = s;
   __syncthreads ();
   if (threadIdx.x == 0) {
     uint32_t total = 0;
     for (int i = 0; i < EXACT_THREADS / 32; i++)
       total += part[i];
-    *thresh = total;
+    *thresh = (uint64_t) total << 32 | (k & 0xffffffffu);
   }
 }
 
-/* The sliding sums' width: every x a bound reads. */
-static int
-sums_width (const KMatchPruneBlocks *pb, int mw)
+/* The block sums' extent: every x and row a bound reads, and the pitch
+ * of their rows (a multiple of 4, with room for the reads of a last group
+ * past the last position). */
+static void
+sums_extent (const KMatchPruneBlocks *pb, int mw, int mh, int *w, int *rows,
+    int *pitch)
 {
-  int w = mw;
-  for (int i = 0; i < pb->n; i++)
-    w = mw + pb->dx[i] > w ? mw + pb->dx[i] : w;
-  return w;
+  *w = mw;
+  *rows = mh;
+  for (int i = 0; i < pb->n; i++) {
+    *w = mw + pb->dx[i] > *w ? mw + pb->dx[i] : *w;
+    *rows = mh + pb->dy[i] > *rows ? mh + pb->dy[i] : *rows;
+  }
+  *pitch = (*w + 3 + 3) / 4 * 4;
+}
+
+/* The groups' keys, then the sums (aligned for 16-byte loads) */
+static size_t
+groups_bytes (int mw, int mh)
+{
+  const size_t groups = (size_t) ((mw + 3) / 4) * ((mh + 3) / 4);
+  return (sizeof (uint64_t) * groups + 255) / 256 * 256;
 }
 
 size_t
-kmatch_prune_scratch_bytes (const KMatchPruneBlocks *pb, int mw, int mh, int tw,
-    int th)
+kmatch_prune_scratch_bytes (const KMatchPruneBlocks *pb, int mw, int mh)
 {
-  const size_t w = sums_width (pb, mw), rows = (size_t) mh + th - 1;
-  (void) tw;
-  return sizeof (uint32_t) * (2 * w * rows + (size_t) mw * mh);
+  int w, rows, pitch;
+  sums_extent (pb, mw, mh, &w, &rows, &pitch);
+  return groups_bytes (mw, mh) + sizeof (uint32_t) * pitch * rows;
 }
 
 KConvStatus
 kmatch_prune_queue (const KMatchPruneBlocks *pb, const uint8_t *frame,
     int pitch, int ch, int mw, int mh, int tw, int th, const uint8_t *tmpl,
-    const uint8_t *mask, uint8_t *scratch, uint32_t **bound,
-    unsigned long long *key, uint32_t *thresh, cudaStream_t stream)
+    const uint8_t *mask, uint8_t *scratch, const uint64_t **group_least,
+    unsigned long long *key, uint64_t *thresh, cudaStream_t stream)
 {
-  const int w = sums_width (pb, mw), rows = mh + th - 1;
-  /* block sums are needed from rows 0 to the last block's top */
-  int bs_rows = mh;
-  for (int i = 0; i < pb->n; i++)
-    bs_rows = mh + pb->dy[i] > bs_rows ? mh + pb->dy[i] : bs_rows;
-  uint32_t *rs = (uint32_t *) scratch;
-  uint32_t *bs = rs + (size_t) w * rows;
-  *bound = bs + (size_t) w * rows;
+  int w, rows, pitch_s;
+  sums_extent (pb, mw, mh, &w, &rows, &pitch_s);
+  const int gw = (mw + 3) / 4, gh = (mh + 3) / 4;
+  uint64_t *groups = (uint64_t *) scratch;
+  uint32_t *bs = (uint32_t *) (scratch + groups_bytes (mw, mh));
+  *group_least = groups;
 
+  /* the sums a block makes: its bytes cover them and the block's width */
+  const int tx_max = (BOX_BYTES / ch - pb->bw + 1) / 4 * 4;
   KCONV_CUDA_CHECK (cudaMemsetAsync (key, 0xff, sizeof *key, stream));
-  row_sums<<<dim3 ((w + 128 * RUN - 1) / (128 * RUN), rows), 128, 0,
-      stream>>> (frame, pitch, ch, pb->bw, w, rows, rs);
-  column_sums<<<dim3 ((w + 127) / 128, (bs_rows + RUN - 1) / RUN), 128, 0,
-      stream>>> (rs, w, pb->bh, bs_rows, bs);
-  bounds<<<dim3 ((mw + 255) / 256, mh), 256, 0, stream>>> (bs, w, mw, mh, *pb,
-      *bound, key);
+  const dim3 box ((w + tx_max - 1) / tx_max, (rows + BOX_ROWS - 1) / BOX_ROWS);
+  if (ch == 1)
+    box_sums<1><<<box, BOX_THREADS, 0, stream>>> (frame, pitch, pb->bw, pb->bh,
+        tx_max, w, rows, bs, pitch_s);
+  else
+    box_sums<3><<<box, BOX_THREADS, 0, stream>>> (frame, pitch, pb->bw, pb->bh,
+        tx_max, w, rows, bs, pitch_s);
+  bool vec = true;
+  for (int i = 0; i < pb->n; i++)
+    vec &= pb->dx[i] % 4 == 0;
+  const dim3 groups_grid ((gw + GROUP_THREADS - 1) / GROUP_THREADS, gh);
+  (vec ? group_bounds<true>
+       : group_bounds<false>) <<<groups_grid, GROUP_THREADS, 0, stream>>> (bs,
+      pitch_s, mw, mh, *pb, groups, key);
   sad_at_least<<<1, EXACT_THREADS, 0, stream>>> (frame, pitch, ch, tmpl, mask,
       tw, th, key, thresh);
   KCONV_CUDA_CHECK (cudaGetLastError ());

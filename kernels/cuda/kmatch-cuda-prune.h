@@ -10,6 +10,7 @@
 #include "kconv.h"
 
 #define KMATCH_PRUNE_MAX_BLOCKS 64
+#define KMATCH_PRUNE_MAX_BLOCK_BYTES 384 /* a block's row, at most */
 
 /* Blocks of the template whose every pixel counts: their offsets (in
  * pixels) and sums (over their bw x bh pixels' channels).  n 0: no bound. */
@@ -22,25 +23,28 @@ typedef struct
 
 /* The blocks of a tw x th template of ch samples a pixel (mask: NULL or
  * 0xff / 0 per sample), up to 4 x 4 of them (8 x 8 with a mask), each at
- * least 16 pixels a side where the template allows. */
+ * least 16 pixels a side where the template allows and at most
+ * KMATCH_PRUNE_MAX_BLOCK_BYTES wide. */
 void kmatch_prune_blocks (const uint8_t * tmpl, const uint8_t * mask, int tw,
     int th, int ch, KMatchPruneBlocks * pb);
 
 /* Device bytes kmatch_prune_queue needs for an mw x mh search. */
 size_t kmatch_prune_scratch_bytes (const KMatchPruneBlocks * pb, int mw,
-    int mh, int tw, int th);
+    int mh);
 
 /* Queues on stream, for the mw x mh positions of the region in frame
- * (packed, pitch bytes a row): bound[y * mw + x], a lower bound of each
- * position's SAD, and *thresh, the exact SAD of the position with the
- * least bound (so at least the best).  A position whose bound exceeds
- * *thresh can neither be the best nor tie it.  tmpl and mask (NULL: all
- * count) are the template's plain samples on the device; key is a device
- * word the least bound is found in. */
+ * (packed, pitch bytes a row): group_least[gy * ((mw + 3) / 4) + gx], the
+ * least key (bound, y, x) of the group of 4 x 4 positions from (4 gx, 4 gy),
+ * the bound a lower bound of the position's SAD; and *thresh, the key
+ * (SAD, y, x) of the position with the least bound, so at least the best's.
+ * A group whose key exceeds *thresh holds neither the best nor a position
+ * that ties it earlier.  tmpl and mask (NULL: all count) are the template's
+ * plain samples on the device; key is a device word the least bound is
+ * found in. */
 KConvStatus kmatch_prune_queue (const KMatchPruneBlocks * pb,
     const uint8_t * frame, int pitch, int ch, int mw, int mh, int tw, int th,
     const uint8_t * tmpl, const uint8_t * mask, uint8_t * scratch,
-    uint32_t ** bound, unsigned long long *key, uint32_t * thresh,
+    const uint64_t ** group_least, unsigned long long *key, uint64_t * thresh,
     cudaStream_t stream);
 
 #endif

@@ -151,34 +151,29 @@ sad_column (const uint32_t *__restrict__ col, int pitch_words,
  * transparency); every word is masked, row by row, so the column masks of
  * the edge words are not needed; rows_g gives each column's first row
  * with a byte that counts and how many rows from there have any. */
-/* bound, when not NULL: a lower bound of each position's SAD, and thresh
- * the exact SAD of one position (kmatch-cuda-prune.cu); a thread whose
- * positions all have bounds over it has nothing to find, and a block
- * whose threads all have nothing to find stops at once. */
+/* group_least, when not NULL: each thread's group of positions' least
+ * key (bound, y, x), and thresh the key (SAD, y, x) of one position
+ * (kmatch-cuda-prune.cu); a thread whose key is over it has nothing to
+ * find, and a block whose threads all have nothing to find stops at once. */
 template <int CH, bool SMEM, bool PIXEL_MASK>
 __global__ void
 __launch_bounds__ (THREADS)
     sad_kernel (const uint8_t *__restrict__ frame, int pitch, int mw, int mh,
         const uint4 *__restrict__ tmpl_g, const uint4 *__restrict__ mask_g,
         const uint4 *__restrict__ pmask_g, int words, int th, uint64_t *map,
-        uint64_t *best, const uint32_t *__restrict__ bound,
-        const uint32_t *__restrict__ thresh, const int2 *__restrict__ rows_g)
+        uint64_t *best, const uint64_t *__restrict__ group_least,
+        const uint64_t *__restrict__ thresh, const int2 *__restrict__ rows_g)
 {
   extern __shared__ uint4 smem[];
   const int wp = words + 1;
   const int x0 = (blockIdx.x * THREADS + threadIdx.x) * GROUP;
   const int y0 = blockIdx.y * ROWS;
   bool alive = true;
-  if (bound) {
-    const uint32_t u = *thresh;
-    alive = false;
-#pragma unroll
-    for (int r = 0; r < ROWS; r++)
-#pragma unroll
-      for (int k = 0; k < GROUP; k++)
-        if (x0 + k < mw && y0 + r < mh &&
-            bound[(size_t) (y0 + r) * mw + x0 + k] <= u)
-          alive = true;
+  if (group_least) {
+    /* a thread's positions are the pruning's group */
+    static_assert (GROUP == 4 && ROWS == 4, "groups of 4 x 4 positions");
+    const int gw = (mw + 3) / 4, gx = x0 / 4;
+    alive = gx < gw && group_least[(size_t) blockIdx.y * gw + gx] <= *thresh;
     if (!__syncthreads_or (alive))
       return;
   }
@@ -250,12 +245,13 @@ __launch_bounds__ (THREADS)
 
 /* The sum of F T over the template at every position, for ssd, ncc and
  * zncc: the SAD kernel's walk with products.  A column's sums fit 32 bits
- * (th * 4 * 255^2 for th <= 8192); the template's fit 64. */
+ * (th * 4 * 255^2 for th <= 8192); the template's fit 64, and are written
+ * in 32 where they fit (narrow). */
 template <int CH, bool SMEM>
 __global__ void
-__launch_bounds__ (THREADS)
-    corr_kernel (const uint8_t *__restrict__ frame, int pitch, int mw, int mh,
-        const uint4 *__restrict__ tmpl_g, int words, int th, uint64_t *ft)
+__launch_bounds__ (THREADS) corr_kernel (const uint8_t *__restrict__ frame,
+    int pitch, int mw, int mh, const uint4 *__restrict__ tmpl_g, int words,
+    int th, void *ft, bool narrow)
 {
   extern __shared__ uint4 smem[];
   const int wp = words + 1;
@@ -288,8 +284,13 @@ __launch_bounds__ (THREADS)
   for (int r = 0; r < ROWS; r++)
 #pragma unroll
     for (int k = 0; k < GROUP; k++)
-      if (x0 + k < mw && y0 + r < mh)
-        ft[(size_t) (y0 + r) * mw + x0 + k] = sum[r][k];
+      if (x0 + k < mw && y0 + r < mh) {
+        const size_t at = (size_t) (y0 + r) * mw + x0 + k;
+        if (narrow)
+          ((uint32_t *) ft)[at] = (uint32_t) sum[r][k];
+        else
+          ((uint64_t *) ft)[at] = sum[r][k];
+      }
 }
 
 /* One frame's search between submission and its answer: the region's
@@ -598,8 +599,8 @@ upload_region (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
 }
 
 /* Whether the search is worth bounding first: where the exhaustive work
- * is large (the bounds cost about as much as a 1080p frame's search with a
- * 64 x 64 template, and pay for themselves on larger ones), or as
+ * is large (at 1080p the bounds cost about a tenth of the search with a
+ * 64 x 64 template, and more than it saves with 16 x 16), or as
  * KCONV_CUDA_MATCH_PRUNE says. */
 static bool
 prunes (const KMatchCuda *g, int mw, int mh)
@@ -608,7 +609,7 @@ prunes (const KMatchCuda *g, int mw, int mh)
   if (g->pb.n == 0 || forced == 0)
     return false;
   const double work = (double) mw * mh * g->tw * g->th * g->ch;
-  return forced == 1 || work >= 0x1p34;
+  return forced == 1 || work >= 0x1p32;
 }
 
 /* Queues the search of a slot whose buffers are ready. */
@@ -636,20 +637,18 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
       rh, pitch, n_threads);
   if (st != KCONV_OK)
     return st;
-  const uint32_t *bound = NULL, *thresh = NULL;
+  const uint64_t *group_least = NULL, *thresh = NULL;
   if (!sad_map && prunes (g, mw, mh)) {
     st = grow (&s->d_prune, &s->prune_size,
-        kmatch_prune_scratch_bytes (&g->pb, mw, mh, g->tw, g->th), 0);
+        kmatch_prune_scratch_bytes (&g->pb, mw, mh), 0);
     if (st != KCONV_OK)
       return st;
-    uint32_t *b;
-    thresh = (const uint32_t *) (s->d_best + 2);
+    thresh = s->d_best + 2;
     st = kmatch_prune_queue (&g->pb, s->d_frame, pitch, g->ch, mw, mh, g->tw,
-        g->th, g->d_plain, g->d_plain_mask, s->d_prune, &b,
-        (unsigned long long *) (s->d_best + 1), (uint32_t *) thresh, g->stream);
+        g->th, g->d_plain, g->d_plain_mask, s->d_prune, &group_least,
+        (unsigned long long *) (s->d_best + 1), s->d_best + 2, g->stream);
     if (st != KCONV_OK)
       return st;
-    bound = b;
   }
   KCONV_CUDA_CHECK (
       cudaMemsetAsync (s->d_best, 0xff, sizeof (uint64_t), g->stream));
@@ -661,8 +660,8 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
   uint64_t *map = sad_map ? g->d_map : NULL;
   const bool staged = smem <= (size_t) g->smem_optin;
   void (*fn) (const uint8_t *, int, int, int, const uint4 *, const uint4 *,
-      const uint4 *, int, int, uint64_t *, uint64_t *, const uint32_t *,
-      const uint32_t *, const int2 *);
+      const uint4 *, int, int, uint64_t *, uint64_t *, const uint64_t *,
+      const uint64_t *, const int2 *);
   if (g->ch == 1)
     fn = pixel_mask
              ? (staged ? sad_kernel<1, true, true> : sad_kernel<1, false, true>)
@@ -683,7 +682,7 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
         kconv_cuda_allow_smem (fn, smem, &allowed[g->ch == 3][pixel_mask]));
   fn<<<grid, THREADS, staged ? smem : 0, g->stream>>> (s->d_frame, pitch, mw,
       mh, g->d_tmpl, g->d_mask, g->d_pixel_mask, g->words, g->th, map,
-      s->d_best, bound, thresh, g->d_mask_rows);
+      s->d_best, group_least, thresh, g->d_mask_rows);
   KCONV_CUDA_CHECK (cudaGetLastError ());
   KCONV_CUDA_CHECK (cudaMemcpyAsync (s->h_best, s->d_best, sizeof (uint64_t),
       cudaMemcpyDeviceToHost, g->stream));
@@ -827,8 +826,8 @@ scored_search (KMatchCuda *g, KMatchCudaSlot *s, const KMatchScoring *sc,
     return st;
   const size_t smem = (size_t) g->th * (g->words + 1) * 16;
   const bool staged = smem <= (size_t) g->smem_optin;
-  void (*fn) (const uint8_t *, int, int, int, const uint4 *, int, int,
-      uint64_t *);
+  void (*fn) (const uint8_t *, int, int, int, const uint4 *, int, int, void *,
+      bool);
   if (g->ch == 1)
     fn = staged ? corr_kernel<1, true> : corr_kernel<1, false>;
   else
@@ -838,11 +837,14 @@ scored_search (KMatchCuda *g, KMatchCudaSlot *s, const KMatchScoring *sc,
     KCONV_CUDA_CHECK (kconv_cuda_allow_smem (fn, smem, &allowed[g->ch == 3]));
   dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP),
       (mh + ROWS - 1) / ROWS);
+  const bool narrow =
+      (uint64_t) g->tw * g->th * g->ch * 255 * 255 <= UINT32_MAX;
   fn<<<grid, THREADS, staged ? smem : 0, g->stream>>> (s->d_frame, pitch, mw,
-      mh, g->d_tmpl, g->words, g->th, g->d_ft);
+      mh, g->d_tmpl, g->words, g->th, g->d_ft, narrow);
   KCONV_CUDA_CHECK (cudaGetLastError ());
-  const KMatchCudaMethodsJob job = { s->d_frame, pitch, g->d_ft, mw, mh, g->tw,
-    g->th, g->d_scratch, max_matches, g->d_sums, &g->d_sums[max_matches].x };
+  const KMatchCudaMethodsJob job = { s->d_frame, pitch, g->d_ft, narrow, mw, mh,
+    g->tw, g->th, g->d_scratch, max_matches, g->d_sums,
+    &g->d_sums[max_matches].x };
   KCONV_TRY (kmatch_cuda_methods_queue (sc, &job, g->stream));
   KCONV_CUDA_CHECK (cudaMemcpyAsync (g->h_sums, g->d_sums, sums,
       cudaMemcpyDeviceToHost, g->stream));

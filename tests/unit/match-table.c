@@ -128,8 +128,23 @@ fill_photo (uint8_t * frame, ptrdiff_t stride, int h, int ps)
     memcpy (frame + y * stride, src + (size_t) (y0 + y) * row + x0, stride);
 }
 
+/* FLAT: one grey with a few rectangles, the template that grey: every
+ * flat position ties (a test card's black, as a template cut from it) */
 enum
-{ RANDOM, TIES, SMOOTH, PHOTO };
+{ RANDOM, TIES, SMOOTH, PHOTO, FLAT };
+
+static void
+fill_flat (uint8_t * frame, ptrdiff_t stride, int w, int h, int ps)
+{
+  memset (frame, 16, stride * h);
+  for (int k = 0; k < 3; k++) {
+    const int x0 = rnd_range (0, w - 1), y0 = rnd_range (0, h - 1);
+    const int x1 = rnd_range (x0, w - 1), y1 = rnd_range (y0, h - 1);
+    const uint8_t v = (uint8_t) rnd ();
+    for (int y = y0; y <= y1; y++)
+      memset (frame + y * stride + x0 * ps, v, (size_t) (x1 - x0 + 1) * ps);
+  }
+}
 
 static void
 run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
@@ -145,10 +160,13 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
     fill_smooth (frame, stride, h);
   if (content == PHOTO)
     fill_photo (frame, stride, h, lay->ps);
-  for (ptrdiff_t i = 0; i < stride * h && !natural; i++)
+  const int flat = content == FLAT;
+  if (flat)
+    fill_flat (frame, stride, w, h, lay->ps);
+  for (ptrdiff_t i = 0; i < stride * h && !natural && !flat; i++)
     frame[i] = ties ? (uint8_t) (rnd () % 2) : (uint8_t) rnd ();
   for (int i = 0; i < tw * th * tch; i++)
-    t[i] = ties ? (uint8_t) (rnd () % 2) : (uint8_t) rnd ();
+    t[i] = flat ? 16 : ties ? (uint8_t) (rnd () % 2) : (uint8_t) rnd ();
   int px = rnd_range (0, w - tw), py = rnd_range (0, h - th);
   if (planted && !natural)
     plant (frame, stride, lay, t, tw, th, px, py, planted > 1 ? 3 : 0);
@@ -224,7 +242,7 @@ run_case (KConvBackend backend, const Layout * lay, int w, int h, int tw,
       lay->luma ? ", luma" : "", tw, th, masked ? " masked" : "",
       region.x, region.y, region.width, region.height, max_matches,
       planted ? ", planted" : "", ties ? ", ties" : content == SMOOTH ?
-      ", smooth" : content == PHOTO ? ", photograph" : "");
+      ", smooth" : content == PHOTO ? ", photograph" : flat ? ", flat" : "");
   CHECK (ok, "%s: search failed", what);
   if (ok) {
     CHECK (memcmp (map, map_ref, sizeof (uint64_t) * mw * mh) == 0,
@@ -401,6 +419,14 @@ match_table_run (KConvBackend backend, unsigned seed)
       const int w = rnd_range (120, 260), h = rnd_range (90, 200);
       run_case (backend, &layouts[l], w, h, rnd_range (16, 70),
           rnd_range (16, 70), k % 3 == 2, 1 + k % 4, 1 + k % 2, SMOOTH);
+    }
+  /* flat frames (ties over most of them), one match: the GPU's pruned
+   * search keeps the tie rule */
+  for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+    for (int k = 0; k < 3; k++) {
+      const int w = rnd_range (100, 260), h = rnd_range (90, 200);
+      run_case (backend, &layouts[l], w, h, rnd_range (16, 70),
+          rnd_range (16, 70), k == 2, 1, 0, FLAT);
     }
   /* and crops of a photograph, when one is loaded */
   for (size_t l = 0; photo_grey && l < sizeof layouts / sizeof layouts[0]; l++)
