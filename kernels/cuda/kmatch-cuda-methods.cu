@@ -32,18 +32,6 @@
 #define PICK_THREADS 256
 #define PICK_BLOCKS 264 /* two a streaming multiprocessor of an H100 */
 
-/* The sum of F T at each position, as the correlation left it: 32 bits
- * where every sum fits (half the bytes to write and read), else 64. */
-struct FtMap
-{
-  const void *p;
-  bool narrow;
-  __device__ __forceinline__ uint64_t operator[] (size_t i) const
-  {
-    return narrow ? ((const uint32_t *) p)[i] : ((const uint64_t *) p)[i];
-  }
-};
-
 /* A candidate of the picks: its score, then its index (y * mw + x) */
 struct Pick
 {
@@ -203,7 +191,8 @@ score_of (const KMatchScoring &s, uint64_t ft, uint64_t f2, const uint64_t *f)
 template <int CH>
 __global__ void
 score_positions (const uint32_t *__restrict__ col, int rw, int mw, int mh,
-    int tw, FtMap ft, KMatchScoring s, double *__restrict__ scores)
+    int tw, const uint64_t *__restrict__ ft, KMatchScoring s,
+    double *__restrict__ scores)
 {
   const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * WIN_COLS;
   const int y = blockIdx.y;
@@ -265,8 +254,9 @@ template <int CH, bool DIRECT>
 __global__ void
 __launch_bounds__ (THREADS) score_segment (const uint32_t *__restrict__ col,
     const uint8_t *__restrict__ frame, int fpitch, int th, int rw, int mw,
-    int mh, int tw, FtMap ft, KMatchScoring s, double *__restrict__ scores,
-    Best *__restrict__ bests, unsigned *done, KMatchSums *out, int *found)
+    int mh, int tw, const uint64_t *__restrict__ ft, KMatchScoring s,
+    double *__restrict__ scores, Best *__restrict__ bests, unsigned *done,
+    KMatchSums *out, int *found)
 {
   extern __shared__ uint32_t seg[];
   __shared__ Best best[THREADS];
@@ -468,8 +458,8 @@ pick_final (const Pick *__restrict__ blocks, int n_blocks, int mw, int2 *picks,
 template <int CH>
 __global__ void
 sums_at_picks (const uint8_t *__restrict__ frame, int pitch, int mw, int tw,
-    int th, FtMap ft, const int2 *__restrict__ picks, int max_matches,
-    KMatchSums *out, int *found)
+    int th, const uint64_t *__restrict__ ft, const int2 *__restrict__ picks,
+    int max_matches, KMatchSums *out, int *found)
 {
   __shared__ unsigned long long total[CH + 1];
   const int k = blockIdx.x;
@@ -517,7 +507,6 @@ queue (const KMatchScoring *s, const KMatchCudaMethodsJob *job,
     cudaStream_t stream)
 {
   const int rw = job->mw + job->tw - 1;
-  const FtMap ft = { job->ft, job->ft_narrow != 0 };
   Scratch sc = scratch_of (job->scratch, job->mw, job->mh, job->tw, CH);
   const bool segments = job->tw <= SEG_TW;
   const bool direct = segments && job->th <= DIRECT_TH;
@@ -535,7 +524,7 @@ queue (const KMatchScoring *s, const KMatchCudaMethodsJob *job,
     (direct ? score_segment<CH, true>
             : score_segment<CH,
                   false>) <<<grid, THREADS, smem, stream>>> (sc.col, job->frame,
-        job->pitch, job->th, rw, job->mw, job->mh, job->tw, ft, *s,
+        job->pitch, job->th, rw, job->mw, job->mh, job->tw, job->ft, *s,
         one ? NULL : sc.scores, (Best *) sc.scores, sc.done, job->d_sums,
         job->d_found);
     if (one) {
@@ -546,7 +535,7 @@ queue (const KMatchScoring *s, const KMatchCudaMethodsJob *job,
     const int per_row = (job->mw + WIN_COLS - 1) / WIN_COLS;
     dim3 sgrid ((per_row + THREADS - 1) / THREADS, job->mh);
     score_positions<CH><<<sgrid, THREADS, 0, stream>>> (sc.col, rw, job->mw,
-        job->mh, job->tw, ft, *s, sc.scores);
+        job->mh, job->tw, job->ft, *s, sc.scores);
   }
   const int cells = job->mw * job->mh;
   int blocks = (cells + PICK_THREADS - 1) / PICK_THREADS;
@@ -558,8 +547,8 @@ queue (const KMatchScoring *s, const KMatchCudaMethodsJob *job,
         sc.picks, n);
   }
   sums_at_picks<CH><<<job->max_matches, THREADS, 0, stream>>> (job->frame,
-      job->pitch, job->mw, job->tw, job->th, ft, sc.picks, job->max_matches,
-      job->d_sums, job->d_found);
+      job->pitch, job->mw, job->tw, job->th, job->ft, sc.picks,
+      job->max_matches, job->d_sums, job->d_found);
   KCONV_CUDA_CHECK (cudaGetLastError ());
   return KCONV_OK;
 }

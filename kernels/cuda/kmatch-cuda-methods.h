@@ -18,8 +18,7 @@ typedef struct
 {
   const uint8_t *frame;
   int pitch;
-  const void *ft; /* uint32_t where ft_narrow (the sums fit), else 64 */
-  int ft_narrow;
+  const uint64_t *ft;
   int mw, mh, tw, th;
   void *scratch;
   int max_matches;

@@ -140,9 +140,9 @@ __launch_bounds__ (BOX_THREADS)
 }
 
 /* Each group of 4 x 4 positions' least bound as a key (bound, y, x), and
- * the least of all in *least.  VEC: the blocks' x offsets and the sums'
- * pitch are multiples of 4, so a row's four sums are one 16-byte load. */
-template <bool VEC>
+ * the least of all in *least.  The blocks' x offsets and the sums' pitch
+ * are multiples of 4 (kmatch_prune_blocks, sums_extent), so a row's four
+ * sums are one 16-byte load. */
 __global__ void
 __launch_bounds__ (GROUP_THREADS) group_bounds (const uint32_t *__restrict__ bs,
     int bs_pitch, int mw, int mh, KMatchPruneBlocks pb,
@@ -165,19 +165,9 @@ __launch_bounds__ (GROUP_THREADS) group_bounds (const uint32_t *__restrict__ bs,
       const uint32_t sum = pb.sum[i];
 #pragma unroll
       for (int r = 0; r < 4; r++) {
-        const uint32_t *row = at + (size_t) ys[r] * bs_pitch;
-        uint32_t s[4];
-        if (VEC) {
-          const uint4 v = __ldg ((const uint4 *) row);
-          s[0] = v.x;
-          s[1] = v.y;
-          s[2] = v.z;
-          s[3] = v.w;
-        } else {
-#pragma unroll
-          for (int k = 0; k < 4; k++)
-            s[k] = __ldg (row + k);
-        }
+        const uint4 v =
+            __ldg ((const uint4 *) (at + (size_t) ys[r] * bs_pitch));
+        const uint32_t s[4] = { v.x, v.y, v.z, v.w };
 #pragma unroll
         for (int k = 0; k < 4; k++)
           b[r][k] += s[k] > sum ? s[k] - sum : sum - s[k];
@@ -295,13 +285,8 @@ kmatch_prune_queue (const KMatchPruneBlocks *pb, const uint8_t *frame,
   else
     box_sums<3><<<box, BOX_THREADS, 0, stream>>> (frame, pitch, pb->bw, pb->bh,
         tx_max, w, rows, bs, pitch_s);
-  bool vec = true;
-  for (int i = 0; i < pb->n; i++)
-    vec &= pb->dx[i] % 4 == 0;
-  const dim3 groups_grid ((gw + GROUP_THREADS - 1) / GROUP_THREADS, gh);
-  (vec ? group_bounds<true>
-       : group_bounds<false>) <<<groups_grid, GROUP_THREADS, 0, stream>>> (bs,
-      pitch_s, mw, mh, *pb, groups, key);
+  group_bounds<<<dim3 ((gw + GROUP_THREADS - 1) / GROUP_THREADS, gh),
+      GROUP_THREADS, 0, stream>>> (bs, pitch_s, mw, mh, *pb, groups, key);
   sad_at_least<<<1, EXACT_THREADS, 0, stream>>> (frame, pitch, ch, tmpl, mask,
       tw, th, key, thresh);
   KCONV_CUDA_CHECK (cudaGetLastError ());

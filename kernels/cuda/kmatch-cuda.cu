@@ -245,13 +245,12 @@ __launch_bounds__ (THREADS)
 
 /* The sum of F T over the template at every position, for ssd, ncc and
  * zncc: the SAD kernel's walk with products.  A column's sums fit 32 bits
- * (th * 4 * 255^2 for th <= 8192); the template's fit 64, and are written
- * in 32 where they fit (narrow). */
+ * (th * 4 * 255^2 for th <= 8192); the template's fit 64. */
 template <int CH, bool SMEM>
 __global__ void
-__launch_bounds__ (THREADS) corr_kernel (const uint8_t *__restrict__ frame,
-    int pitch, int mw, int mh, const uint4 *__restrict__ tmpl_g, int words,
-    int th, void *ft, bool narrow)
+__launch_bounds__ (THREADS)
+    corr_kernel (const uint8_t *__restrict__ frame, int pitch, int mw, int mh,
+        const uint4 *__restrict__ tmpl_g, int words, int th, uint64_t *ft)
 {
   extern __shared__ uint4 smem[];
   const int wp = words + 1;
@@ -284,13 +283,8 @@ __launch_bounds__ (THREADS) corr_kernel (const uint8_t *__restrict__ frame,
   for (int r = 0; r < ROWS; r++)
 #pragma unroll
     for (int k = 0; k < GROUP; k++)
-      if (x0 + k < mw && y0 + r < mh) {
-        const size_t at = (size_t) (y0 + r) * mw + x0 + k;
-        if (narrow)
-          ((uint32_t *) ft)[at] = (uint32_t) sum[r][k];
-        else
-          ((uint64_t *) ft)[at] = sum[r][k];
-      }
+      if (x0 + k < mw && y0 + r < mh)
+        ft[(size_t) (y0 + r) * mw + x0 + k] = sum[r][k];
 }
 
 /* One frame's search between submission and its answer: the region's
@@ -637,7 +631,8 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
       rh, pitch, n_threads);
   if (st != KCONV_OK)
     return st;
-  const uint64_t *group_least = NULL, *thresh = NULL;
+  const uint64_t *group_least = NULL;
+  uint64_t *thresh = NULL;
   if (!sad_map && prunes (g, mw, mh)) {
     st = grow (&s->d_prune, &s->prune_size,
         kmatch_prune_scratch_bytes (&g->pb, mw, mh), 0);
@@ -646,7 +641,7 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
     thresh = s->d_best + 2;
     st = kmatch_prune_queue (&g->pb, s->d_frame, pitch, g->ch, mw, mh, g->tw,
         g->th, g->d_plain, g->d_plain_mask, s->d_prune, &group_least,
-        (unsigned long long *) (s->d_best + 1), s->d_best + 2, g->stream);
+        (unsigned long long *) (s->d_best + 1), thresh, g->stream);
     if (st != KCONV_OK)
       return st;
   }
@@ -826,8 +821,8 @@ scored_search (KMatchCuda *g, KMatchCudaSlot *s, const KMatchScoring *sc,
     return st;
   const size_t smem = (size_t) g->th * (g->words + 1) * 16;
   const bool staged = smem <= (size_t) g->smem_optin;
-  void (*fn) (const uint8_t *, int, int, int, const uint4 *, int, int, void *,
-      bool);
+  void (*fn) (const uint8_t *, int, int, int, const uint4 *, int, int,
+      uint64_t *);
   if (g->ch == 1)
     fn = staged ? corr_kernel<1, true> : corr_kernel<1, false>;
   else
@@ -837,14 +832,11 @@ scored_search (KMatchCuda *g, KMatchCudaSlot *s, const KMatchScoring *sc,
     KCONV_CUDA_CHECK (kconv_cuda_allow_smem (fn, smem, &allowed[g->ch == 3]));
   dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP),
       (mh + ROWS - 1) / ROWS);
-  const bool narrow =
-      (uint64_t) g->tw * g->th * g->ch * 255 * 255 <= UINT32_MAX;
   fn<<<grid, THREADS, staged ? smem : 0, g->stream>>> (s->d_frame, pitch, mw,
-      mh, g->d_tmpl, g->words, g->th, g->d_ft, narrow);
+      mh, g->d_tmpl, g->words, g->th, g->d_ft);
   KCONV_CUDA_CHECK (cudaGetLastError ());
-  const KMatchCudaMethodsJob job = { s->d_frame, pitch, g->d_ft, narrow, mw, mh,
-    g->tw, g->th, g->d_scratch, max_matches, g->d_sums,
-    &g->d_sums[max_matches].x };
+  const KMatchCudaMethodsJob job = { s->d_frame, pitch, g->d_ft, mw, mh, g->tw,
+    g->th, g->d_scratch, max_matches, g->d_sums, &g->d_sums[max_matches].x };
   KCONV_TRY (kmatch_cuda_methods_queue (sc, &job, g->stream));
   KCONV_CUDA_CHECK (cudaMemcpyAsync (g->h_sums, g->d_sums, sums,
       cudaMemcpyDeviceToHost, g->stream));
