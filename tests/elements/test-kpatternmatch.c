@@ -486,7 +486,10 @@ write_png (GstSample * raw, const gchar * name)
 {
   GstCaps *png_caps = gst_caps_from_string ("image/png");
   GError *err = NULL;
-  GstSample *png = gst_video_convert_sample (raw, png_caps, GST_SECOND, &err);
+  /* (ten seconds, the element's own allowance for decoding: one was too
+   * short on a busy two-core machine) */
+  GstSample *png = gst_video_convert_sample (raw, png_caps, 10 * GST_SECOND,
+      &err);
   fail_unless (png != NULL, "pngenc: %s", err ? err->message : "?");
   gchar *path = g_build_filename (g_get_tmp_dir (), name, NULL);
   GstMapInfo map;
