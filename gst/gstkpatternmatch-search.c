@@ -169,6 +169,9 @@ typedef struct
 {
   gboolean report;              /* FALSE: no template yet, nothing to say */
   gboolean search;              /* FALSE: the template does not fit */
+  /* with other templates: the first is searched with them, in one pass
+   * over the frame, as the frame is reported (not on a slot) */
+  gboolean together;
   KConvImage im;                /* the samples searched */
   gboolean rgb_luma;
   guint8 *gathered;             /* planar RGB packed, owned */
@@ -262,6 +265,7 @@ match_job_new (GstKPatternMatch * self, GstVideoFrame * frame)
     return job;                 /* no template yet: nothing to report */
   job->report = TRUE;
   job->search = target_area (self, &self->first, snap, &job->im, &job->region);
+  job->together = snap->extra_templates && snap->extra_templates->len > 0;
   return job;
 }
 
@@ -280,6 +284,7 @@ typedef struct
   GstKMatchTarget *t;
   KMatchRegion region;
   gboolean searched;            /* FALSE: the template did not fit */
+  gboolean pending;             /* to be searched (search_targets) */
   guint index;
   const gchar *name;
   KMatchPosition *matches;
@@ -287,13 +292,11 @@ typedef struct
   KMatchPosition best;          /* found or not (searched) */
 } TargetSearch;
 
-/* Searches the frame for the templates after the first, each in turn
- * (where the frame lies: in CUDA memory on_device), into ts[*count...]
- * with room for max_matches each in matches. */
-static KConvStatus
-search_extras (GstKPatternMatch * self, const MatchJob * job,
-    TargetSearch * ts, guint * count, KMatchPosition * matches,
-    gboolean on_device)
+/* The templates after the first, into ts[*count...] with room for
+ * max_matches each in matches, to be searched where they fit */
+static void
+add_extras (GstKPatternMatch * self, const MatchJob * job, TargetSearch * ts,
+    guint * count, KMatchPosition * matches)
 {
   GPtrArray *extras = job->snap.extra_templates;
   const gint max = job->snap.max_matches;
@@ -309,30 +312,54 @@ search_extras (GstKPatternMatch * self, const MatchJob * job,
     x->index = i + 1;
     x->name = e->name;
     x->matches = matches + (gsize) i *max;
-    x->searched = target_area (self, t, &job->snap, &job->im, &x->region);
-    KConvStatus st = KCONV_OK;
-    if (x->searched && on_device)
-      st = kmatch_search_device (t->matcher, &job->im, job->rgb_luma,
-          &x->region, max, x->matches, &x->n);
-    else if (x->searched)
-      st = (job->rgb_luma ? kmatch_search_luma : kmatch_search) (t->matcher,
-          &job->im, &x->region, max, x->matches, &x->n, NULL);
-    if (st != KCONV_OK)
-      return st;
+    x->searched = x->pending = target_area (self, t, &job->snap, &job->im,
+        &x->region);
   }
-  return KCONV_OK;
 }
 
-/* Refines a template's matches to a fraction of a pixel where the frame is
- * in system memory (in CUDA memory: whole pixels) and keeps those at or
- * under the threshold (the best is kept aside: the message says where it
- * was and how it scored, found or not); they become its last match. */
+/* Searches the frame (where it lies: in CUDA memory on_device) for every
+ * template of ts still to be searched, in one pass over it */
+static KConvStatus
+search_targets (const MatchJob * job, TargetSearch * ts, guint count,
+    gboolean on_device)
+{
+  const gint max = job->snap.max_matches;
+  KMatch *ms[MAX_TEMPLATES];
+  KMatchRegion regions[MAX_TEMPLATES];
+  gint found[MAX_TEMPLATES];
+  guint which[MAX_TEMPLATES], k = 0;
+
+  for (guint i = 0; i < count; i++)
+    if (ts[i].pending) {
+      ms[k] = ts[i].t->matcher;
+      regions[k] = ts[i].region;
+      which[k++] = i;
+    }
+  if (k == 0)
+    return KCONV_OK;
+  KMatchPosition *all = g_new (KMatchPosition, (gsize) k * max);
+  KConvStatus st = kmatch_search_many (ms, (gint) k, &job->im, job->rgb_luma,
+      on_device, regions, max, all, found);
+  for (guint j = 0; j < k && st == KCONV_OK; j++) {
+    TargetSearch *x = &ts[which[j]];
+    memcpy (x->matches, all + (gsize) j * max, sizeof *all * found[j]);
+    x->n = found[j];
+    x->pending = FALSE;
+  }
+  g_free (all);
+  return st;
+}
+
+/* Refines a template's matches to a fraction of a pixel (in CUDA memory
+ * from a window round each, copied back) and keeps those at or under the
+ * threshold (the best is kept aside: the message says where it was and
+ * how it scored, found or not); they become its last match. */
 static KConvStatus
 target_settle (const MatchJob * job, TargetSearch * ts, gboolean on_device)
 {
-  KConvStatus st = on_device || ts->n == 0 ? KCONV_OK :
-      kmatch_refine (ts->t->matcher, &job->im, job->rgb_luma, &ts->region,
-      ts->matches, ts->n);
+  KConvStatus st = ts->n == 0 ? KCONV_OK :
+      (on_device ? kmatch_refine_device : kmatch_refine) (ts->t->matcher,
+      &job->im, job->rgb_luma, &ts->region, ts->matches, ts->n);
   if (st != KCONV_OK)
     return st;
   ts->searched = ts->n > 0;
@@ -349,10 +376,11 @@ target_settle (const MatchJob * job, TargetSearch * ts, gboolean on_device)
   return KCONV_OK;
 }
 
-/* Reports a frame: the first template's matches (first, n_first) and the
- * others', searched here, each settled before any box is drawn (a box
- * must not be searched), then per template ROI metas on the buffer, boxes
- * drawn and a bus message. */
+/* Reports a frame: the first template's matches (first, n_first; n_first
+ * -1: not searched yet, searched here with the others into first, which
+ * has room for max_matches) and the others', searched here, each settled
+ * before any box is drawn (a box must not be searched), then per template
+ * ROI metas on the buffer, boxes drawn and a bus message. */
 static GstFlowReturn
 report_frame (GstKPatternMatch * self, GstVideoFrame * frame,
     const MatchJob * job, KMatchPosition * first, gint n_first,
@@ -372,7 +400,8 @@ report_frame (GstKPatternMatch * self, GstVideoFrame * frame,
     x->region = job->region;
     x->name = job->snap.template_name;
     x->matches = first;
-    x->n = n_first;
+    x->n = MAX (n_first, 0);
+    x->searched = x->pending = n_first < 0 && job->search;
   }
   if (!gst_kpattern_match_ensure_extras (self, extras, frame, job->channels,
           job->snap.method, job->snap.use_alpha))
@@ -380,9 +409,10 @@ report_frame (GstKPatternMatch * self, GstVideoFrame * frame,
   if (extras) {
     extra_matches = g_new (KMatchPosition, (gsize) extras->len *
         job->snap.max_matches);
-    failed = "Template search failed";
-    st = search_extras (self, job, ts, &count, extra_matches, on_device);
+    add_extras (self, job, ts, &count, extra_matches);
   }
+  failed = "Template search failed";
+  st = search_targets (job, ts, count, on_device);
   for (guint i = 0; i < count && st == KCONV_OK; i++) {
     failed = "Refining the match failed";
     st = target_settle (job, &ts[i], on_device);
@@ -440,7 +470,9 @@ match_frame_now (GstKPatternMatch * self, GstVideoFrame * frame,
   /* (frames in CUDA memory never fall back to the CPU; one read on the host
    * for a cut is searched there too) */
   KMatch *m = self->first.matcher;
-  if (job->search && on_device)
+  if (job->together)
+    n = -1;                     /* (searched with the others) */
+  else if (job->search && on_device)
     st = kmatch_search_device (m, &job->im, job->rgb_luma, &job->region,
         job->snap.max_matches, matches, &n);
   else if (job->search)
@@ -552,7 +584,8 @@ gst_kpattern_match_start_frame (GstKConvBase * base, GstBuffer * inbuf)
   gst_kconv_base_queue (base, f);
   /* tracking: the next frame's area depends on this one's answer; on the
    * CPU the answer is there already */
-  if (tracking || kmatch_backend (self->first.matcher) != KCONV_BACKEND_CUDA)
+  if (tracking || job->together
+      || kmatch_backend (self->first.matcher) != KCONV_BACKEND_CUDA)
     gst_kconv_base_let_out (base);
   return GST_FLOW_OK;
 }
@@ -583,8 +616,11 @@ gst_kpattern_match_finish_frame (GstKConvBase * base, GstKConvInflightFrame * f)
   KMatchPosition matches[MAX_MATCHES];
   gint n = 0;
 
-  KConvStatus st = job->report && job->search ?
-      kmatch_slot_matches (f->slot, matches, &n) : KCONV_OK;
+  KConvStatus st = KCONV_OK;
+  if (job->together)
+    n = -1;                     /* (searched with the others) */
+  else if (job->report && job->search)
+    st = kmatch_slot_matches (f->slot, matches, &n);
   if (st != KCONV_OK) {
     GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED,
         ("Template search failed"), st);
@@ -600,7 +636,7 @@ gst_kpattern_match_submit_frame (GstKConvBase * base, GstKConvInflightFrame * f)
 {
   GstKPatternMatch *self = GST_KPATTERN_MATCH (base);
   MatchJob *job = f->job;
-  if (!job->search)
+  if (!job->search || job->together)
     return KCONV_OK;
   return kmatch_submit (self->first.matcher, f->slot, &job->im, job->rgb_luma,
       &job->region, job->snap.max_matches);

@@ -206,6 +206,22 @@ cuda_match_slot_best (KConvSlot * slot, KMatchPosition * best)
   kmatch_cuda_slot_best (slot->match, &best->x, &best->y, &best->sad);
 }
 
+static KConvStatus
+cuda_match_upload (void *impl, const void *src, ptrdiff_t src_stride,
+    size_t row_bytes, int rows, void **dst, ptrdiff_t *dst_stride)
+{
+  return kmatch_cuda_upload (((CudaMatcher *) impl)->bytes, src, src_stride,
+      row_bytes, rows, dst, dst_stride);
+}
+
+static KConvStatus
+cuda_match_download (void *impl, void *dst, ptrdiff_t dst_stride,
+    const void *src, ptrdiff_t src_stride, size_t row_bytes, int rows)
+{
+  return kmatch_cuda_download (((CudaMatcher *) impl)->bytes, dst, dst_stride,
+      src, src_stride, row_bytes, rows);
+}
+
 static void
 cuda_match_free (void *impl)
 {
@@ -261,6 +277,8 @@ const KConvBackendOps kconv_backend_cuda = {
   .match_submit = cuda_match_submit,
   .match_slot_best = cuda_match_slot_best,
   .match_search_scored = cuda_match_search_scored,
+  .match_upload = cuda_match_upload,
+  .match_download = cuda_match_download,
   .match_free = cuda_match_free,
   .match_set_template_deep = cuda_match_set_template_deep,
   .match_search_deep = cuda_match_search_deep,

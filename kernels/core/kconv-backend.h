@@ -156,6 +156,16 @@ struct KConvBackendOps
       const uint16_t * tmpl, int tw, int th, const uint8_t * mask);
     KConvStatus (*match_search_deep) (void *impl, const KMatchDeepQuery * q,
       KMatchPosition * best, uint64_t * sad_map);
+  /* rows of host memory copied to a device buffer the matcher keeps
+   * (*dst, until the next upload), waited for and counted: a frame
+   * several matchers search (kmatch_search_many) */
+    KConvStatus (*match_upload) (void *impl, const void *src,
+      ptrdiff_t src_stride, size_t row_bytes, int rows, void **dst,
+      ptrdiff_t *dst_stride);
+  /* rows of device memory copied to the host on the matcher's stream,
+   * waited for, and counted as crossing the bus */
+    KConvStatus (*match_download) (void *impl, void *dst, ptrdiff_t dst_stride,
+      const void *src, ptrdiff_t src_stride, size_t row_bytes, int rows);
   void (*match_free) (void *impl);
 
   /* A slot's frames in flight on the backend (NULL: none ever are) */

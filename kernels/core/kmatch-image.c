@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include "kmatch.h"
 #include "kconv-sample.h"
+#include "kmatch-private.h"
 
 uint8_t *
 kmatch_cut_template (const KConvImage * im, const KMatchRegion * r,
@@ -71,4 +72,15 @@ kmatch_interleave (const KConvImage * planes, int n, uint8_t * dst,
         d[n * x + c] = s[(ptrdiff_t) x * p->pixel_stride];
     }
   }
+}
+
+size_t
+kmatch_row_bytes (const KConvImage * frame, int n_channels, int width)
+{
+  const int sample = frame->depth > 8 ? 2 : 1;
+  int end = 0;
+  for (int c = 0; c < n_channels; c++)
+    if (frame->channel_offset[c] + sample > end)
+      end = frame->channel_offset[c] + sample;
+  return (size_t) (width - 1) * frame->pixel_stride + end;
 }

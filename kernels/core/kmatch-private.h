@@ -36,6 +36,15 @@ struct KMatch
   KMatchMethod method;
   KMatchScorer *scorer;         /* the template for a method other than
                                  * sad, made at its first search */
+  struct KMatchRefiner *refiner;        /* what kmatch_refine keeps of the
+                                         * template, made at its first use */
 };
+
+/* Lets the refiner go (kmatch-subpixel.c); NULL is let be. */
+void kmatch_refiner_free (struct KMatchRefiner *r);
+
+/* The bytes a row of width pixels of frame spans, from its first pixel to
+ * the last of the n_channels samples read in its last (kmatch-image.c) */
+size_t kmatch_row_bytes (const KConvImage * frame, int n_channels, int width);
 
 #endif /* KMATCH_PRIVATE_H */

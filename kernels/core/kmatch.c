@@ -89,6 +89,8 @@ forget_template (KMatch * m)
   m->depth = 0;
   kmatch_scorer_free (m->scorer);
   m->scorer = NULL;
+  kmatch_refiner_free (m->refiner);
+  m->refiner = NULL;
 }
 
 KConvStatus
@@ -199,6 +201,8 @@ kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
   m->pixels = pixels;
   kmatch_scorer_free (m->scorer);
   m->scorer = NULL;
+  kmatch_refiner_free (m->refiner);
+  m->refiner = NULL;
   return device_template (m);
 }
 

@@ -67,6 +67,10 @@ struct KMatchCuda
   size_t scratch_size;
   KMatchSums *d_sums, *h_sums;
   size_t sums_size;
+  uint8_t *d_shared; /* a frame several matchers search (kmatch_cuda_upload) */
+  size_t shared_size;
+  uint8_t *h_window; /* page-locked: windows on their way back */
+  size_t window_size;
   /* uploads on one stream, the searches on the other: the upload of one
    * frame overlaps the search of the one before */
   cudaStream_t stream, up;
@@ -872,6 +876,62 @@ kmatch_cuda_search_scored (KMatchCuda *g, const KMatchScoring *sc,
   return KCONV_OK;
 }
 
+extern "C" KConvStatus
+kmatch_cuda_upload (KMatchCuda *g, const void *src, ptrdiff_t src_stride,
+    size_t row_bytes, int rows, void **dst, ptrdiff_t *dst_stride)
+{
+  KCONV_TRY (kconv_cuda_use_device (g->device));
+  /* rows 256-byte aligned, as cudaMallocPitch would */
+  const size_t pitch = (row_bytes + 255) / 256 * 256;
+  const size_t need = pitch * (size_t) (rows > 0 ? rows : 1);
+  if (need > g->shared_size) {
+    KCONV_CUDA_CHECK (cudaStreamSynchronize (g->stream));
+    cudaFree (g->d_shared);
+    g->d_shared = NULL;
+    g->shared_size = 0;
+    KCONV_CUDA_CHECK (cudaMalloc ((void **) &g->d_shared, need));
+    g->shared_size = need;
+  }
+  *dst = g->d_shared;
+  *dst_stride = (ptrdiff_t) pitch;
+  if (rows <= 0 || row_bytes == 0)
+    return KCONV_OK;
+  KCONV_CUDA_CHECK (cudaMemcpy2DAsync (g->d_shared, pitch, src, src_stride,
+      row_bytes, rows, cudaMemcpyHostToDevice, g->stream));
+  KCONV_CUDA_CHECK (cudaStreamSynchronize (g->stream));
+  kconv_cuda_count_transfer (1, row_bytes * rows);
+  return KCONV_OK;
+}
+
+extern "C" KConvStatus
+kmatch_cuda_download (KMatchCuda *g, void *dst, ptrdiff_t dst_stride,
+    const void *src, ptrdiff_t src_stride, size_t row_bytes, int rows)
+{
+  if (rows <= 0 || row_bytes == 0)
+    return KCONV_OK;
+  KCONV_TRY (kconv_cuda_use_device (g->device));
+  /* through page-locked memory: one copy by DMA (a copy of many short rows
+   * to pageable memory is staged row by row, ten times slower) */
+  const size_t need = row_bytes * (size_t) rows;
+  if (need > g->window_size) {
+    if (g->h_window)
+      cudaFreeHost (g->h_window);
+    g->h_window = NULL;
+    g->window_size = 0;
+    KCONV_CUDA_CHECK (
+        cudaHostAlloc ((void **) &g->h_window, need, cudaHostAllocPortable));
+    g->window_size = need;
+  }
+  KCONV_CUDA_CHECK (cudaMemcpy2DAsync (g->h_window, row_bytes, src, src_stride,
+      row_bytes, rows, cudaMemcpyDeviceToHost, g->stream));
+  KCONV_CUDA_CHECK (cudaStreamSynchronize (g->stream));
+  kconv_cuda_count_transfer (0, need);
+  for (int y = 0; y < rows; y++)
+    memcpy ((uint8_t *) dst + (ptrdiff_t) y * dst_stride,
+        g->h_window + (size_t) y * row_bytes, row_bytes);
+  return KCONV_OK;
+}
+
 extern "C" void
 kmatch_cuda_free (KMatchCuda *g)
 {
@@ -892,6 +952,9 @@ kmatch_cuda_free (KMatchCuda *g)
   cudaFree (g->d_ft);
   cudaFree (g->d_scratch);
   cudaFree (g->d_sums);
+  cudaFree (g->d_shared);
+  if (g->h_window)
+    cudaFreeHost (g->h_window);
   if (g->h_sums)
     cudaFreeHost (g->h_sums);
   if (g->stream)

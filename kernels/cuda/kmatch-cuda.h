@@ -76,6 +76,20 @@ KConvStatus kmatch_cuda_search_scored (KMatchCuda *g, const KMatchScoring *s,
     const KMatchCudaLayout *layout, int mw, int mh, int max_matches,
     KMatchSums *out, int *n_out, int n_threads);
 
+/* Rows of host memory to a device buffer the matcher keeps (*dst, rows
+ * *dst_stride bytes apart; it holds until the next upload), on its search
+ * stream, waited for and counted as crossing the bus: a frame that
+ * several matchers search, uploaded once. */
+KConvStatus kmatch_cuda_upload (KMatchCuda *g, const void *src,
+    ptrdiff_t src_stride, size_t row_bytes, int rows, void **dst,
+    ptrdiff_t *dst_stride);
+
+/* Rows of device memory to the host, on the matcher's search stream
+ * (after its searches), waited for and counted as crossing the bus. */
+KConvStatus kmatch_cuda_download (KMatchCuda *g, void *dst,
+    ptrdiff_t dst_stride, const void *src, ptrdiff_t src_stride,
+    size_t row_bytes, int rows);
+
 void kmatch_cuda_free (KMatchCuda *g);
 
 #ifdef __cplusplus

@@ -170,6 +170,15 @@ KConvStatus kmatch_search_scores (KMatch * m, const KConvImage * frame,
 KConvStatus kmatch_refine (KMatch * m, const KConvImage * frame, int luma,
     const KMatchRegion * region, KMatchPosition * matches, int n);
 
+/* As kmatch_refine for a frame in device memory on a CUDA matcher (as
+ * kmatch_search_device takes it): each match's window (the template's
+ * area and 3 pixels round it) is copied to the host and refined there, so
+ * the positions are kmatch_refine's to the bit.  Those windows cross the
+ * bus (the transfer counters count them).
+ * KCONV_ERROR_BACKEND_UNAVAILABLE on a matcher without a device. */
+KConvStatus kmatch_refine_device (KMatch * m, const KConvImage * frame,
+    int luma, const KMatchRegion * region, KMatchPosition * matches, int n);
+
 /* As kmatch_search, for a grey template in the luma of an RGB frame: the
  * frame's three channels are R, G and B (any pixel stride and order), and
  * each pixel's luma is (77 R + 150 G + 29 B + 128) >> 8, computed where the
@@ -188,6 +197,20 @@ KConvStatus kmatch_search_luma (KMatch * m, const KConvImage * rgb_frame,
 KConvStatus kmatch_search_device (KMatch * m, const KConvImage * frame,
     int luma, const KMatchRegion * region, int max_matches,
     KMatchPosition * matches, int *n_matches);
+
+/* Several templates in one pass over a frame: matchers[i] (made with the
+ * same options) searched inside regions[i], as kmatch_search (luma 0),
+ * kmatch_search_luma (luma 1) or, on_device, kmatch_search_device would,
+ * with the same results; up to max_matches for each at
+ * matches[i * max_matches], their count in n_matches[i].  The frame is
+ * read once for all of them: a frame in host memory crosses to a CUDA
+ * matchers' device once (the box that holds the regions), and where the
+ * host must make the samples compared (a luma, samples gathered from
+ * wider pixels) it makes them once. */
+KConvStatus kmatch_search_many (KMatch * const *matchers, int n,
+    const KConvImage * frame, int luma, int on_device,
+    const KMatchRegion * regions, int max_matches, KMatchPosition * matches,
+    int *n_matches);
 
 /* Frames in flight (KConvSlot, kconv.h): starts the search of a frame in
  * host memory on a slot, as kmatch_search (luma 0) or kmatch_search_luma

@@ -3,9 +3,10 @@
 # eight 64x64 templates cut from a photograph (as PNG files, given to
 # template-location as a list), searched in every 1920x1080 grey frame of
 # it, beside the same pipeline with identity in the element's place.
-#   tests/bench/bench-templates.sh PHOTO_DIR [backend] [methods] [frames] [rounds]
+#   tests/bench/bench-templates.sh PHOTO_DIR [backend] [methods] [frames] [rounds] [format]
 # PHOTO_DIR holds camera-1920x1080.pgm (tests/photos.sh); backend cpu
-# (default) or cuda; methods "sad zncc" by default.  Prints frames/s, the
+# (default) or cuda; methods "sad zncc" by default; format GRAY8 (default)
+# or another raw format (RGBA: the luma of R, G, B).  Prints frames/s, the
 # median of the rounds, each the rate between a run of frames and one of
 # frames/5 (start-up cancels).  PYTHON names a Python with PIL or OpenCV.
 set -euo pipefail
@@ -16,6 +17,7 @@ backend=${2:-cpu}
 methods=${3:-sad zncc}
 frames=${4:-100}
 rounds=${5:-3}
+format=${6:-GRAY8}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -39,7 +41,7 @@ for i, (x, y) in enumerate([(300, 200), (900, 150), (1500, 300), (200, 700),
 PY
 
 src="filesrc location=$work/frame.png ! pngdec ! imagefreeze num-buffers=@N@ \
-! videoconvert ! video/x-raw,format=GRAY8 ! queue"
+! videoconvert ! video/x-raw,format=$format ! queue"
 
 # microseconds a pipeline of n frames takes
 run_us() {  # element, n
@@ -61,7 +63,7 @@ rate() {  # element: frames/s, median over the rounds
   printf '%s\n' "${all[@]}" | sort -g | sed -n "$(( (rounds + 1) / 2 ))p"
 }
 
-echo "1920x1080 GRAY8 (camera), 64x64 templates, backend=$backend, $frames frames"
+echo "1920x1080 $format (camera), 64x64 templates, backend=$backend, $frames frames"
 printf '%-8s%-10s%12s%14s\n' method templates "frames/s" "ms a frame"
 printf '%-8s%-10s%12.0f\n' - identity "$(rate identity)"
 for m in $methods; do

@@ -134,43 +134,35 @@ gst-launch-1.0 -q videotestsrc pattern=ball num-buffers=1 ! \
   videocrop left=120 top=90 right=160 bottom=110 ! pngenc ! \
   filesink location="$out/template.png"
 # ssd, ncc and zncc in CUDA memory (a template file: the matches are
-# the same, the sub-pixel fields aside: whole pixels in CUDA memory)
+# the same, to a fraction of a pixel)
 gst-launch-1.0 -q videotestsrc pattern=ball num-buffers=1 ! \
   video/x-raw,format=RGBA,width=320,height=240 ! \
   videocrop left=40 top=20 right=250 bottom=190 ! pngenc ! \
   filesink location="$out/corner.png"
-whole_matches() {  # caps, element words...: same_matches without sub-pixels
-  local caps=$1; shift
-  timeout 60 gst-launch-1.0 -m videotestsrc pattern=ball num-buffers=6 ! "$caps" ! "$@" ! \
-    fakesink 2>&1 | grep -o 'kpatternmatch, .*' | sed -E 's/(subpixel[^0-9]*)[0-9.e+]+/\1X/g' > "$out/sys.msg"
-  timeout 60 gst-launch-1.0 -m videotestsrc pattern=ball num-buffers=6 ! "$caps" ! cudaupload ! \
-    "video/x-raw(memory:CUDAMemory)" ! "$@" ! cudadownload ! fakesink 2>&1 | \
-    grep -o 'kpatternmatch, .*' | sed -E 's/(subpixel[^0-9]*)[0-9.e+]+/\1X/g' > "$out/cuda.msg"
-  if [ -s "$out/sys.msg" ] && cmp -s "$out/sys.msg" "$out/cuda.msg"; then
-    pass=$((pass + 1))
-  else
-    echo "FAIL matches differ: $caps $*"; diff "$out/sys.msg" "$out/cuda.msg" | head -5
-    fail=$((fail + 1))
-  fi
-}
 for method in ssd ncc zncc; do
   for fmt in RGBA NV12; do
-    whole_matches "video/x-raw,format=$fmt,width=320,height=240,framerate=30/1" \
+    same_matches "video/x-raw,format=$fmt,width=320,height=240,framerate=30/1" \
       kpatternmatch template-location="$out/template.png,$out/corner.png" \
       method=$method max-matches=2 use-alpha=false
   done
 done
 
-# the chain: bytes and matches as in system memory, nothing over the bus
+# the chain: bytes and matches as in system memory, no frame over the bus
+# (to the GPU nothing; back only the windows round the matches that their
+# sub-pixel positions are fitted to: under one frame in all 30)
 chain="kconvfilter kernel=sharpen ! kconvfilter kernel=gaussian kernel-size=5 ! kpatternmatch template-location=$out/template.png draw=true"
 caps="video/x-raw,format=NV12,width=640,height=480,framerate=30/1"
 # shellcheck disable=SC2086
 same_output "$caps" $chain
+# shellcheck disable=SC2086
+same_matches "$caps" $chain
 GST_DEBUG=kconvfilter:4,kpatternmatch:4 timeout 60 gst-launch-1.0 videotestsrc num-buffers=30 ! \
   "$caps" ! cudaupload ! "video/x-raw(memory:CUDAMemory)" ! $chain ! cudadownload ! fakesink > "$out/chain.log" 2>&1
 moved=$(grep -o 'process: [0-9]* to the GPU, [0-9]* back' "$out/chain.log" | tail -1)
 echo "chain in CUDA memory, core's bus counter at the end: $moved"
-if [ "$moved" = "process: 0 to the GPU, 0 back" ]; then
+up=$(echo "$moved" | sed -E 's/process: ([0-9]*) to the GPU.*/\1/')
+back=$(echo "$moved" | sed -E 's/.*GPU, ([0-9]*) back/\1/')
+if [ -n "$moved" ] && [ "$up" = 0 ] && [ "$back" -gt 0 ] && [ "$back" -lt $((640 * 480)) ]; then
   pass=$((pass + 1))
 else
   echo "FAIL the chain moved frames over the bus (or did not log)"; fail=$((fail + 1))

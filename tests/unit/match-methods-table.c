@@ -181,6 +181,18 @@ check_without_maps (KMatch ** ms, const KConvImage * im, int luma,
       CHECK (same_match (&dev[i], &got[1][i]), "match %d in device memory "
           "at (%d, %d), in host memory (%d, %d)", i, dev[i].x, dev[i].y,
           got[1][i].x, got[1][i].y);
+    /* to a fraction of a pixel from windows copied back: the host's
+     * positions to the bit */
+    if (st == KCONV_OK && nd == n[1]) {
+      CHECK (kmatch_refine (ms[1], im, luma, &region, got[1], n[1]) ==
+          KCONV_OK && kmatch_refine_device (ms[1], &on, luma, &region, dev,
+              nd) == KCONV_OK, "refine (%s)", kconv_last_error ());
+      for (int i = 0; i < nd; i++)
+        CHECK (dev[i].sub_x == got[1][i].sub_x
+            && dev[i].sub_y == got[1][i].sub_y, "match %d refined in device "
+            "memory (%.17g, %.17g), in host memory (%.17g, %.17g)", i,
+            dev[i].sub_x, dev[i].sub_y, got[1][i].sub_x, got[1][i].sub_y);
+    }
   }
   free_device ((void *) on.data);
 }

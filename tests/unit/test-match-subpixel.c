@@ -204,5 +204,13 @@ main (void)
   CHECK (kmatch_refine (k, &rgb, 0, NULL, &p, 1) ==
       KCONV_ERROR_INVALID_ARGUMENT, "an RGB frame for a grey template");
   kmatch_free (k);
+  /* frames in device memory want a matcher on the device */
+  const KConvOptions cpu = { KCONV_BACKEND_CPU, 1, -1 };
+  kmatch_new (&cpu, &k);
+  kmatch_set_template (k, flat, 8, 8, 8, 1);
+  CHECK (kmatch_refine_device (k, &im, 0, NULL, &p, 1) ==
+      KCONV_ERROR_BACKEND_UNAVAILABLE, "a CPU matcher refining in device "
+      "memory: %s", kconv_last_error ());
+  kmatch_free (k);
   return check_summary ();
 }
