@@ -65,7 +65,7 @@ struct KMatchCuda
   size_t ft_size;
   uint8_t *d_scratch;
   size_t scratch_size;
-  KMatchSums *d_sums, *h_sums;
+  KMatchSums *h_sums, *dh_sums; /* page-locked, and where the GPU sees it */
   size_t sums_size;
   uint8_t *d_shared; /* a frame several matchers search (kmatch_cuda_upload) */
   size_t shared_size;
@@ -806,15 +806,16 @@ scored_search (KMatchCuda *g, KMatchCudaSlot *s, const KMatchScoring *sc,
         kmatch_cuda_methods_scratch (mw, mh, g->tw, g->ch, max_matches), 0);
   const size_t sums = ((size_t) max_matches + 1) * sizeof (KMatchSums);
   if (st == KCONV_OK && sums > g->sums_size) {
-    size_t d_size = 0, h_size = 0;
-    cudaFree (g->d_sums);
+    size_t h_size = 0;
     if (g->h_sums)
       cudaFreeHost (g->h_sums);
-    g->d_sums = g->h_sums = NULL;
+    g->h_sums = g->dh_sums = NULL;
     g->sums_size = 0;
-    st = grow ((uint8_t **) &g->d_sums, &d_size, sums, 0);
-    if (st == KCONV_OK)
-      st = grow ((uint8_t **) &g->h_sums, &h_size, sums, 1);
+    st = grow ((uint8_t **) &g->h_sums, &h_size, sums, 1);
+    if (st == KCONV_OK && cudaHostGetDevicePointer ((void **) &g->dh_sums,
+                              g->h_sums, 0) != cudaSuccess)
+      st = kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
+          "page-locked memory the GPU cannot write (no unified addressing)");
     if (st == KCONV_OK)
       g->sums_size = sums;
   }
@@ -840,10 +841,10 @@ scored_search (KMatchCuda *g, KMatchCudaSlot *s, const KMatchScoring *sc,
       mh, g->d_tmpl, g->words, g->th, g->d_ft);
   KCONV_CUDA_CHECK (cudaGetLastError ());
   const KMatchCudaMethodsJob job = { s->d_frame, pitch, g->d_ft, mw, mh, g->tw,
-    g->th, g->d_scratch, max_matches, g->d_sums, &g->d_sums[max_matches].x };
+    g->th, g->d_scratch, max_matches, g->dh_sums, &g->dh_sums[max_matches].x };
+  /* (the picks are written straight to page-locked memory: a copy after
+   * the kernels would add its own latency to every search) */
   KCONV_TRY (kmatch_cuda_methods_queue (sc, &job, g->stream));
-  KCONV_CUDA_CHECK (cudaMemcpyAsync (g->h_sums, g->d_sums, sums,
-      cudaMemcpyDeviceToHost, g->stream));
   return kconv_cuda_fence_record (&s->fence, g->stream);
 }
 
@@ -951,7 +952,6 @@ kmatch_cuda_free (KMatchCuda *g)
   cudaFree (g->d_map);
   cudaFree (g->d_ft);
   cudaFree (g->d_scratch);
-  cudaFree (g->d_sums);
   cudaFree (g->d_shared);
   if (g->h_window)
     cudaFreeHost (g->h_window);
