@@ -215,11 +215,11 @@ cuda_match_upload (void *impl, const void *src, ptrdiff_t src_stride,
 }
 
 static KConvStatus
-cuda_match_download (void *impl, void *dst, ptrdiff_t dst_stride,
-    const void *src, ptrdiff_t src_stride, size_t row_bytes, int rows)
+cuda_match_download (void *impl, const void *src, ptrdiff_t src_stride,
+    size_t row_bytes, int rows, const void **dst)
 {
-  return kmatch_cuda_download (((CudaMatcher *) impl)->bytes, dst, dst_stride,
-      src, src_stride, row_bytes, rows);
+  return kmatch_cuda_download (((CudaMatcher *) impl)->bytes, src, src_stride,
+      row_bytes, rows, dst);
 }
 
 static void

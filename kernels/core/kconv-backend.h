@@ -162,10 +162,11 @@ struct KConvBackendOps
     KConvStatus (*match_upload) (void *impl, const void *src,
       ptrdiff_t src_stride, size_t row_bytes, int rows, void **dst,
       ptrdiff_t *dst_stride);
-  /* rows of device memory copied to the host on the matcher's stream,
-   * waited for, and counted as crossing the bus */
-    KConvStatus (*match_download) (void *impl, void *dst, ptrdiff_t dst_stride,
-      const void *src, ptrdiff_t src_stride, size_t row_bytes, int rows);
+  /* rows of device memory copied to host memory the matcher keeps (*dst,
+   * rows row_bytes apart, until the next download), waited for and
+   * counted as crossing the bus */
+    KConvStatus (*match_download) (void *impl, const void *src,
+      ptrdiff_t src_stride, size_t row_bytes, int rows, const void **dst);
   void (*match_free) (void *impl);
 
   /* A slot's frames in flight on the backend (NULL: none ever are) */

@@ -155,10 +155,10 @@ typedef struct KMatchRefiner
   double hxx, hxy, hyy;
   double *across;               /* (th + 3) x tw */
   double *f;                    /* n */
-} Counted;
+} Refiner;
 
 static void
-counted_free (Counted * k)
+refiner_clear (Refiner * k)
 {
   free (k->i);
   free (k->j);
@@ -173,12 +173,12 @@ void
 kmatch_refiner_free (struct KMatchRefiner *r)
 {
   if (r)
-    counted_free (r);
+    refiner_clear (r);
   free (r);
 }
 
 static KConvStatus
-counted_new (const KMatch * m, Counted * k)
+refiner_init (const KMatch * m, Refiner * k)
 {
   memset (k, 0, sizeof *k);
   const size_t most = (size_t) m->tw * m->th;
@@ -190,7 +190,7 @@ counted_new (const KMatch * m, Counted * k)
   k->across = malloc ((size_t) (m->th + 3) * m->tw * sizeof *k->across);
   k->f = malloc (most * sizeof *k->f);
   if (!k->i || !k->j || !k->t || !k->gx || !k->gy || !k->across || !k->f) {
-    counted_free (k);
+    refiner_clear (k);
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   for (int j = 0; j < m->th; j++)
@@ -216,7 +216,7 @@ counted_new (const KMatch * m, Counted * k)
 /* The frame of channel c interpolated at the counted pixels shifted by
  * (ix + wx's fraction, iy + wy's), into k->f: across the rows, then down */
 static void
-interpolate (const KMatch * m, Counted * k, const Window * w, int c, int ix,
+interpolate (const KMatch * m, Refiner * k, const Window * w, int c, int ix,
     int iy, const double wx[4], const double wy[4])
 {
   const int tw = m->tw;
@@ -237,7 +237,7 @@ interpolate (const KMatch * m, Counted * k, const Window * w, int c, int ix,
 /* The shift (dx, dy) of the frame in w that matches the template best,
  * from 0; 0 where the template has no gradient to go by. */
 static void
-refine_one (const KMatch * m, Counted * k, const Window * w, double *dx,
+refine_one (const KMatch * m, Refiner * k, const Window * w, double *dx,
     double *dy)
 {
   const double hxx = k->hxx, hxy = k->hxy, hyy = k->hyy;
@@ -323,8 +323,8 @@ refine (KMatch * m, const KConvImage * frame, int luma,
     return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "%s: the matcher "
         "is not on a device", fn);
   if (n > 0 && !m->refiner) {
-    Counted *k = malloc (sizeof *k);
-    KConvStatus made = k ? counted_new (m, k) :
+    Refiner *k = malloc (sizeof *k);
+    KConvStatus made = k ? refiner_init (m, k) :
         kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
     if (made != KCONV_OK) {
       free (k);
@@ -332,7 +332,6 @@ refine (KMatch * m, const KConvImage * frame, int luma,
     }
     m->refiner = k;
   }
-  uint8_t *host = NULL;         /* a window copied from the device */
   KConvStatus st = KCONV_OK;
   for (int i = 0; i < n && st == KCONV_OK; i++) {
     KMatchPosition *p = &matches[i];
@@ -350,12 +349,11 @@ refine (KMatch * m, const KConvImage * frame, int luma,
         (ptrdiff_t) b.x * frame->pixel_stride;
     ptrdiff_t stride = frame->stride;
     if (on_device) {
+      /* (the window's copy in host memory, the matcher's) */
       const size_t row = kmatch_row_bytes (frame, luma ? 3 : m->ch, b.width);
-      free (host);
-      host = malloc (row * b.height);
-      st = host ? m->ops->match_download (m->impl, host, (ptrdiff_t) row,
-          base, frame->stride, row, b.height) :
-          kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+      const void *host;
+      st = m->ops->match_download (m->impl, base, frame->stride, row,
+          b.height, &host);
       base = host;
       stride = (ptrdiff_t) row;
     }
@@ -375,7 +373,6 @@ refine (KMatch * m, const KConvImage * frame, int luma,
     p->sub_x = fmin (fmax (p->x + dx, r->x), right);
     p->sub_y = fmin (fmax (p->y + dy, r->y), bottom);
   }
-  free (host);
   return st;
 }
 

@@ -884,15 +884,8 @@ kmatch_cuda_upload (KMatchCuda *g, const void *src, ptrdiff_t src_stride,
   KCONV_TRY (kconv_cuda_use_device (g->device));
   /* rows 256-byte aligned, as cudaMallocPitch would */
   const size_t pitch = (row_bytes + 255) / 256 * 256;
-  const size_t need = pitch * (size_t) (rows > 0 ? rows : 1);
-  if (need > g->shared_size) {
-    KCONV_CUDA_CHECK (cudaStreamSynchronize (g->stream));
-    cudaFree (g->d_shared);
-    g->d_shared = NULL;
-    g->shared_size = 0;
-    KCONV_CUDA_CHECK (cudaMalloc ((void **) &g->d_shared, need));
-    g->shared_size = need;
-  }
+  KCONV_TRY (grow (&g->d_shared, &g->shared_size,
+      pitch * (size_t) (rows > 0 ? rows : 1), 0));
   *dst = g->d_shared;
   *dst_stride = (ptrdiff_t) pitch;
   if (rows <= 0 || row_bytes == 0)
@@ -905,31 +898,21 @@ kmatch_cuda_upload (KMatchCuda *g, const void *src, ptrdiff_t src_stride,
 }
 
 extern "C" KConvStatus
-kmatch_cuda_download (KMatchCuda *g, void *dst, ptrdiff_t dst_stride,
-    const void *src, ptrdiff_t src_stride, size_t row_bytes, int rows)
+kmatch_cuda_download (KMatchCuda *g, const void *src, ptrdiff_t src_stride,
+    size_t row_bytes, int rows, const void **dst)
 {
-  if (rows <= 0 || row_bytes == 0)
-    return KCONV_OK;
   KCONV_TRY (kconv_cuda_use_device (g->device));
-  /* through page-locked memory: one copy by DMA (a copy of many short rows
+  /* into page-locked memory: one copy by DMA (a copy of many short rows
    * to pageable memory is staged row by row, ten times slower) */
-  const size_t need = row_bytes * (size_t) rows;
-  if (need > g->window_size) {
-    if (g->h_window)
-      cudaFreeHost (g->h_window);
-    g->h_window = NULL;
-    g->window_size = 0;
-    KCONV_CUDA_CHECK (
-        cudaHostAlloc ((void **) &g->h_window, need, cudaHostAllocPortable));
-    g->window_size = need;
-  }
+  const size_t need = row_bytes * (size_t) (rows > 0 ? rows : 0);
+  KCONV_TRY (grow (&g->h_window, &g->window_size, need > 0 ? need : 1, 1));
+  *dst = g->h_window;
+  if (need == 0)
+    return KCONV_OK;
   KCONV_CUDA_CHECK (cudaMemcpy2DAsync (g->h_window, row_bytes, src, src_stride,
       row_bytes, rows, cudaMemcpyDeviceToHost, g->stream));
   KCONV_CUDA_CHECK (cudaStreamSynchronize (g->stream));
   kconv_cuda_count_transfer (0, need);
-  for (int y = 0; y < rows; y++)
-    memcpy ((uint8_t *) dst + (ptrdiff_t) y * dst_stride,
-        g->h_window + (size_t) y * row_bytes, row_bytes);
   return KCONV_OK;
 }
 

@@ -84,11 +84,12 @@ KConvStatus kmatch_cuda_upload (KMatchCuda *g, const void *src,
     ptrdiff_t src_stride, size_t row_bytes, int rows, void **dst,
     ptrdiff_t *dst_stride);
 
-/* Rows of device memory to the host, on the matcher's search stream
- * (after its searches), waited for and counted as crossing the bus. */
-KConvStatus kmatch_cuda_download (KMatchCuda *g, void *dst,
-    ptrdiff_t dst_stride, const void *src, ptrdiff_t src_stride,
-    size_t row_bytes, int rows);
+/* Rows of device memory to page-locked memory the matcher keeps (*dst,
+ * rows row_bytes apart; it holds until the next download), on its search
+ * stream (after its searches), waited for and counted as crossing the
+ * bus. */
+KConvStatus kmatch_cuda_download (KMatchCuda *g, const void *src,
+    ptrdiff_t src_stride, size_t row_bytes, int rows, const void **dst);
 
 void kmatch_cuda_free (KMatchCuda *g);
 
