@@ -46,6 +46,9 @@ typedef struct
 typedef struct
 {
   gchar *template_location;
+  /* its files, probed, to be decoded when the frames' size is known */
+  GPtrArray *pending_files;
+  guint64 template_budget;      /* pixels, all templates; 0 = auto */
   GstSample *template_rgb;      /* RGBA, from the file or the signal */
   gchar *template_name;         /* the first template's */
   /* of GstKMatchExtraTemplate, or NULL: replaced, never changed */
@@ -107,13 +110,55 @@ gboolean gst_kpattern_match_rebuild_core (GstKConvBase * base,
 GstKMatchExtraTemplate *gst_kmatch_extra_template_new (const gchar * name,
     GstSample * rgba);
 void gst_kmatch_extra_template_free (gpointer extra);
-/* Loads template-location's files, separated by commas: the first's
- * sample and name, the others as extras (NULL when there are none).
- * FALSE and error set when one does not load or there are more than
- * MAX_TEMPLATES; nothing is returned then. */
-gboolean gst_kmatch_templates_load (const gchar * location, gint max_width,
-    gint max_height, GstSample ** first, gchar ** first_name,
-    GPtrArray ** extras, GError ** error);
+/* A file of template-location's list, with its size as its header says
+ * (nothing is decoded before the frames' size is known) */
+typedef struct
+{
+  gchar *path;
+  gchar *name;                  /* the file's, without the folder */
+  gint width, height;
+} GstKMatchTemplateFile;
+void gst_kmatch_template_file_free (gpointer file);
+
+/* What a list of files decoded to: the first template and the others */
+typedef struct
+{
+  GstSample *first;
+  gchar *first_name;
+  GPtrArray *extras;            /* of GstKMatchExtraTemplate, or NULL */
+} GstKMatchLoaded;
+void gst_kmatch_loaded_clear (GstKMatchLoaded * loaded);
+
+/* template-location's names: separated by commas, "\," a comma within a
+ * name and "\\" a backslash; whitespace round each is dropped.
+ * g_strfreev. */
+gchar **gst_kmatch_location_split (const gchar * location);
+
+/* The files of template-location, each checked and its size read from its
+ * header (gst_kmatch_template_probe_file), none decoded; NULL and error
+ * set when one cannot be read (naming it), a name is empty or there are
+ * more than MAX_TEMPLATES. */
+GPtrArray *gst_kmatch_template_files_probe (const gchar * location,
+    GError ** error);
+
+/* template-budget 0 (auto): this many times the frames' pixels, and at
+ * least DEFAULT_BUDGET_LEAST pixels */
+#define DEFAULT_BUDGET_FRAMES 4
+#define DEFAULT_BUDGET_LEAST (4u << 20)
+/* The pixels all templates together may take: budget, or for 0 the
+ * default for frames of this size. */
+guint64 gst_kmatch_template_budget (guint64 budget, gint frame_width,
+    gint frame_height);
+
+/* Decodes the probed files for frames of frame_width x frame_height, in
+ * order, into loaded: a file larger than the frames, or whose pixels would
+ * take the templates past budget (checked from the header, before
+ * decoding), or that does not decode is refused, its sentence added to
+ * refused (of strings).  FALSE when none is left. */
+gboolean gst_kmatch_template_files_decode (GPtrArray * files,
+    gint frame_width, gint frame_height, guint64 budget,
+    GstKMatchLoaded * loaded, GPtrArray * refused);
+
 /* The targets of the extras as the settings have them now: remade when
  * the list changed; FALSE (an element error posted) when a matcher cannot
  * be made. */

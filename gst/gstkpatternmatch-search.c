@@ -148,11 +148,10 @@ ensure_matcher (GstKPatternMatch * self, GstVideoFrame * frame,
     return TRUE;
   }
   if (snap->template_rgb && (self->first.template.built != template_cookie
-          || gst_kmatch_template_state_stale (&self->first.template, fmt,
-              channels))) {
+          || gst_kmatch_template_state_stale (&self->first.template,
+              &frame->info, channels))) {
     if (gst_kmatch_template_state_pack (&self->first.template,
-            self->first.matcher, snap->template_rgb, frame->info.finfo,
-            channels)) {
+            self->first.matcher, snap->template_rgb, &frame->info, channels)) {
       self->first.have_last = FALSE;
       self->first.warned_size = FALSE;
     }

@@ -35,62 +35,137 @@ gst_kmatch_extra_template_free (gpointer extra)
   g_free (e);
 }
 
-gboolean
-gst_kmatch_templates_load (const gchar * location, gint max_width,
-    gint max_height, GstSample ** first, gchar ** first_name,
-    GPtrArray ** extras, GError ** error)
+void
+gst_kmatch_template_file_free (gpointer file)
 {
-  gchar **files = g_strsplit (location, ",", -1);
-  const guint n = g_strv_length (files);
-  GPtrArray *loaded = g_ptr_array_new_with_free_func
-      (gst_kmatch_extra_template_free);
-  gboolean ok = TRUE;
+  GstKMatchTemplateFile *f = file;
+  g_free (f->path);
+  g_free (f->name);
+  g_free (f);
+}
 
-  if (n == 0 || n > MAX_TEMPLATES) {
+void
+gst_kmatch_loaded_clear (GstKMatchLoaded * loaded)
+{
+  g_clear_pointer (&loaded->first, gst_sample_unref);
+  g_clear_pointer (&loaded->first_name, g_free);
+  g_clear_pointer (&loaded->extras, g_ptr_array_unref);
+}
+
+gchar **
+gst_kmatch_location_split (const gchar * location)
+{
+  GPtrArray *parts = g_ptr_array_new ();
+  GString *part = g_string_new (NULL);
+  for (const gchar * c = location;; c++) {
+    if (*c == '\\' && (c[1] == ',' || c[1] == '\\')) {
+      g_string_append_c (part, *++c);
+    } else if (*c == ',' || *c == '\0') {
+      /* whitespace round a name is the list's, not the name's */
+      g_ptr_array_add (parts, g_strstrip (g_string_free (part, FALSE)));
+      if (*c == '\0')
+        break;
+      part = g_string_new (NULL);
+    } else {
+      g_string_append_c (part, *c);
+    }
+  }
+  g_ptr_array_add (parts, NULL);
+  return (gchar **) g_ptr_array_free (parts, FALSE);
+}
+
+GPtrArray *
+gst_kmatch_template_files_probe (const gchar * location, GError ** error)
+{
+  gchar **names = gst_kmatch_location_split (location);
+  const guint n = g_strv_length (names);
+  GPtrArray *files = g_ptr_array_new_with_free_func
+      (gst_kmatch_template_file_free);
+
+  if (n > MAX_TEMPLATES)
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "%u files: 1 to %d templates are taken", n, MAX_TEMPLATES);
-    ok = FALSE;
-  }
-  for (guint i = 0; ok && i < n; i++) {
-    const gchar *file = g_strstrip (files[i]);
+  for (guint i = 0; n <= MAX_TEMPLATES && i < n; i++) {
     GError *err = NULL;
-    if (!*file) {
+    GstKMatchTemplateFile *f = g_new0 (GstKMatchTemplateFile, 1);
+    f->path = g_strdup (names[i]);
+    /* its name: the file's, without the folder */
+    f->name = g_path_get_basename (f->path);
+    g_ptr_array_add (files, f);
+    if (!*f->path) {
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
           "file %u of the list is empty", i + 1);
-      ok = FALSE;
       break;
     }
-    GstSample *rgba = gst_kmatch_template_load_file (file, max_width,
-        max_height, &err);
-    if (!rgba) {
+    if (!gst_kmatch_template_probe_file (f->path, &f->width, &f->height, &err)) {
       /* which file, when there are several */
       g_set_error (error, err->domain, err->code, "%s%s%s",
-          n > 1 ? file : "", n > 1 ? ": " : "", err->message);
+          n > 1 ? f->path : "", n > 1 ? ": " : "", err->message);
       g_clear_error (&err);
-      ok = FALSE;
       break;
     }
-    /* its name: the file's, without the folder */
-    gchar *name = g_path_get_basename (file);
-    g_ptr_array_add (loaded, gst_kmatch_extra_template_new (name, rgba));
-    g_free (name);
+  }
+  g_strfreev (names);
+  if (error && *error)
+    g_clear_pointer (&files, g_ptr_array_unref);
+  return files;
+}
+
+guint64
+gst_kmatch_template_budget (guint64 budget, gint frame_width, gint frame_height)
+{
+  if (budget)
+    return budget;
+  return MAX (DEFAULT_BUDGET_FRAMES * (guint64) frame_width * frame_height,
+      DEFAULT_BUDGET_LEAST);
+}
+
+gboolean
+gst_kmatch_template_files_decode (GPtrArray * files, gint frame_width,
+    gint frame_height, guint64 budget, GstKMatchLoaded * loaded,
+    GPtrArray * refused)
+{
+  guint64 used = 0;
+  memset (loaded, 0, sizeof *loaded);
+  for (guint i = 0; i < files->len; i++) {
+    const GstKMatchTemplateFile *f = g_ptr_array_index (files, i);
+    const guint64 pixels = (guint64) f->width * f->height;
+    GError *err = NULL;
+    GstSample *rgba = NULL;
+    /* from the header's size: nothing is decoded that cannot be kept */
+    if (f->width > frame_width || f->height > frame_height)
+      g_ptr_array_add (refused, g_strdup_printf ("template \"%s\" refused: "
+              "it is %dx%d pixels, larger than the %dx%d frames, so it could "
+              "never be found", f->path, f->width, f->height, frame_width,
+              frame_height));
+    else if (used + pixels > budget)
+      g_ptr_array_add (refused, g_strdup_printf ("template \"%s\" refused: "
+              "its %dx%d pixels and the templates' before it (%"
+              G_GUINT64_FORMAT ") exceed the budget of %" G_GUINT64_FORMAT
+              " pixels for all templates (template-budget)", f->path,
+              f->width, f->height, used, budget));
+    else if (!(rgba = gst_kmatch_template_load_file (f->path, frame_width,
+                frame_height, &err))) {
+      g_ptr_array_add (refused, g_strdup_printf ("template \"%s\" refused: "
+              "%s", f->path, err->message));
+      g_clear_error (&err);
+    }
+    if (!rgba)
+      continue;
+    used += pixels;
+    if (!loaded->first) {
+      loaded->first = rgba;
+      loaded->first_name = g_strdup (f->name);
+      continue;
+    }
+    if (!loaded->extras)
+      loaded->extras = g_ptr_array_new_with_free_func
+          (gst_kmatch_extra_template_free);
+    g_ptr_array_add (loaded->extras, gst_kmatch_extra_template_new (f->name,
+            rgba));
     gst_sample_unref (rgba);
   }
-  g_strfreev (files);
-  if (!ok) {
-    g_ptr_array_unref (loaded);
-    return FALSE;
-  }
-  GstKMatchExtraTemplate *head = g_ptr_array_index (loaded, 0);
-  *first = gst_sample_ref (head->rgba);
-  *first_name = g_strdup (head->name);
-  g_ptr_array_remove_index (loaded, 0);
-  if (loaded->len == 0) {
-    g_ptr_array_unref (loaded);
-    loaded = NULL;
-  }
-  *extras = loaded;
-  return TRUE;
+  return loaded->first != NULL;
 }
 
 gboolean
@@ -145,7 +220,6 @@ gst_kpattern_match_ensure_extras (GstKPatternMatch * self, GPtrArray * extras,
   }
   if (!extras)
     return TRUE;
-  const GstVideoFormat fmt = GST_VIDEO_FRAME_FORMAT (frame);
   for (guint i = 0; i < extras->len; i++) {
     GstKMatchTarget *t = &self->extras[i];
     const GstKMatchExtraTemplate *e = g_ptr_array_index (extras, i);
@@ -154,9 +228,9 @@ gst_kpattern_match_ensure_extras (GstKPatternMatch * self, GPtrArray * extras,
     kmatch_set_method (t->matcher, method);
     /* packed for these frames: again when what is matched changed */
     if (!t->template.built || gst_kmatch_template_state_stale (&t->template,
-            fmt, channels)) {
+            &frame->info, channels)) {
       if (gst_kmatch_template_state_pack (&t->template, t->matcher, e->rgba,
-              frame->info.finfo, channels)) {
+              &frame->info, channels)) {
         t->have_last = FALSE;
         t->warned_size = FALSE;
       }

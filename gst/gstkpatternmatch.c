@@ -72,6 +72,7 @@ enum
   PROP_MATCH_ON,
   PROP_USE_ALPHA,
   PROP_METHOD,
+  PROP_TEMPLATE_BUDGET,
   N_PROPERTIES
 };
 
@@ -92,6 +93,7 @@ enum
 #define DEFAULT_MATCH_ON GST_KMATCH_ON_LUMA
 #define DEFAULT_USE_ALPHA TRUE
 #define DEFAULT_METHOD KMATCH_METHOD_SAD
+#define DEFAULT_TEMPLATE_BUDGET 0
 
 static GParamSpec *properties[N_PROPERTIES];
 static guint signals[N_SIGNALS];
@@ -154,13 +156,70 @@ template_size_limit (GstKPatternMatch * self, gint * max_w, gint * max_h)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* What template-location loaded: the first template and the others */
+/* The frames' size, 0 x 0 before the first caps */
+static void
+frame_size (GstKPatternMatch * self, gint * width, gint * height)
+{
+  GST_OBJECT_LOCK (self);
+  *width = self->frame_width;
+  *height = self->frame_height;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Posts a warning for each template file refused. */
+static void
+warn_refused (GstKPatternMatch * self, GPtrArray * refused)
+{
+  for (guint i = 0; i < refused->len; i++)
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("%s",
+            (const gchar *) g_ptr_array_index (refused, i)), (NULL));
+}
+
+/* What setting template-location loaded: once the frames' size is known
+ * the decoded templates, before it the files, probed */
 typedef struct
 {
-  GstSample *first;
-  gchar *first_name;
-  GPtrArray *extras;
+  GstKMatchLoaded decoded;
+  GPtrArray *files;
 } Loaded;
+
+/* template-location set while the element is READY or streaming: its files
+ * probed, and decoded when the frames' size is known (those that cannot
+ * be kept refused, each with a warning); FALSE (refused, a message
+ * posted) when a file cannot be read or none can be kept. */
+static gboolean
+load_location (GstKPatternMatch * self, const gchar * location, Loaded * loaded)
+{
+  GError *err = NULL;
+  gint fw, fh;
+  GPtrArray *files = gst_kmatch_template_files_probe (location, &err);
+  if (!files) {
+    gst_kconv_refusal_post (GST_ELEMENT (self), "template-location",
+        "template-location \"%s\" refused: %s", location, err->message);
+    g_clear_error (&err);
+    return FALSE;
+  }
+  frame_size (self, &fw, &fh);
+  if (!fw) {
+    loaded->files = files;
+    return TRUE;
+  }
+  GST_OBJECT_LOCK (self);
+  const guint64 budget = self->settings.template_budget;
+  GST_OBJECT_UNLOCK (self);
+  GPtrArray *refused = g_ptr_array_new_with_free_func (g_free);
+  gboolean ok = gst_kmatch_template_files_decode (files, fw, fh,
+      gst_kmatch_template_budget (budget, fw, fh), &loaded->decoded, refused);
+  if (ok)
+    warn_refused (self, refused);
+  else
+    gst_kconv_refusal_post (GST_ELEMENT (self), "template-location",
+        "template-location \"%s\" refused: %s", location,
+        refused->len ? (const gchar *) g_ptr_array_index (refused, 0) : "");
+  g_ptr_array_unref (refused);
+  g_ptr_array_unref (files);
+  return ok;
+}
 
 /* A value a property refuses, with a message (the settings stay as they
  * were); regions are parsed and template files are loaded here, outside
@@ -177,18 +236,8 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
       /* loaded (and checked) at start, or right away while running; a
        * file that does not load leaves the template as it was */
       const gchar *location = g_value_get_string (value);
-      GError *err = NULL;
-      gint max_w, max_h;
-      template_size_limit (self, &max_w, &max_h);
-      if (location && GST_STATE (self) >= GST_STATE_READY
-          && !gst_kmatch_templates_load (location, max_w, max_h,
-              &loaded->first, &loaded->first_name, &loaded->extras, &err)) {
-        gst_kconv_refusal_post (element, "template-location",
-            "template-location \"%s\" refused: %s", location, err->message);
-        g_clear_error (&err);
-        return TRUE;
-      }
-      return FALSE;
+      return location && GST_STATE (self) >= GST_STATE_READY
+          && !load_location (self, location, loaded);
     }
     case PROP_TEMPLATE_REGION:{
       const gchar *text = g_value_get_string (value);
@@ -226,12 +275,13 @@ gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
 }
 
 /* Makes first (taken) the first template and extras (taken, or NULL) the
- * others; under the object lock. */
+ * others, and no files wait; under the object lock. */
 static void
 set_templates (GstKPatternMatch * self, GstSample * first, gchar * first_name,
     GPtrArray * extras)
 {
   Settings *s = &self->settings;
+  g_clear_pointer (&s->pending_files, g_ptr_array_unref);
   g_clear_pointer (&s->template_rgb, gst_sample_unref);
   s->template_rgb = first;
   g_free (s->template_name);
@@ -260,8 +310,10 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
     case PROP_TEMPLATE_LOCATION:
       g_free (s->template_location);
       s->template_location = g_value_dup_string (value);
-      if (loaded.first) {
-        set_templates (self, loaded.first, loaded.first_name, loaded.extras);
+      if (loaded.decoded.first || loaded.files) {
+        set_templates (self, loaded.decoded.first, loaded.decoded.first_name,
+            loaded.decoded.extras);
+        s->pending_files = loaded.files;
         s->cut_pending = FALSE;
       }
       break;
@@ -299,6 +351,9 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
       break;
     case PROP_METHOD:
       s->method = g_value_get_enum (value);
+      break;
+    case PROP_TEMPLATE_BUDGET:
+      s->template_budget = g_value_get_uint64 (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -351,6 +406,9 @@ gst_kpattern_match_get_property (GObject * object, guint prop_id,
     case PROP_METHOD:
       g_value_set_enum (value, s->method);
       break;
+    case PROP_TEMPLATE_BUDGET:
+      g_value_set_uint64 (value, s->template_budget);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -395,6 +453,30 @@ gst_kpattern_match_set_template (GstKPatternMatch * self, GstSample * sample)
   return TRUE;
 }
 
+static guint64
+sample_pixels (GstSample * sample)
+{
+  GstVideoInfo info;
+  return gst_video_info_from_caps (&info, gst_sample_get_caps (sample)) ?
+      (guint64) GST_VIDEO_INFO_WIDTH (&info) * GST_VIDEO_INFO_HEIGHT (&info) :
+      0;
+}
+
+/* Whether one more template of `more` pixels stays within the budget of
+ * all templates; under the object lock. */
+static gboolean
+within_budget (GstKPatternMatch * self, guint64 more, guint64 * budget)
+{
+  const Settings *s = &self->settings;
+  guint64 used = s->template_rgb ? sample_pixels (s->template_rgb) : 0;
+  for (guint i = 0; s->extra_templates && i < s->extra_templates->len; i++)
+    used += sample_pixels (((GstKMatchExtraTemplate *)
+            g_ptr_array_index (s->extra_templates, i))->rgba);
+  *budget = gst_kmatch_template_budget (s->template_budget,
+      self->frame_width, self->frame_height);
+  return used + more <= *budget;
+}
+
 /* The action signal add-template: one more template, named; the first
  * when there is none yet. */
 static gboolean
@@ -405,12 +487,16 @@ gst_kpattern_match_add_template (GstKPatternMatch * self, GstSample * sample,
   if (!rgb)
     return FALSE;
   Settings *s = &self->settings;
-  gboolean added = TRUE;
+  gboolean added = TRUE, over_budget = FALSE;
+  guint64 budget;
   GST_OBJECT_LOCK (self);
   if (!s->template_rgb && !s->template_region.width) {
     set_templates (self, rgb, g_strdup (name ? name : ""), NULL);
   } else if (s->extra_templates && s->extra_templates->len + 1 >= MAX_TEMPLATES) {
     added = FALSE;
+  } else if (!within_budget (self, sample_pixels (rgb), &budget)) {
+    added = FALSE;
+    over_budget = TRUE;
   } else {
     /* a new list: the frames in flight keep theirs */
     GPtrArray *extras = g_ptr_array_new_with_free_func
@@ -428,7 +514,12 @@ gst_kpattern_match_add_template (GstKPatternMatch * self, GstSample * sample,
     gst_sample_unref (rgb);
   }
   GST_OBJECT_UNLOCK (self);
-  if (!added) {
+  if (over_budget) {
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("add-template: the "
+            "template would take all templates past the budget of %"
+            G_GUINT64_FORMAT " pixels (template-budget)", budget), (NULL));
+    gst_sample_unref (rgb);
+  } else if (!added) {
     GST_WARNING_OBJECT (self, "add-template: %d templates at most",
         MAX_TEMPLATES);
     gst_sample_unref (rgb);
@@ -448,11 +539,15 @@ gst_kpattern_match_start (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
 
   if (location) {
+    /* probed now (a file that cannot be read fails the start), decoded
+     * when the caps say how large the frames are; as set in READY */
     GError *err = NULL;
-    Loaded loaded = { 0 };
-    if (!gst_kmatch_templates_load (location, KMATCH_TEMPLATE_MAX_SIDE,
-            KMATCH_TEMPLATE_MAX_SIDE, &loaded.first, &loaded.first_name,
-            &loaded.extras, &err)) {
+    GST_OBJECT_LOCK (self);
+    gboolean probed = self->settings.pending_files != NULL;
+    GST_OBJECT_UNLOCK (self);
+    GPtrArray *files = probed ? NULL :
+        gst_kmatch_template_files_probe (location, &err);
+    if (!probed && !files) {
       GST_ELEMENT_ERROR (self, RESOURCE, READ,
           ("Could not load the template \"%s\"", location), ("%s",
               err->message));
@@ -461,7 +556,10 @@ gst_kpattern_match_start (GstBaseTransform * trans)
       return FALSE;
     }
     GST_OBJECT_LOCK (self);
-    set_templates (self, loaded.first, loaded.first_name, loaded.extras);
+    if (files) {
+      set_templates (self, NULL, NULL, NULL);
+      self->settings.pending_files = files;
+    }
     GST_OBJECT_UNLOCK (self);
   }
   g_free (location);
@@ -482,6 +580,47 @@ gst_kpattern_match_free_core (GstKConvBase * base)
   gst_kpattern_match_free_extras (self);
 }
 
+/* The frames' size is known: the files of template-location waiting for
+ * it are decoded (each that cannot be kept refused with a warning). */
+static gboolean
+gst_kpattern_match_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstKPatternMatch *self = GST_KPATTERN_MATCH (trans);
+  if (!GST_KPATTERN_MATCH_PARENT->set_caps (trans, incaps, outcaps))
+    return FALSE;
+  const GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  const gint fw = GST_VIDEO_INFO_WIDTH (info), fh =
+      GST_VIDEO_INFO_HEIGHT (info);
+  GST_OBJECT_LOCK (self);
+  self->frame_width = fw;
+  self->frame_height = fh;
+  GPtrArray *files = g_steal_pointer (&self->settings.pending_files);
+  const guint64 budget = self->settings.template_budget;
+  const guint cookie = self->template_cookie;
+  GST_OBJECT_UNLOCK (self);
+  if (!files)
+    return TRUE;
+  GstKMatchLoaded loaded;
+  GPtrArray *refused = g_ptr_array_new_with_free_func (g_free);
+  if (!gst_kmatch_template_files_decode (files, fw, fh,
+          gst_kmatch_template_budget (budget, fw, fh), &loaded, refused))
+    g_ptr_array_add (refused, g_strdup ("no template of template-location "
+            "can be matched: nothing is reported until one that fits is "
+            "set"));
+  warn_refused (self, refused);
+  g_ptr_array_unref (refused);
+  g_ptr_array_unref (files);
+  GST_OBJECT_LOCK (self);
+  /* (unless another template was set meanwhile) */
+  if (self->template_cookie == cookie && !self->settings.pending_files)
+    set_templates (self, g_steal_pointer (&loaded.first),
+        g_steal_pointer (&loaded.first_name), g_steal_pointer (&loaded.extras));
+  GST_OBJECT_UNLOCK (self);
+  gst_kmatch_loaded_clear (&loaded);
+  return TRUE;
+}
+
 static gboolean
 gst_kpattern_match_stop (GstBaseTransform * trans)
 {
@@ -492,6 +631,7 @@ gst_kpattern_match_stop (GstBaseTransform * trans)
   self->first.template.built = 0;
   GST_OBJECT_LOCK (self);
   self->frame_width = self->frame_height = 0;
+  g_clear_pointer (&self->settings.pending_files, g_ptr_array_unref);
   GST_OBJECT_UNLOCK (self);
   gst_kmatch_template_state_clear (&self->first.template);
   return TRUE;
@@ -508,6 +648,7 @@ gst_kpattern_match_finalize (GObject * object)
   g_free (self->settings.template_name);
   g_clear_pointer (&self->settings.template_rgb, gst_sample_unref);
   g_clear_pointer (&self->settings.extra_templates, g_ptr_array_unref);
+  g_clear_pointer (&self->settings.pending_files, g_ptr_array_unref);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -574,6 +715,11 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
       "How a position is compared with the template (OpenCV's matchTemplate "
       "formulas; methods other than sad take 8-bit samples on the CPU)",
       GST_TYPE_KMATCH_METHOD, DEFAULT_METHOD, flags);
+  properties[PROP_TEMPLATE_BUDGET] = g_param_spec_uint64 ("template-budget",
+      "Template budget", "The most pixels all templates together may have "
+      "(0 = auto: 4 times the frames' pixels, at least 4 Mpixels); files "
+      "beyond it are refused from their headers, before decoding",
+      0, G_MAXUINT64, DEFAULT_TEMPLATE_BUDGET, flags);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   /**
@@ -610,6 +756,7 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_kpattern_match_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_kpattern_match_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_kpattern_match_set_caps);
   base_class->free_core = GST_DEBUG_FUNCPTR (gst_kpattern_match_free_core);
   base_class->start_frame = GST_DEBUG_FUNCPTR (gst_kpattern_match_start_frame);
   base_class->finish_frame =
@@ -636,6 +783,7 @@ gst_kpattern_match_init (GstKPatternMatch * self)
   s->match_on = DEFAULT_MATCH_ON;
   s->use_alpha = DEFAULT_USE_ALPHA;
   s->method = DEFAULT_METHOD;
+  s->template_budget = DEFAULT_TEMPLATE_BUDGET;
   self->template_cookie = 1;
   /* the buffer carries metas and maybe drawings: in place, never passthrough */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);

@@ -11,11 +11,19 @@
 #include "kmatch-template.h"
 #include "kmatch-template-decode.h"
 
-/* The size the decoder is about to output. */
+/* What the probe on the converter's input saw; lives as long as the pad */
+typedef struct
+{
+  gint size[2];                 /* width, height */
+  GstKMatchSizeFunc on_size;
+} SizeNote;
+
+/* The size the decoder is about to output, before it makes a frame. */
 static GstPadProbeReturn
 note_decoded_size (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
-  gint *size = data;            /* width, height; lives as long as the pad */
+  SizeNote *note = data;
+  gint *size = note->size;
   GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
   if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
     GstCaps *caps;
@@ -26,6 +34,8 @@ note_decoded_size (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     gst_structure_get_int (s, "height", &h);
     g_atomic_int_set (&size[0], w);
     g_atomic_int_set (&size[1], h);
+    if (note->on_size)
+      note->on_size (w, h);
   }
   return GST_PAD_PROBE_OK;
 }
@@ -56,12 +66,17 @@ set_decode_error (GError ** error, const gchar * path, const gint * size,
 
 GstSample *
 gst_kmatch_template_decode (const gchar * path, gint max_width, gint max_height,
-    GError ** error)
+    GstKMatchSizeFunc on_size, GError ** error)
 {
   GError *err = NULL;
+  /* (a range of one value is no range: [1,1] is written 1) */
+  gchar *w = g_strdup_printf (max_width > 1 ? "[1,%d]" : "%d", max_width);
+  gchar *h = g_strdup_printf (max_height > 1 ? "[1,%d]" : "%d", max_height);
   gchar *desc = g_strdup_printf ("filesrc name=src ! decodebin ! "
-      "videoconvert name=conv ! video/x-raw,format=RGBA,width=[1,%d],"
-      "height=[1,%d] ! appsink name=sink", max_width, max_height);
+      "videoconvert name=conv ! video/x-raw,format=RGBA,width=%s,height=%s "
+      "! appsink name=sink", w, h);
+  g_free (w);
+  g_free (h);
   GstElement *pipe = gst_parse_launch (desc, &err);
   g_free (desc);
   if (!pipe) {
@@ -74,9 +89,11 @@ gst_kmatch_template_decode (const gchar * path, gint max_width, gint max_height,
   GstElement *conv = gst_bin_get_by_name (GST_BIN (pipe), "conv");
   g_object_set (src, "location", path, NULL);
   GstPad *conv_sink = gst_element_get_static_pad (conv, "sink");
-  gint *size = g_new0 (gint, 2);
+  SizeNote *note = g_new0 (SizeNote, 1);
+  gint *size = note->size;
+  note->on_size = on_size;
   gst_pad_add_probe (conv_sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-      note_decoded_size, size, g_free);
+      note_decoded_size, note, g_free);
   gst_object_unref (conv_sink);
   gst_object_unref (conv);
   gst_object_unref (src);

@@ -15,8 +15,11 @@ G_BEGIN_DECLS
  * before a frame of that size exists), or no answer within
  * KMATCH_TEMPLATE_DECODE_TIMEOUT.  A decoder that never returns keeps its
  * thread and its pipeline: this is meant to run in a process of its own
- * (kconv-template-decoder), which gst_kmatch_template_load_file() kills. */
-    GstSample * gst_kmatch_template_decode (const gchar * path, gint max_width,
-    gint max_height, GError ** error);
+ * (kconv-template-decoder), which gst_kmatch_template_load_file() kills.
+ * on_size (NULL: none) is called with the size the decoder reports, as
+ * it reports it, before it makes a frame of that size. */
+typedef void (*GstKMatchSizeFunc) (gint width, gint height);
+GstSample *gst_kmatch_template_decode (const gchar * path, gint max_width,
+    gint max_height, GstKMatchSizeFunc on_size, GError ** error);
 
 G_END_DECLS

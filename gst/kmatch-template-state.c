@@ -25,9 +25,12 @@ gst_kmatch_template_state_give (GstKMatchTemplateState * t, KMatch * matcher)
 
 gboolean
 gst_kmatch_template_state_stale (const GstKMatchTemplateState * t,
-    GstVideoFormat format, gint channels)
+    const GstVideoInfo * frames, gint channels)
 {
-  return t->format != format || t->channels != channels;
+  /* a file's luma is made by the frames' matrix and range */
+  const GstVideoColorimetry *c = &frames->colorimetry;
+  return t->format != GST_VIDEO_INFO_FORMAT (frames) || t->channels != channels
+      || (!t->from_region && (t->matrix != c->matrix || t->range != c->range));
 }
 
 /* Keeps samples (taking them) and mask as the template, in the matcher. */
@@ -67,27 +70,20 @@ gst_kmatch_template_state_cut (GstKMatchTemplateState * t, KMatch * matcher,
 
 gboolean
 gst_kmatch_template_state_pack (GstKMatchTemplateState * t, KMatch * matcher,
-    GstSample * rgba, const GstVideoFormatInfo * finfo, gint channels)
+    GstSample * rgba, const GstVideoInfo * frames, gint channels)
 {
   gint w, h;
   guint8 *mask;
-  guint8 *samples = gst_kmatch_template_pack (rgba, finfo, channels, &w, &h,
+  guint8 *samples = gst_kmatch_template_pack (rgba, frames, channels, &w, &h,
       &mask);
   if (!samples)
     return FALSE;
-  const gint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, GST_VIDEO_COMP_Y);
-  if (depth > 8) {
-    const guint max = (1u << depth) - 1;
-    const gboolean full_range = GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo);
-    guint16 *values = g_new (guint16, (gsize) w * h);
-    for (gsize i = 0; i < (gsize) w * h; i++)
-      values[i] = (guint16) (full_range ? (samples[i] * max + 127) / 255 :
-          (guint) samples[i] << (depth - 8));
-    g_free (samples);
-    samples = (guint8 *) values;
-  }
-  keep (t, matcher, samples, mask, w, h, channels, MAX (depth, 8),
-      GST_VIDEO_FORMAT_INFO_FORMAT (finfo), FALSE);
+  const gint depth = GST_VIDEO_INFO_COMP_DEPTH (frames, 0);
+  keep (t, matcher, samples, mask, w, h, channels,
+      channels == 1 ? MAX (depth, 8) : 8, GST_VIDEO_INFO_FORMAT (frames),
+      FALSE);
+  t->matrix = frames->colorimetry.matrix;
+  t->range = frames->colorimetry.range;
   return TRUE;
 }
 

@@ -20,6 +20,8 @@ G_BEGIN_DECLS
   gint width, height, channels;
   gint depth;                   /* bits a sample: 8, or 9 .. 16 */
   GstVideoFormat format;        /* of the frames it was made for */
+  GstVideoColorMatrix matrix;   /* and their colorimetry (from a file) */
+  GstVideoColorRange range;
   gboolean from_region;         /* cut from a frame (template-region) */
   gboolean in_matcher;          /* the matcher holds it */
   gboolean mask_in_matcher;     /* and its mask (use-alpha) */
@@ -30,10 +32,11 @@ G_BEGIN_DECLS
 void gst_kmatch_template_state_give (GstKMatchTemplateState * t,
     KMatch * matcher);
 
-/* Whether what is matched (channels, on frames of format) differs from
- * what the template was made for. */
+/* Whether what is matched (channels, on frames of these caps: format, and
+ * for a template from a file their matrix and range) differs from what
+ * the template was made for. */
 gboolean gst_kmatch_template_state_stale (const GstKMatchTemplateState * t,
-    GstVideoFormat format, gint channels);
+    const GstVideoInfo * frames, gint channels);
 
 /* Cuts the template at region r from im's samples (channels of them) and
  * gives it to the matcher; FALSE when r lies outside im. */
@@ -41,13 +44,11 @@ gboolean gst_kmatch_template_state_cut (GstKMatchTemplateState * t,
     KMatch * matcher, const KConvImage * im, const KMatchRegion * r,
     gint channels, GstVideoFormat format);
 
-/* Packs an RGBA sample as the frames' samples (gst_kmatch_template_pack)
- * and gives it to the matcher; FALSE when it cannot be packed.  For frames
- * deeper than 8 bits, the 8-bit luma is scaled to their depth as their
- * range says: full-range grey takes 255 to the largest value, video-range
- * YUV shifts (235, white, is 940 at 10 bits). */
+/* Packs an RGBA sample as the samples of frames of these caps
+ * (gst_kmatch_template_pack: their luma by their matrix, range and depth)
+ * and gives it to the matcher; FALSE when it cannot be packed. */
 gboolean gst_kmatch_template_state_pack (GstKMatchTemplateState * t,
-    KMatch * matcher, GstSample * rgba, const GstVideoFormatInfo * finfo,
+    KMatch * matcher, GstSample * rgba, const GstVideoInfo * frames,
     gint channels);
 
 /* Transparency as use-alpha says: the mask given to the matcher, or

@@ -20,6 +20,8 @@
 #include "kmatch-template-decode.h"
 #include "kmatch.h"
 
+GST_DEBUG_CATEGORY_STATIC (kmatch_template_debug);
+
 /* Where the decoder program is looked for first (the plugin's own
  * folder, in a build tree); then KCONV_LIBEXECDIR, where it is installed. */
 static gchar *decoder_dir;
@@ -72,10 +74,64 @@ has_opaque_pixel (GstSample * rgba)
   return any;
 }
 
+/* The GStreamer settings of the application's environment that the
+ * decoder needs to find the same decoders (and the registry that lists
+ * them); every other GST_ variable (debug output, tracers, dumps, feature
+ * ranks) stays with the application. */
+static const gchar *const decoder_gst_env[] = {
+  "GST_PLUGIN_PATH", "GST_PLUGIN_PATH_1_0", "GST_PLUGIN_SYSTEM_PATH",
+  "GST_PLUGIN_SYSTEM_PATH_1_0", "GST_PLUGIN_SCANNER",
+  "GST_PLUGIN_SCANNER_1_0", "GST_REGISTRY", "GST_REGISTRY_1_0",
+  "GST_REGISTRY_UPDATE", NULL
+};
+
+static gchar **
+decoder_environment (void)
+{
+  gchar **env = g_get_environ ();
+  guint kept = 0;
+  for (guint i = 0; env[i]; i++) {
+    gchar *eq = strchr (env[i], '=');
+    gboolean keep = !g_str_has_prefix (env[i], "GST_");
+    for (guint k = 0; !keep && eq && decoder_gst_env[k]; k++)
+      keep = strlen (decoder_gst_env[k]) == (gsize) (eq - env[i])
+          && strncmp (env[i], decoder_gst_env[k], eq - env[i]) == 0;
+    if (keep)
+      env[kept++] = env[i];
+    else
+      g_free (env[i]);
+  }
+  env[kept] = NULL;
+  return env;
+}
+
+static void
+debug_init (void)
+{
+  static gsize done;
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (kmatch_template_debug, "kpatternmatch-template",
+        0, "kpatternmatch's template files and their decoder");
+    g_once_init_leave (&done, 1);
+  }
+}
+
+/* Room for the decoder's sentence when it refuses a file */
+#define DECODER_SENTENCE_MAX 8192
+
+/* How a decoder's run ended, as read_decoder saw it */
+typedef enum
+{
+  DECODER_DONE,                 /* it closed its output */
+  DECODER_STALLED,              /* the deadline passed */
+  DECODER_TOO_MUCH,             /* it wrote more than it may */
+} DecoderEnd;
+
 /* What the decoder process said, read until it closes both pipes or the
  * deadline passes: its standard output (at most out_max bytes; more is
- * a lie, and stops the reading) and the start of its standard error. */
-static gboolean
+ * a lie, and stops the reading) and the start of its standard error (its
+ * log). */
+static DecoderEnd
 read_decoder (gint out_fd, gint err_fd, gsize out_max, gint64 deadline,
     GByteArray * out, GString * err_text)
 {
@@ -84,10 +140,10 @@ read_decoder (gint out_fd, gint err_fd, gsize out_max, gint64 deadline,
   while (fds[0].fd >= 0 || fds[1].fd >= 0) {
     const gint64 left = deadline - g_get_monotonic_time ();
     if (left <= 0)
-      return FALSE;
+      return DECODER_STALLED;
     gint n = poll (fds, 2, (gint) MIN (left / 1000 + 1, G_MAXINT));
     if (n < 0 && errno != EINTR)
-      return FALSE;
+      return DECODER_STALLED;
     for (gint i = 0; i < 2 && n > 0; i++) {
       if (fds[i].fd < 0 || !fds[i].revents)
         continue;
@@ -98,14 +154,160 @@ read_decoder (gint out_fd, gint err_fd, gsize out_max, gint64 deadline,
         fds[i].fd = -1;         /* closed: poll skips negative fds */
       } else if (i == 0) {
         if (out->len + (gsize) got > out_max)
-          return FALSE;
+          return DECODER_TOO_MUCH;
         g_byte_array_append (out, chunk, got);
       } else if (err_text->len < 4096) {
         g_string_append_len (err_text, (const gchar *) chunk, got);
       }
     }
   }
-  return TRUE;
+  return DECODER_DONE;
+}
+
+/* The first line of the decoder's output, when it starts with `tag` and a
+ * space: the rest of the line (NUL-terminated, in the output's memory);
+ * the bytes after the line in *after. */
+static const gchar *
+decoder_line (GByteArray * out, const gchar * tag, gsize * after)
+{
+  const gsize n = strlen (tag);
+  const guint8 *eol = memchr (out->data, '\n', out->len);
+  if (!eol || (gsize) (eol - out->data) < n + 1
+      || memcmp (out->data, tag, n) != 0 || out->data[n] != ' ')
+    return NULL;
+  out->data[eol - out->data] = '\0';
+  *after = (gsize) (eol - out->data) + 1;
+  return (const gchar *) out->data + n + 1;
+}
+
+/* "W H" with nothing after, each 1 .. limit */
+static gboolean
+parse_size (const gchar * text, gint limit, gint * w, gint * h)
+{
+  gchar extra;
+  return text && sscanf (text, "%d %d%c", w, h, &extra) == 2 && *w >= 1
+      && *h >= 1 && *w <= limit && *h <= limit;
+}
+
+/* Runs the decoder on a file: `mode` "image" or "size", its standard
+ * output in *out (up to out_max bytes).  FALSE and error set when it did
+ * not end well, saying how: stalled, wrote too much, crashed, or the
+ * sentence it gave (its standard error, a log, goes to the debug log). */
+static gboolean
+run_decoder (const gchar * mode, const gchar * path, gint max_width,
+    gint max_height, gsize out_max, GByteArray * out, GError ** error)
+{
+  gchar *decoder = find_decoder (error);
+  if (!decoder)
+    return FALSE;
+  debug_init ();
+  gchar *mw = g_strdup_printf ("%d", max_width);
+  gchar *mh = g_strdup_printf ("%d", max_height);
+  /* the path last, taken as it is: the decoder parses no options */
+  gchar *argv[] = { decoder, (gchar *) mode, mw, mh, (gchar *) path, NULL };
+  gchar **env = decoder_environment ();
+  GPid pid;
+  gint out_fd, err_fd;
+  gboolean spawned = g_spawn_async_with_pipes (NULL, argv, env,
+      G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd, &err_fd,
+      error);
+  g_strfreev (env);
+  g_free (mw);
+  g_free (mh);
+  g_free (decoder);
+  if (!spawned)
+    return FALSE;
+
+  /* the decode has its own limit; this one also covers a decoder that
+   * does not even start */
+  GString *err_text = g_string_new (NULL);
+  const gint64 limit_s = (KMATCH_TEMPLATE_DECODE_TIMEOUT + 2 * GST_SECOND) /
+      GST_SECOND;
+  const gint64 t0 = g_get_monotonic_time ();
+  DecoderEnd end = read_decoder (out_fd, err_fd, out_max,
+      t0 + limit_s * G_USEC_PER_SEC, out, err_text);
+  close (out_fd);
+  close (err_fd);
+  if (end != DECODER_DONE)
+    kill (pid, SIGKILL);        /* stuck, or saying more than it should */
+  gint status = 0;
+  while (waitpid (pid, &status, 0) < 0 && errno == EINTR);
+  g_spawn_close_pid (pid);
+  const gdouble secs = (g_get_monotonic_time () - t0) / 1e6;
+  if (err_text->len)
+    GST_CAT_DEBUG (kmatch_template_debug, "the decoder's log for \"%s\":\n%s",
+        path, err_text->str);
+  g_string_free (err_text, TRUE);
+
+  gsize after;
+  const gchar *said;
+  if (end == DECODER_STALLED)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "could not decode template image \"%s\": no image after %.0f s of "
+        "decoding (a damaged file?); the decoder was stopped", path, secs);
+  else if (end == DECODER_TOO_MUCH)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "could not decode template image \"%s\": the decoder wrote more than "
+        "%" G_GSIZE_FORMAT " bytes, more than the image it may give (at most "
+        "%dx%d); it was stopped after %.2f s", path, out_max, max_width,
+        max_height, secs);
+  else if (WIFSIGNALED (status))
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "could not decode template image \"%s\": the decoder crashed on "
+        "it (%s)", path, g_strsignal (WTERMSIG (status)));
+  else if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+    return TRUE;
+  else if ((said = decoder_line (out, "KCONV-ERROR", &after)) && *said)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "%s", said);
+  else
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "could not decode template image \"%s\": the decoder gave no "
+        "image (exit status %d)", path, WIFEXITED (status) ?
+        WEXITSTATUS (status) : -1);
+  return FALSE;
+}
+
+/* A file the decoder may be given: a regular file (a FIFO or a device
+ * would hold it until the deadline). */
+static gboolean
+check_regular_file (const gchar * path, GError ** error)
+{
+  GStatBuf st;
+  if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode))
+    return TRUE;
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "template image \"%s\" %s", path, g_file_test (path,
+          G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
+  return FALSE;
+}
+
+gboolean
+gst_kmatch_template_probe_file (const gchar * path, gint * width,
+    gint * height, GError ** error)
+{
+  if (!check_regular_file (path, error))
+    return FALSE;
+  GByteArray *out = g_byte_array_new ();
+  gboolean ok = run_decoder ("size", path, 1, 1, DECODER_SENTENCE_MAX, out,
+      error);
+  gsize after;
+  if (ok && !parse_size (decoder_line (out, "KCONV-SIZE", &after), G_MAXINT,
+          width, height)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "could not read the size of template image \"%s\": the decoder's "
+        "answer was not a size", path);
+    ok = FALSE;
+  }
+  g_byte_array_unref (out);
+  if (ok && (*width > KMATCH_TEMPLATE_MAX_SIDE
+          || *height > KMATCH_TEMPLATE_MAX_SIDE)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "template image \"%s\" is %dx%d pixels: the largest template taken "
+        "is %d a side", path, *width, *height, KMATCH_TEMPLATE_MAX_SIDE);
+    ok = FALSE;
+  }
+  return ok;
 }
 
 /* The decoder's output as an RGBA sample: "KCONV-RGBA W H\n" and the
@@ -114,13 +316,10 @@ static GstSample *
 parse_decoded (GByteArray * out, gint max_width, gint max_height)
 {
   gint w = 0, h = 0;
-  gchar head[64] = { 0 };
-  memcpy (head, out->data, MIN (out->len, sizeof head - 1));
-  const gchar *eol = strchr (head, '\n');       /* pixels follow it */
-  const gsize header = eol ? (gsize) (eol - head) + 1 : 0;
-  gchar extra;
-  if (!eol || sscanf (head, "KCONV-RGBA %d %d%c", &w, &h, &extra) != 3
-      || extra != '\n' || w < 1 || h < 1 || w > max_width || h > max_height
+  gsize header = 0;
+  const gchar *size = decoder_line (out, "KCONV-RGBA", &header);
+  if (!parse_size (size, MAX (max_width, max_height), &w, &h)
+      || w > max_width || h > max_height
       || out->len != header + (gsize) w * h * 4)
     return NULL;
   GstVideoInfo info;
@@ -138,79 +337,26 @@ GstSample *
 gst_kmatch_template_load_file (const gchar * path, gint max_width,
     gint max_height, GError ** error)
 {
-  /* a FIFO or a device would hold the decoder until the deadline */
-  GStatBuf st;
-  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode)) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-        "template image \"%s\" %s", path, g_file_test (path,
-            G_FILE_TEST_EXISTS) ? "is not a regular file" : "does not exist");
+  if (!check_regular_file (path, error))
     return NULL;
-  }
   max_width = CLAMP (max_width, 1, KMATCH_TEMPLATE_MAX_SIDE);
   max_height = CLAMP (max_height, 1, KMATCH_TEMPLATE_MAX_SIDE);
-  gchar *decoder = find_decoder (error);
-  if (!decoder)
-    return NULL;
-  gchar *mw = g_strdup_printf ("%d", max_width);
-  gchar *mh = g_strdup_printf ("%d", max_height);
-  gchar *argv[] = { decoder, (gchar *) path, mw, mh, NULL };
-  GPid pid;
-  gint out_fd, err_fd;
-  gboolean spawned = g_spawn_async_with_pipes (NULL, argv, NULL,
-      G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd, &err_fd,
-      error);
-  g_free (mw);
-  g_free (mh);
-  g_free (decoder);
-  if (!spawned)
-    return NULL;
-
-  /* the decode has its own limit; this one also covers a decoder that
-   * does not even start */
   GByteArray *out = g_byte_array_new ();
-  GString *err_text = g_string_new (NULL);
-  const gint64 deadline = g_get_monotonic_time () +
-      (KMATCH_TEMPLATE_DECODE_TIMEOUT + 2 * GST_SECOND) / GST_USECOND;
-  gboolean finished = read_decoder (out_fd, err_fd, 32 +
-      (gsize) max_width * max_height * 4, deadline, out, err_text);
-  close (out_fd);
-  close (err_fd);
-  if (!finished)
-    kill (pid, SIGKILL);        /* stuck, or saying more than it should */
-  gint status = 0;
-  while (waitpid (pid, &status, 0) < 0 && errno == EINTR);
-  g_spawn_close_pid (pid);
-
   GstSample *sample = NULL;
-  if (finished && WIFEXITED (status) && WEXITSTATUS (status) == 0)
-    sample = parse_decoded (out, max_width, max_height);
+  if (run_decoder ("image", path, max_width, max_height,
+          MAX (DECODER_SENTENCE_MAX, 32 + (gsize) max_width * max_height * 4),
+          out, error)
+      && !(sample = parse_decoded (out, max_width, max_height)))
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "could not decode template image \"%s\": the decoder's answer was "
+        "not an image of at most %dx%d", path, max_width, max_height);
+  g_byte_array_unref (out);
   if (sample && !has_opaque_pixel (sample)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
         "template image \"%s\" is transparent everywhere (no pixel with "
         "alpha of 128 or more): it would match nothing", path);
     g_clear_pointer (&sample, gst_sample_unref);
-  } else if (!sample) {
-    g_strstrip (err_text->str);
-    if (!finished)
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-          "could not decode template image \"%s\": no image after %d s of "
-          "decoding (a damaged file?); the decoder was stopped", path,
-          (gint) ((KMATCH_TEMPLATE_DECODE_TIMEOUT + 2 * GST_SECOND) /
-              GST_SECOND));
-    else if (WIFSIGNALED (status))
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-          "could not decode template image \"%s\": the decoder crashed on "
-          "it (%s)", path, g_strsignal (WTERMSIG (status)));
-    else if (WIFEXITED (status) && WEXITSTATUS (status) == 2 && *err_text->str)
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-          "%s", err_text->str);
-    else
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-          "could not decode template image \"%s\": the decoder gave no "
-          "image", path);
   }
-  g_byte_array_unref (out);
-  g_string_free (err_text, TRUE);
   return sample;
 }
 
@@ -246,56 +392,5 @@ gst_kmatch_template_to_rgba (GstSample * sample, gint max_width,
         "of 128 or more): it would match nothing");
     g_clear_pointer (&out, gst_sample_unref);
   }
-  return out;
-}
-
-guint8
-gst_kmatch_luma (const GstVideoFormatInfo * frame_format, guint8 r, guint8 g,
-    guint8 b)
-{
-  if (GST_VIDEO_FORMAT_INFO_IS_YUV (frame_format))
-    return (guint8) (((66 * r + 129 * g + 25 * b + 128) >> 8) + 16);
-  return kmatch_rgb_luma (r, g, b);
-}
-
-guint8 *
-gst_kmatch_template_pack (GstSample * rgba, const GstVideoFormatInfo *
-    frame_format, gint channels, gint * width, gint * height, guint8 ** mask)
-{
-  GstVideoInfo info;
-  GstVideoFrame frame;
-  *mask = NULL;
-  if (!gst_video_info_from_caps (&info, gst_sample_get_caps (rgba))
-      || !gst_video_frame_map (&frame, &info, gst_sample_get_buffer (rgba),
-          GST_MAP_READ))
-    return NULL;
-  const gint w = GST_VIDEO_INFO_WIDTH (&info), h =
-      GST_VIDEO_INFO_HEIGHT (&info);
-  guint8 *out = g_malloc ((gsize) w * h * channels);
-  guint8 *m = g_malloc ((gsize) w * h);
-  gboolean transparent = FALSE;
-  for (gint y = 0; y < h; y++) {
-    const guint8 *s = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
-        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
-    guint8 *d = out + (gsize) y * w * channels;
-    for (gint x = 0; x < w; x++, s += 4) {
-      if (channels == 3) {
-        d[3 * x] = s[0];
-        d[3 * x + 1] = s[1];
-        d[3 * x + 2] = s[2];
-      } else {
-        d[x] = gst_kmatch_luma (frame_format, s[0], s[1], s[2]);
-      }
-      m[(gsize) y * w + x] = s[3] >= 128;
-      transparent |= s[3] < 128;
-    }
-  }
-  gst_video_frame_unmap (&frame);
-  if (transparent)
-    *mask = m;
-  else
-    g_free (m);
-  *width = w;
-  *height = h;
   return out;
 }

@@ -27,6 +27,13 @@ void gst_kmatch_template_set_decoder_dir (const gchar * dir);
 GstSample *gst_kmatch_template_load_file (const gchar * path, gint max_width,
     gint max_height, GError ** error);
 
+/* Reads a template file's size (in the decoder's process, as
+ * gst_kmatch_template_load_file) without decoding it: as its decoder
+ * reports it before it makes a frame.  FALSE and error set when it cannot
+ * be read, or is larger than KMATCH_TEMPLATE_MAX_SIDE a side. */
+gboolean gst_kmatch_template_probe_file (const gchar * path, gint * width,
+    gint * height, GError ** error);
+
 /* Converts any raw video sample to RGBA; NULL and error set on failure,
  * and for a sample larger than max_width x max_height (at most
  * KMATCH_TEMPLATE_MAX_SIDE a side) or with no pixel of alpha 128 or
@@ -34,17 +41,29 @@ GstSample *gst_kmatch_template_load_file (const gchar * path, gint max_width,
 GstSample *gst_kmatch_template_to_rgba (GstSample * sample, gint max_width,
     gint max_height, GError ** error);
 
-/* How luma is made from RGB for a frame format: full range for grey and
- * RGB frames (a grey pixel keeps its value), BT.601 video range for YUV
- * frames (as their Y planes are). */
-guint8 gst_kmatch_luma (const GstVideoFormatInfo * frame_format, guint8 r,
-    guint8 g, guint8 b);
+/* How a template's RGB becomes the frames' luma (kmatch-template-pack.c):
+ * for YUV frames by their caps' matrix and range at their depth, as
+ * videoconvert makes it (BT.601 video range where the caps say nothing);
+ * for grey and RGB frames kmatch_rgb_luma, full range (at a depth over 8,
+ * 255 becomes the largest value). */
+typedef struct
+{
+  gboolean yuv;
+  gint depth;                   /* bits of the frames' luma */
+  gdouble kr, kg, kb;           /* the matrix's weights of R, G and B */
+  gdouble offset, scale;        /* black, and white - black, at depth */
+} GstKMatchLuma;
 
-/* An RGBA sample as packed samples for matching: 1 channel (luma by
- * gst_kmatch_luma) or 3 (RGB).  *mask: where some pixel is transparent (alpha
- * under 128), width x height bytes, 1 for the pixels that count (alpha
- * 128 and up), else NULL.  g_free both. */
-guint8 *gst_kmatch_template_pack (GstSample * rgba, const GstVideoFormatInfo *
-    frame_format, gint channels, gint * width, gint * height, guint8 ** mask);
+void gst_kmatch_luma_init (GstKMatchLuma * l, const GstVideoInfo * frames);
+guint16 gst_kmatch_luma_value (const GstKMatchLuma * l, guint8 r, guint8 g,
+    guint8 b);
+
+/* An RGBA sample as packed samples for matching frames of `frames`' caps:
+ * 1 channel (their luma, gst_kmatch_luma_value: bytes, or 16-bit values
+ * for frames deeper than 8 bits) or 3 (R, G, B bytes).  *mask: where some
+ * pixel is transparent (alpha under 128), width x height bytes, 1 for the
+ * pixels that count (alpha 128 and up), else NULL.  g_free both. */
+guint8 *gst_kmatch_template_pack (GstSample * rgba, const GstVideoInfo *
+    frames, gint channels, gint * width, gint * height, guint8 ** mask);
 
 G_END_DECLS

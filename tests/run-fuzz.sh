@@ -28,7 +28,7 @@ build fuzz-matrix kernels/core/kconv-matrix.c kernels/support/kconv-error.c \
   -Ikernels/support || exit 1
 build fuzz-region kernels/core/kmatch-region.c || exit 1
 # shellcheck disable=SC2046
-build fuzz-template gst/kmatch-template.c gst/kmatch-template-decode.c \
+build fuzz-template gst/kmatch-template.c gst/kmatch-template-pack.c gst/kmatch-template-decode.c \
   kernels/core/kmatch-region.c -DKCONV_LIBEXECDIR=\"/nonexistent\" \
   -Igst $(pkg-config --cflags --libs gstreamer-app-1.0 gstreamer-video-1.0) \
   || exit 1

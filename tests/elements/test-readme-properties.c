@@ -131,6 +131,13 @@ check_element (const gchar * readme, const gchar * name)
       want_values = pu->maximum == G_MAXUINT ?
           g_strdup_printf ("%u–", pu->minimum) :
           g_strdup_printf ("%u–%u", pu->minimum, pu->maximum);
+    } else if (G_IS_PARAM_SPEC_UINT64 (p)) {
+      GParamSpecUInt64 *pu = G_PARAM_SPEC_UINT64 (p);
+      want_def = g_strdup_printf ("%" G_GUINT64_FORMAT, pu->default_value);
+      want_values = pu->maximum == G_MAXUINT64 ?
+          g_strdup_printf ("%" G_GUINT64_FORMAT "–", pu->minimum) :
+          g_strdup_printf ("%" G_GUINT64_FORMAT "–%" G_GUINT64_FORMAT,
+          pu->minimum, pu->maximum);
     } else if (G_IS_PARAM_SPEC_DOUBLE (p)) {
       GParamSpecDouble *pd = G_PARAM_SPEC_DOUBLE (p);
       want_def = format_number (pd->default_value);

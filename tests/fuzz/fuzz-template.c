@@ -28,7 +28,7 @@ LLVMFuzzerTestOneInput (const unsigned char *data, size_t size)
     abort ();
   GError *err = NULL;
   GstSample *s = gst_kmatch_template_decode (path, KMATCH_TEMPLATE_MAX_SIDE,
-      KMATCH_TEMPLATE_MAX_SIDE, &err);
+      KMATCH_TEMPLATE_MAX_SIDE, NULL, &err);
   if (!s) {
     if (!err || !err->message || !*err->message)
       abort ();
@@ -37,12 +37,12 @@ LLVMFuzzerTestOneInput (const unsigned char *data, size_t size)
   }
   if (err)
     abort ();
-  const GstVideoFormatInfo *grey =
-      gst_video_format_get_info (GST_VIDEO_FORMAT_GRAY8);
+  GstVideoInfo grey;
+  gst_video_info_set_format (&grey, GST_VIDEO_FORMAT_GRAY8, 64, 64);
   for (gint channels = 1; channels <= 3; channels += 2) {
     gint w = 0, h = 0;
     guint8 *mask = NULL;
-    guint8 *t = gst_kmatch_template_pack (s, grey, channels, &w, &h, &mask);
+    guint8 *t = gst_kmatch_template_pack (s, &grey, channels, &w, &h, &mask);
     if (!t || w < 1 || h < 1)
       abort ();
     /* touch every byte: a short buffer shows as a read past the end */
