@@ -366,6 +366,25 @@ gst_kconv_base_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+static GQuark
+placement_quark (void)
+{
+  return g_quark_from_static_string ("kconv-param-placement");
+}
+
+GParamSpec *
+gst_kconv_param_placement (GParamSpec * pspec)
+{
+  g_param_spec_set_qdata (pspec, placement_quark (), GINT_TO_POINTER (1));
+  return pspec;
+}
+
+gboolean
+gst_kconv_param_is_placement (GParamSpec * pspec)
+{
+  return g_param_spec_get_qdata (pspec, placement_quark ()) != NULL;
+}
+
 static void
 gst_kconv_base_class_init (GstKConvBaseClass * klass)
 {
@@ -374,7 +393,7 @@ gst_kconv_base_class_init (GstKConvBaseClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   /* every one says where the element computes (presets leave them out) */
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_PLAYING | GST_KCONV_PARAM_PLACEMENT;
+      GST_PARAM_MUTABLE_PLAYING;
 
   GST_DEBUG_CATEGORY_INIT (gst_kconv_base_debug, "kconvbase", 0,
       "kconv elements' shared base");
@@ -384,30 +403,32 @@ gst_kconv_base_class_init (GstKConvBaseClass * klass)
   gobject_class->finalize = gst_kconv_base_finalize;
 
   g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend", "Where the element computes",
-          GST_TYPE_KCONV_BACKEND, DEFAULT_BACKEND, flags));
+      gst_kconv_param_placement (g_param_spec_enum ("backend", "Backend",
+              "Where the element computes", GST_TYPE_KCONV_BACKEND,
+              DEFAULT_BACKEND, flags)));
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("device-id", "Device ID",
-          "CUDA device to run on (-1 = the default device)", -1, 1023,
-          DEFAULT_DEVICE_ID, flags));
+      gst_kconv_param_placement (g_param_spec_int ("device-id", "Device ID",
+              "CUDA device to run on (-1 = the default device)", -1, 1023,
+              DEFAULT_DEVICE_ID, flags)));
   g_object_class_install_property (gobject_class, PROP_N_THREADS,
-      g_param_spec_uint ("n-threads", "Threads",
-          "OpenMP threads for the cpu backend (0 = OpenMP's default: "
-          "OMP_NUM_THREADS, or one per core; never more than the cores)", 0,
-          MAX_N_THREADS, DEFAULT_N_THREADS, flags));
+      gst_kconv_param_placement (g_param_spec_uint ("n-threads", "Threads",
+              "OpenMP threads for the cpu backend (0 = OpenMP's default: "
+              "OMP_NUM_THREADS, or one per core; never more than the cores)", 0,
+              MAX_N_THREADS, DEFAULT_N_THREADS, flags)));
   g_object_class_install_property (gobject_class, PROP_FRAMES_IN_FLIGHT,
-      g_param_spec_uint ("frames-in-flight", "Frames in flight",
-          "Frames processed at once: on CUDA the upload and the work of "
-          "different frames overlap.  A frame leaves once its work is done, "
-          "at the latest (frames-in-flight - 1) frames later, the latency "
-          "reported; 1 = one frame at a time; 0 = auto: 1 behind a live "
-          "source, 3 otherwise", 0, MAX_FRAMES_IN_FLIGHT,
-          DEFAULT_FRAMES_IN_FLIGHT, flags));
+      gst_kconv_param_placement (g_param_spec_uint ("frames-in-flight",
+              "Frames in flight",
+              "Frames processed at once: on CUDA the upload and the work of "
+              "different frames overlap.  A frame leaves once its work is done, "
+              "at the latest (frames-in-flight - 1) frames later, the latency "
+              "reported; 1 = one frame at a time; 0 = auto: 1 behind a live "
+              "source, 3 otherwise", 0, MAX_FRAMES_IN_FLIGHT,
+              DEFAULT_FRAMES_IN_FLIGHT, flags)));
   g_object_class_install_property (gobject_class, PROP_GPU_WAIT,
-      g_param_spec_enum ("gpu-wait", "GPU wait",
-          "How the streaming thread waits for a frame on the GPU: spin for "
-          "the least delay, sleep or block to leave the core to others",
-          GST_TYPE_KCONV_GPU_WAIT, DEFAULT_GPU_WAIT, flags));
+      gst_kconv_param_placement (g_param_spec_enum ("gpu-wait", "GPU wait",
+              "How the streaming thread waits for a frame on the GPU: spin for "
+              "the least delay, sleep or block to leave the core to others",
+              GST_TYPE_KCONV_GPU_WAIT, DEFAULT_GPU_WAIT, flags)));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

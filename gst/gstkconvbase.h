@@ -30,10 +30,12 @@ G_BEGIN_DECLS
 #define GST_IS_KCONV_BASE(obj) \
     (G_TYPE_CHECK_INSTANCE_TYPE ((obj), GST_TYPE_KCONV_BASE))
 #define GST_TYPE_KCONV_BACKEND (gst_kconv_backend_get_type ())
-/* A property that says where and how the element computes (backend,
- * device, threads, waits, streams), not what it does to the video:
- * presets leave it out. */
-#define GST_KCONV_PARAM_PLACEMENT GST_PARAM_USER_SHIFT
+/* Marks a property that says where and how the element computes
+ * (backend, device, threads, waits, streams), not what it does to the
+ * video: presets leave it out.  Kept on the GParamSpec, not in its flags,
+ * which gst-inspect prints.  Returns pspec. */
+    GParamSpec * gst_kconv_param_placement (GParamSpec * pspec);
+gboolean gst_kconv_param_is_placement (GParamSpec * pspec);
 typedef struct _GstKConvBase GstKConvBase;
 typedef struct _GstKConvBaseClass GstKConvBaseClass;
 

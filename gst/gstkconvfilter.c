@@ -473,11 +473,13 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
       "Which planes of YUV video to filter (auto: a kernel whose weights sum "
       "to 0 filters luma and makes chroma neutral grey, any other every "
       "plane)", GST_TYPE_KCONV_PLANES, DEFAULT_PLANES, flags);
-  properties[PROP_COPY_STREAMS] = g_param_spec_enum ("copy-streams",
-      "Copy streams", "Whose CUDA streams the frames' uploads and downloads "
-      "run on: shared streams serialise the copies of many filters on one "
-      "CUDA context", GST_TYPE_KCONV_COPY_STREAMS, KCONV_COPY_STREAMS_OWN,
-      flags | GST_KCONV_PARAM_PLACEMENT);
+  properties[PROP_COPY_STREAMS] =
+      gst_kconv_param_placement (g_param_spec_enum ("copy-streams",
+          "Copy streams",
+          "Whose CUDA streams the frames' uploads and downloads "
+          "run on: shared streams serialise the copies of many filters on one "
+          "CUDA context", GST_TYPE_KCONV_COPY_STREAMS, KCONV_COPY_STREAMS_OWN,
+          flags));
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   gst_element_class_set_static_metadata (element_class,

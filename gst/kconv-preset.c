@@ -15,6 +15,7 @@
  */
 #include "kconv-preset.h"
 #include "gstkconvbase.h"
+#include "kconv-matrix.h"
 
 static GstPresetInterface parent_iface;
 
@@ -23,6 +24,22 @@ static GQuark
 saving_quark (void)
 {
   return g_quark_from_static_string ("kconv-preset-saving");
+}
+
+/* Whether the kernel set uses a property that refines some kernels only
+ * (kernel-size: box and gaussian; sigma: gaussian): a preset saved with
+ * another kernel leaves it out, so that loading it warns of nothing. */
+static gboolean
+kernel_uses (GstPreset * preset, const gchar * property)
+{
+  gint kernel;
+  g_object_get (preset, "kernel", &kernel, NULL);
+  const KConvNamedKernelInfo *named = kconv_named_kernel_info (kernel);
+  if (g_str_equal (property, "kernel-size"))
+    return named && named->sized;
+  if (g_str_equal (property, "sigma"))
+    return named && named->id == KCONV_NAMED_GAUSSIAN;
+  return TRUE;
 }
 
 static gchar **
@@ -39,8 +56,9 @@ get_property_names (GstPreset * preset)
   for (guint i = 0; i < n; i++)
     if (specs[i]->owner_type == G_OBJECT_TYPE (preset)
         && (specs[i]->flags & G_PARAM_WRITABLE)
-        && !(specs[i]->flags & GST_KCONV_PARAM_PLACEMENT)
-        && !(saving && g_str_equal (specs[i]->name, "matrix")))
+        && !gst_kconv_param_is_placement (specs[i])
+        && !(saving && g_str_equal (specs[i]->name, "matrix"))
+        && !(saving && !kernel_uses (preset, specs[i]->name)))
       g_ptr_array_add (names, g_strdup (specs[i]->name));
   g_ptr_array_add (names, NULL);
   g_free (specs);

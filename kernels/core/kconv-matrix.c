@@ -49,6 +49,23 @@ c_strtod (const char *s, char **end)
  *   row    = number { ( ws ',' ws | whitespace ) number }
  * Every row has a value and the same number of them; nothing is empty: no
  * ";;", no ";" at the end, no ",," and no ',' at either end of a row. */
+/* The bytes of the first (at most) 32 characters of a value of len bytes
+ * quoted in a message: UTF-8 is never cut inside a character (a byte
+ * that starts none counts as one). */
+static int
+excerpt_bytes (const char *p, int len)
+{
+  int i = 0;
+  for (int chars = 0; i < len && chars < 32; chars++) {
+    const unsigned char c = (unsigned char) p[i];
+    const int n = c < 0xc0 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf8 ? 4 : 1;
+    if (i + n > len)
+      break;
+    i += n;
+  }
+  return i;
+}
+
 int
 kconv_matrix_parse (const char *text, float **weights, int *rows, int *cols,
     char *err, size_t err_size)
@@ -82,12 +99,12 @@ kconv_matrix_parse (const char *text, float **weights, int *rows, int *cols,
               && *end != '\0')) {
         int len = (int) strcspn (p, " \t\r\n,;");
         snprintf (err, err_size, "'%.*s' in row %d is not a number",
-            len > 32 ? 32 : len, p, r + 1);
+            excerpt_bytes (p, len), p, r + 1);
         goto fail;
       }
       if (!isfinite (v) || fabs (v) > 3.4e38) {
         snprintf (err, err_size, "'%.*s' in row %d is not a finite number",
-            (int) (end - p) > 32 ? 32 : (int) (end - p), p, r + 1);
+            excerpt_bytes (p, (int) (end - p)), p, r + 1);
         goto fail;
       }
       if (n == cap) {

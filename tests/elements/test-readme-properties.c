@@ -13,6 +13,8 @@
  *            "true, false"; integers: MIN–MAX, or MIN– when the maximum
  *            is the type's; doubles: MIN–MAX (%g), or "any" over the
  *            whole range of floats; strings: anything.
+ * And gst-inspect names every flag of the property: no bit that GLib
+ * and GStreamer do not define (it prints those as a raw 0x10000).
  *   test-readme-properties README.md
  */
 #include <float.h>
@@ -93,6 +95,18 @@ check_element (const gchar * readme, const gchar * name)
     if (!g_str_has_prefix (owner, "GstKConv")
         && !g_str_has_prefix (owner, "GstKPattern"))
       continue;
+    const GParamFlags known = G_PARAM_READWRITE | G_PARAM_CONSTRUCT |
+        G_PARAM_CONSTRUCT_ONLY | G_PARAM_LAX_VALIDATION |
+        G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_DEPRECATED
+        | GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_READY |
+        GST_PARAM_MUTABLE_PAUSED | GST_PARAM_MUTABLE_PLAYING |
+        GST_PARAM_DOC_SHOW_DEFAULT | GST_PARAM_CONDITIONALLY_AVAILABLE;
+    if (p->flags & ~known) {
+      gchar *why = g_strdup_printf ("flags 0x%x that gst-inspect cannot "
+          "name", p->flags & ~known);
+      fail (name, p->name, why);
+      g_free (why);
+    }
     gchar **cells = row (text, name, p->name);
     if (!cells || g_strv_length (cells) < 4) {
       fail (name, p->name, "no row in the property table");

@@ -86,6 +86,23 @@ main (void)
   expect_error ("1 x 2", "'x' in row 1 is not a number");
   expect_error ("1 2abc", "'2abc' in row 1 is not a number");
   expect_error ("1; nan", "not a finite number");
+  /* a long value is quoted by its first 32 characters, none cut in two
+   * (40 euro signs, 3 bytes each) */
+  char euros[40 * 3 + 3] = "1 ";
+  for (int i = 0; i < 40; i++)
+    strcat (euros, "\xe2\x82\xac");
+  char want[32 * 3 + 2] = "'";
+  memcpy (want + 1, euros + 2, 32 * 3);
+  want[32 * 3 + 1] = '\0';
+  expect_error (euros, want);
+  {
+    char err[400] = "";
+    float *w = NULL;
+    int r, c;
+    kconv_matrix_parse (euros, &w, &r, &c, err, sizeof err);
+    CHECK (strncmp (err + 1 + 32 * 3, "' in row", 8) == 0, "the excerpt "
+        "is not 32 whole characters: \"%s\"", err);
+  }
   expect_error ("inf", "not a finite number");
   expect_error ("1e39", "not a finite number");
 
