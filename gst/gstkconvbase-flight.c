@@ -18,12 +18,22 @@
 
 #include "gstkconvbase-private.h"
 
+/* Whether a failure is the GPU's (the device, or its memory, where a GPU
+ * is in use), not one the core raises on purpose (a refused argument),
+ * which no other backend would get past */
+static gboolean
+gpu_failure (KConvStatus st)
+{
+  return (st == KCONV_ERROR_DEVICE || st == KCONV_ERROR_OUT_OF_MEMORY)
+      && kconv_backend_resolve (KCONV_BACKEND_AUTO) == KCONV_BACKEND_CUDA;
+}
+
 static gboolean
 gst_kconv_base_fall_back (GstKConvBase * self, KConvStatus st)
 {
   GST_OBJECT_LOCK (self);
   gboolean fall_back = self->backend == KCONV_BACKEND_AUTO
-      && !self->on_cuda_memory && !self->gpu_failed;
+      && !self->on_cuda_memory && !self->gpu_failed && gpu_failure (st);
   if (fall_back) {
     self->gpu_failed = TRUE;
     self->options_cookie++;
@@ -31,8 +41,8 @@ gst_kconv_base_fall_back (GstKConvBase * self, KConvStatus st)
   GST_OBJECT_UNLOCK (self);
   if (fall_back)
     GST_ELEMENT_WARNING (self, LIBRARY, FAILED,
-        ("The GPU failed; continuing on the CPU"), ("%s: %s",
-            kconv_status_string (st), kconv_last_error ()));
+        ("The GPU failed (%s); continuing on the CPU", kconv_last_error ()),
+        ("%s", kconv_status_string (st)));
   return fall_back;
 }
 

@@ -713,7 +713,7 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
       "over any background", DEFAULT_USE_ALPHA, flags);
   properties[PROP_METHOD] = g_param_spec_enum ("method", "Method",
       "How a position is compared with the template (OpenCV's matchTemplate "
-      "formulas; methods other than sad take 8-bit samples on the CPU)",
+      "formulas), at every depth",
       GST_TYPE_KMATCH_METHOD, DEFAULT_METHOD, flags);
   properties[PROP_TEMPLATE_BUDGET] = g_param_spec_uint64 ("template-budget",
       "Template budget", "The most pixels all templates together may have "

@@ -100,6 +100,44 @@ rows_plain (const KMatchCorrelation * q, int y0, int y1, uint32_t * acc,
   }
 }
 
+/* 16-bit values times bytes: 32-bit sums of at most 256 products (each
+ * under 2^24), added into 64 bits. */
+#define PART_TAPS_16 256
+
+/* Rows y0 .. y1 - 1 of the output of 16-bit planes, plain. */
+KMATCH_MULTIVERSION static void
+rows_plain16 (const KMatchCorrelation * q, int y0, int y1, uint32_t * acc,
+    uint64_t * out)
+{
+  const size_t plane = (size_t) q->rw * q->rh;
+  for (int y = y0; y < y1; y++) {
+    uint64_t *o = out + (size_t) y * q->mw;
+    memset (o, 0, sizeof *o * (size_t) q->mw);
+    memset (acc, 0, sizeof *acc * (size_t) q->mw);
+    int taps = 0;
+    for (int c = 0; c < q->ch; c++)
+      for (int j = 0; j < q->th; j++)
+        for (int i = 0; i < q->tw; i++) {
+          const uint32_t k = q->kernel[(size_t) c * q->tw * q->th +
+              (size_t) j * q->tw + i];
+          if (!k)
+            continue;
+          const uint16_t *restrict f = q->planes16 + c * plane +
+              (size_t) (y + j) * q->rw + i;
+          for (int x = 0; x < q->mw; x++)
+            acc[x] += f[x] * k;
+          if (++taps == PART_TAPS_16) {
+            for (int x = 0; x < q->mw; x++)
+              o[x] += acc[x];
+            memset (acc, 0, sizeof *acc * (size_t) q->mw);
+            taps = 0;
+          }
+        }
+    for (int x = 0; x < q->mw; x++)
+      o[x] += acc[x];
+  }
+}
+
 #ifdef HAVE_LANES
 /* One row's 32 outputs from x0 on: for every kernel word, four vectors of
  * 8 (AVX2) or 16 (AVX-512) lanes, a load at x0 + span * t each; 32-bit
@@ -254,7 +292,8 @@ correlate_part (int t, int n, void *ctx)
       continue;
     }
 #endif
-    rows_plain (q, y0, y1, job->acc + (size_t) t * q->mw, job->out);
+    (q->planes16 ? rows_plain16 : rows_plain) (q, y0, y1,
+        job->acc + (size_t) t * q->mw, job->out);
   }
 }
 
@@ -325,7 +364,8 @@ kernel_words (CorrelateJob * job)
 int
 kmatch_cpu_correlate (const KMatchCorrelation * q, uint64_t * out)
 {
-  CorrelateJob job = { q, out, q->squares ? PLAIN : lanes_path (), 0, 0,
+  CorrelateJob job = { q, out, q->squares
+        || q->planes16 ? PLAIN : lanes_path (), 0, 0,
     NULL, NULL, 0, 0, NULL
   };
   if (through_fft (q, job.path))

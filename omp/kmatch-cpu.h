@@ -35,7 +35,8 @@ void kmatch_fft_free (KMatchFft * f);
  * * rh) with ch kernel planes of tw x th bytes (plane c at kernel + c * tw
  * * th): at each of mw x mh positions, row-major, the sum over c, j, i of
  * F_c(x+i, y+j) K_c(i, j), or with squares (K 0 or 1 then) of
- * F_c(x+i, y+j)^2 K_c(i, j); exact.  fft: NULL, or where the CPU may
+ * F_c(x+i, y+j)^2 K_c(i, j); exact (16-bit values times bytes too:
+ * the FFT's error stays under 0.05 for 250 x 250 kernels).  fft: NULL, or where the CPU may
  * keep what its FFT path makes (a kernel's spectrum is kept by its
  * address: the kernel must not change while fft lives). */
 typedef struct
@@ -45,6 +46,9 @@ typedef struct
   const uint8_t *kernel;
   int tw, th, ch, mw, mh, squares, n_threads;
   KMatchFft *fft;
+  /* or (planes NULL) planes of 16-bit values, not squared: a 16-bit
+   * template is correlated as its high and low bytes, each a kernel */
+  const uint16_t *planes16;
 } KMatchCorrelation;
 
 /* The correlation through the FFT (kmatch-fft.c): 0, or -1 when memory is

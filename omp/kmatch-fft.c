@@ -200,12 +200,16 @@ tiles_part (int t, int n, void *ctx)
     const int w = q->rw - x0 < nx ? q->rw - x0 : nx;
     const int h = q->rh - y0 < ny ? q->rh - y0 : ny;
     for (int c = 0; c < q->ch; c++) {
-      const uint8_t *src = q->planes + (size_t) c * q->rw * q->rh +
-          (size_t) y0 * q->rw + x0;
+      const size_t at = (size_t) c * q->rw * q->rh + (size_t) y0 * q->rw + x0;
+      const uint8_t *src = q->planes ? q->planes + at : NULL;
       for (int y = 0; y < ny; y++) {
         double *d = real + (size_t) y * nx;
         int x = 0;
-        if (y < h) {
+        if (y < h && q->planes16) {
+          const uint16_t *s = q->planes16 + at + (size_t) y * q->rw;
+          for (; x < w; x++)
+            d[x] = s[x];
+        } else if (y < h) {
           const uint8_t *s = src + (size_t) y * q->rw;
           if (q->squares)
             for (; x < w; x++)

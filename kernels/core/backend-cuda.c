@@ -150,6 +150,20 @@ cuda_match_search_deep (void *impl, const KMatchDeepQuery * q,
       &words, q->mw, q->mh, &best->x, &best->y, &best->sad, sad_map);
 }
 
+static KConvStatus
+cuda_match_search_scored_deep (void *impl, const KMatchDeepQuery * q,
+    const KMatchScoring * s, int max_matches, KMatchSums * out, int *n)
+{
+  CudaMatcher *cm = impl;
+  const KMatchCudaWords words = { q->pixel_stride, q->depth, q->shift,
+    q->big_endian
+  };
+  if (!cm->deep)
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "no template set");
+  return kmatch_cuda_deep_search_scored (cm->deep, q->base, q->stride,
+      q->on_device, &words, q->mw, q->mh, s, max_matches, out, n);
+}
+
 /* the result key holds 16-bit coordinates; templates of 1 or 3 channels */
 static int
 cuda_match_takes (const void *impl, int ch, int mw, int mh)
@@ -282,6 +296,7 @@ const KConvBackendOps kconv_backend_cuda = {
   .match_free = cuda_match_free,
   .match_set_template_deep = cuda_match_set_template_deep,
   .match_search_deep = cuda_match_search_deep,
+  .match_search_scored_deep = cuda_match_search_scored_deep,
   .slot_wait = cuda_slot_wait,
   .slot_done = cuda_slot_done,
   .slot_free = cuda_slot_free,

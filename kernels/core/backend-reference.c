@@ -65,7 +65,8 @@ reference_match_map_deep (const KMatchDeepHostQuery * q, uint64_t * map)
 static int
 reference_match_correlate (const KMatchCorrelation * q, uint64_t * out)
 {
-  kmatch_reference_correlate (q->planes, q->rw, q->rh, q->kernel, q->tw,
+  kmatch_reference_correlate (q->planes, q->planes16, q->rw, q->rh,
+      q->kernel, q->tw,
       q->th, q->ch, q->mw, q->mh, q->squares, out);
   return 0;
 }

@@ -156,6 +156,11 @@ struct KConvBackendOps
       const uint16_t * tmpl, int tw, int th, const uint8_t * mask);
     KConvStatus (*match_search_deep) (void *impl, const KMatchDeepQuery * q,
       KMatchPosition * best, uint64_t * sad_map);
+  /* an ssd, ncc or zncc search of 16-bit words on the device, as
+   * match_search_scored (NULL: the host searches) */
+    KConvStatus (*match_search_scored_deep) (void *impl,
+      const KMatchDeepQuery * q, const KMatchScoring * s, int max_matches,
+      KMatchSums * out, int *n);
   /* rows of host memory copied to a device buffer the matcher keeps
    * (*dst, until the next upload), waited for and counted: a frame
    * several matchers search (kmatch_search_many) */

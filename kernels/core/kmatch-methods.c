@@ -11,6 +11,11 @@
  *                                          (n t2 - sum_c t_c^2))
  * (the zero-mean sums of kmatch.h times n).  Numerators and variances are
  * exact in 128-bit integers; only the last division and square root round.
+ *
+ * Samples deeper than bytes (one channel of 16-bit values) are summed the
+ * same way; the correlation, whose kernels are bytes, takes the
+ * template's high and low bytes in turn (F T = 256 F T_hi + F T_lo), and
+ * under a mask the sums of F^2 take F^2's high and low 16 bits in turn.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -24,13 +29,16 @@ struct KMatchScorer
 {
   KMatchMethod method;
   int tw, th, ch, n;            /* n: the pixels that count */
-  uint8_t *tmpl;                /* ch planes of tw x th, 0 where masked */
+  double max;                   /* the largest sample: 255, or 2^depth - 1 */
+  int depth;                    /* 0: bytes; else 16-bit values (ch 1) */
+  uint8_t *tmpl;                /* ch planes of tw x th, 0 where masked;
+                                 * deep: the high bytes, then the low */
   uint8_t *mask;                /* NULL, or ch planes of 0 / 1 */
   uint64_t t[3], t2;
   __int128 vt;                  /* n t2 - sum_c t_c^2 */
   int sums_fit_64;              /* n times any sum fits 63 bits */
   /* the search's buffers, kept between frames */
-  uint8_t *planes;
+  uint8_t *planes;              /* the region's samples (deep: 16-bit) */
   size_t planes_size;
   uint64_t *maps;               /* ft, and with a mask f2 and f_c */
   double *scores;
@@ -38,13 +46,18 @@ struct KMatchScorer
   KMatchFft *fft;               /* the CPU's FFT plans and spectra */
 };
 
-KMatchScorer *
-kmatch_scorer_new (KMatchMethod method, const uint8_t * tmpl, int tw, int th,
-    int ch, const uint8_t * mask)
+/* A scorer of tw x th pixels, ch planes of template bytes (two for a deep
+ * one) and the sums, from value (the template's sample at pixel p,
+ * channel c); NULL when memory is short. */
+static KMatchScorer *
+scorer_new (KMatchMethod method, int tw, int th, int ch, int depth,
+    const uint8_t * mask, unsigned (*value) (const void *, size_t, int),
+    const void *tmpl)
 {
   KMatchScorer *s = calloc (1, sizeof *s);
   const size_t plane = (size_t) tw * th;
-  if (!s || !(s->tmpl = malloc (plane * ch))
+  const int planes = depth ? 2 : ch;
+  if (!s || !(s->tmpl = malloc (plane * planes))
       || (mask && !(s->mask = malloc (plane * ch)))) {
     kmatch_scorer_free (s);
     return NULL;
@@ -54,12 +67,19 @@ kmatch_scorer_new (KMatchMethod method, const uint8_t * tmpl, int tw, int th,
   s->tw = tw;
   s->th = th;
   s->ch = ch;
+  s->depth = depth;
+  s->max = depth ? (double) ((1u << depth) - 1) : 255.0;
   for (size_t p = 0; p < plane; p++) {
     const int keep = !mask || mask[p * ch];
     s->n += keep;
     for (int c = 0; c < ch; c++) {
-      const uint8_t v = keep ? tmpl[p * ch + c] : 0;
-      s->tmpl[c * plane + p] = v;
+      const unsigned v = keep ? value (tmpl, p, c) : 0;
+      if (depth) {
+        s->tmpl[p] = (uint8_t) (v >> 8);
+        s->tmpl[plane + p] = (uint8_t) v;
+      } else {
+        s->tmpl[c * plane + p] = (uint8_t) v;
+      }
       if (s->mask)
         s->mask[c * plane + p] = (uint8_t) keep;
       s->t[c] += v;
@@ -69,8 +89,52 @@ kmatch_scorer_new (KMatchMethod method, const uint8_t * tmpl, int tw, int th,
   s->vt = (__int128) s->n * s->t2;
   for (int c = 0; c < ch; c++)
     s->vt -= (__int128) s->t[c] * s->t[c];
-  s->sums_fit_64 = (double) s->n * s->n * ch * 255 * 255 < 4e18;
+  s->sums_fit_64 = (double) s->n * s->n * ch * s->max * s->max < 4e18;
   return s;
+}
+
+static unsigned
+byte_at (const void *tmpl, size_t p, int c)
+{
+  (void) c;
+  return ((const uint8_t *) tmpl)[p];
+}
+
+static unsigned
+word_at (const void *tmpl, size_t p, int c)
+{
+  (void) c;
+  return ((const uint16_t *) tmpl)[p];
+}
+
+/* (packed: pixel p's channel c at p * ch + c, as byte_at reads it) */
+typedef struct
+{
+  const uint8_t *tmpl;
+  int ch;
+} Packed;
+
+static unsigned
+packed_at (const void *packed, size_t p, int c)
+{
+  const Packed *k = packed;
+  return k->tmpl[p * k->ch + c];
+}
+
+KMatchScorer *
+kmatch_scorer_new (KMatchMethod method, const uint8_t * tmpl, int tw, int th,
+    int ch, const uint8_t * mask)
+{
+  const Packed packed = { tmpl, ch };
+  return ch == 1 ? scorer_new (method, tw, th, 1, 0, mask, byte_at, tmpl) :
+      scorer_new (method, tw, th, ch, 0, mask, packed_at, &packed);
+}
+
+KMatchScorer *
+kmatch_scorer_new_deep (KMatchMethod method, const uint16_t * tmpl, int tw,
+    int th, int depth, const uint8_t * mask)
+{
+  return scorer_new (method, tw, th, 1, depth, mask, word_at, tmpl);
 }
 
 void
@@ -98,7 +162,7 @@ score_row (const KMatchScorer * s, int n, const uint64_t * ft,
   const int ch = s->ch;
   switch (s->method) {
     case KMATCH_METHOD_SSD:{
-      const double norm = 255.0 * 255.0 * s->n * ch;
+      const double norm = s->max * s->max * s->n * ch;
       for (int x = 0; x < n; x++) {
         const uint64_t d = f2[x] + s->t2 - 2 * ft[x];
         scores[x] = (double) d / norm;
@@ -167,6 +231,48 @@ typedef struct
   int failed;
 } ScoreJob;
 
+/* Adds the rw samples of the planes at `at` to the column sums of F and
+ * of F^2 */
+static void
+add_row (const KMatchScorer * s, size_t at, int rw, uint64_t * f,
+    uint64_t * f2)
+{
+  if (s->depth) {
+    const uint16_t *p = (const uint16_t *) s->planes + at;
+    for (int x = 0; x < rw; x++) {
+      f[x] += p[x];
+      f2[x] += (uint64_t) p[x] * p[x];
+    }
+    return;
+  }
+  const uint8_t *p = s->planes + at;
+  for (int x = 0; x < rw; x++) {
+    f[x] += p[x];
+    f2[x] += (uint64_t) p[x] * p[x];
+  }
+}
+
+/* Slides the column sums down a row: the samples at `at` leave, those
+ * `down` further in come */
+static void
+slide_row (const KMatchScorer * s, size_t at, size_t down, int rw,
+    uint64_t * f, uint64_t * f2)
+{
+  if (s->depth) {
+    const uint16_t *out = (const uint16_t *) s->planes + at, *in = out + down;
+    for (int x = 0; x < rw; x++) {
+      f[x] += (uint64_t) in[x] - out[x];
+      f2[x] += (uint64_t) in[x] * in[x] - (uint64_t) out[x] * out[x];
+    }
+    return;
+  }
+  const uint8_t *out = s->planes + at, *in = out + down;
+  for (int x = 0; x < rw; x++) {
+    f[x] += (uint64_t) in[x] - out[x];
+    f2[x] += (uint64_t) in[x] * in[x] - (uint64_t) out[x] * out[x];
+  }
+}
+
 /* Scores rows y0 .. y1 - 1.  Without a mask the box sums of F and F^2
  * slide along: column sums over th rows, then windows of tw of them. */
 static void
@@ -192,13 +298,9 @@ score_part (int t, int n, void *ctx)
       return;
     }
     for (int c = 0; c < ch; c++)
-      for (int j = 0; j < s->th; j++) {
-        const uint8_t *p = s->planes + c * plane + (size_t) (y0 + j) * rw;
-        for (int x = 0; x < rw; x++) {
-          col[(size_t) c * rw + x] += p[x];
-          col[(size_t) ch * rw + x] += (uint64_t) p[x] * p[x];
-        }
-      }
+      for (int j = 0; j < s->th; j++)
+        add_row (s, c * plane + (size_t) (y0 + j) * rw, rw,
+            col + (size_t) c * rw, col + (size_t) ch * rw);
   }
   for (int y = y0; y < y1; y++) {
     const size_t at = (size_t) y * mw;
@@ -226,15 +328,9 @@ score_part (int t, int n, void *ctx)
     score_row (s, mw, job->ft + at, f2, f, job->scores + at, NULL,
         job->sums ? job->sums + at : NULL);
     if (col && y + 1 < y1)
-      for (int c = 0; c < ch; c++) {
-        const uint8_t *out = s->planes + c * plane + (size_t) y * rw;
-        const uint8_t *in = out + (size_t) s->th * rw;
-        for (int x = 0; x < rw; x++) {
-          col[(size_t) c * rw + x] += (uint64_t) in[x] - out[x];
-          col[(size_t) ch * rw + x] += (uint64_t) in[x] * in[x] -
-              (uint64_t) out[x] * out[x];
-        }
-      }
+      for (int c = 0; c < ch; c++)
+        slide_row (s, c * plane + (size_t) y * rw, (size_t) s->th * rw, rw,
+            col + (size_t) c * rw, col + (size_t) ch * rw);
   }
   free (col);
   free (win);
@@ -284,7 +380,9 @@ pick_best (const double *scores, int mw, int mh, int tw, int th,
 static int
 grow (KMatchScorer * s, int rw, int rh, int mw, int mh)
 {
-  const size_t planes = (size_t) rw * rh * s->ch;
+  /* (deep: the values, and under a mask F^2's high and low halves) */
+  const size_t planes = (size_t) rw * rh * (s->depth ? 2 * (s->mask ? 3 : 1) :
+      s->ch);
   const size_t cells = (size_t) mw * mh;
   if (planes > s->planes_size) {
     free (s->planes);
@@ -293,7 +391,10 @@ grow (KMatchScorer * s, int rw, int rh, int mw, int mh)
   if (cells > s->map_cells) {
     free (s->maps);
     free (s->scores);
-    s->maps = malloc (cells * sizeof *s->maps * (s->mask ? 2 + s->ch : 1));
+    /* ft, and with a mask f2 and f_c; deep, one more for the partial
+     * correlations */
+    s->maps = malloc (cells * sizeof *s->maps * ((s->mask ? 2 + s->ch : 1) +
+            (s->depth ? 1 : 0)));
     s->scores = malloc (cells * sizeof *s->scores);
     s->map_cells = s->maps && s->scores ? cells : 0;
   }
@@ -313,7 +414,7 @@ kmatch_scorer_scoring (const KMatchScorer * s, KMatchScoring * out)
     out->t[c] = s->t[c];
   out->t2 = s->t2;
   out->vt = (int64_t) s->vt;
-  out->norm = 255.0 * 255.0 * s->n * s->ch;
+  out->norm = s->max * s->max * s->n * s->ch;
   return 1;
 }
 
@@ -335,6 +436,65 @@ kmatch_scorer_report (const KMatchScorer * s, const KMatchSums * sums, int n,
   }
 }
 
+/* The sum of F T at every position: the planes with the template's (ch
+ * planes of bytes), or the 16-bit values with the template's high bytes
+ * and low bytes, combined (partial: room for a map): 0, or -1 when memory
+ * is short. */
+static int
+correlate (const KMatchScorer * s, const KConvBackendOps * ops,
+    const KMatchCorrelation * q, const uint16_t * values,
+    const uint8_t * hi, const uint8_t * lo, uint64_t * out, uint64_t * partial)
+{
+  if (!s->depth)
+    return ops->match_correlate (q, out);
+  const size_t cells = (size_t) q->mw * q->mh;
+  KMatchCorrelation d = *q;
+  d.planes = NULL;
+  d.planes16 = values;
+  d.ch = 1;
+  d.kernel = hi;
+  if (ops->match_correlate (&d, partial) != 0)
+    return -1;
+  d.kernel = lo;
+  if (ops->match_correlate (&d, out) != 0)
+    return -1;
+  for (size_t i = 0; i < cells; i++)
+    out[i] += partial[i] << 8;
+  return 0;
+}
+
+/* The region's samples as the scorer's planes: one a channel (or the luma
+ * alone), or the 16-bit values, and under a mask their squares' high and
+ * low halves after them */
+static void
+pack_region (KMatchScorer * s, const KMatchScoredRegion * r)
+{
+  const size_t plane = (size_t) r->rw * r->rh;
+  if (!s->depth) {
+    for (int c = 0; c < s->ch; c++)
+      kmatch_cpu_pack (s->planes + c * plane, r->base, r->stride,
+          r->pixel_stride, r->offsets + c, 1, r->luma, r->rw, r->rh,
+          r->n_threads);
+    return;
+  }
+  uint16_t *v = (uint16_t *) s->planes;
+  kmatch_cpu_pack_deep (v, r->base + r->offsets[0], r->stride,
+      r->pixel_stride, r->depth, r->shift, r->big_endian, r->rw, r->rh,
+      r->n_threads);
+  for (size_t i = 0; s->mask && i < plane; i++) {
+    const uint32_t sq = (uint32_t) v[i] * v[i];
+    v[plane + i] = (uint16_t) (sq >> 16);
+    v[2 * plane + i] = (uint16_t) sq;
+  }
+}
+
+/* A sample of the packed planes */
+static uint64_t
+sample (const KMatchScorer * s, size_t at)
+{
+  return s->depth ? ((const uint16_t *) s->planes)[at] : s->planes[at];
+}
+
 KConvStatus
 kmatch_scorer_search (KMatchScorer * s, const KConvBackendOps * ops,
     const KMatchScoredRegion * r, int max_matches, KMatchPosition * matches,
@@ -342,33 +502,46 @@ kmatch_scorer_search (KMatchScorer * s, const KConvBackendOps * ops,
 {
   const int mw = r->rw - s->tw + 1, mh = r->rh - s->th + 1;
   const size_t cells = (size_t) mw * mh, plane = (size_t) r->rw * r->rh;
+  const size_t tplane = (size_t) s->tw * s->th;
   if (grow (s, r->rw, r->rh, mw, mh) != 0)
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+  pack_region (s, r);
 
-  /* the region's samples as planes, one a channel (or the luma alone) */
-  for (int c = 0; c < s->ch; c++)
-    kmatch_cpu_pack (s->planes + c * plane, r->base, r->stride,
-        r->pixel_stride, r->offsets + c, 1, r->luma, r->rw, r->rh,
-        r->n_threads);
-
+  const uint16_t *values = (const uint16_t *) s->planes;
+  /* (deep: the maps' last cells hold the partial correlations) */
+  uint64_t *partial = s->maps + cells * (s->mask ? 2 + s->ch : 1);
   KMatchCorrelation q = { s->planes, r->rw, r->rh, s->tmpl, s->tw, s->th,
-    s->ch, mw, mh, 0, r->n_threads, s->fft
+    s->ch, mw, mh, 0, r->n_threads, s->fft, NULL
   };
   ScoreJob job = { s, r->rw, mw, mh, s->maps, NULL, {NULL}, s->scores,
   sum_map, 0
   };
-  int failed = ops->match_correlate (&q, s->maps);
+  int failed = correlate (s, ops, &q, values, s->tmpl, s->tmpl + tplane,
+      s->maps, partial);
   if (s->mask && !failed) {
     /* the sums under the mask are correlations with it too */
-    const size_t tplane = (size_t) s->tw * s->th;
     job.f2 = s->maps + cells;
-    KMatchCorrelation sq = q;
-    sq.kernel = s->mask;
-    sq.squares = 1;
-    failed = ops->match_correlate (&sq, s->maps + cells);
+    if (!s->depth) {
+      KMatchCorrelation sq = q;
+      sq.kernel = s->mask;
+      sq.squares = 1;
+      failed = ops->match_correlate (&sq, s->maps + cells);
+    } else {
+      /* F^2's high and low 16 bits, each times the mask */
+      KMatchCorrelation half = q;
+      half.planes = NULL;
+      half.kernel = s->mask;
+      half.planes16 = values + plane;
+      failed = ops->match_correlate (&half, partial);
+      half.planes16 = values + 2 * plane;
+      failed = failed || ops->match_correlate (&half, s->maps + cells);
+      for (size_t i = 0; !failed && i < cells; i++)
+        s->maps[cells + i] += partial[i] << 16;
+    }
     for (int c = 0; c < s->ch && !failed; c++) {
       KMatchCorrelation one = q;
-      one.planes = s->planes + c * plane;
+      one.planes = s->depth ? NULL : s->planes + c * plane;
+      one.planes16 = s->depth ? values : NULL;
       one.kernel = s->mask + c * tplane;
       one.ch = 1;
       job.f[c] = s->maps + (2 + c) * cells;
@@ -396,8 +569,8 @@ kmatch_scorer_search (KMatchScorer * s, const KConvBackendOps * ops,
       for (int c = 0; c < s->ch; c++)
         for (int j = 0; j < s->th; j++)
           for (int x = 0; x < s->tw; x++) {
-            const uint64_t v = s->planes[c * plane +
-                (size_t) (matches[i].y + j) * r->rw + matches[i].x + x];
+            const uint64_t v = sample (s, c * plane +
+                (size_t) (matches[i].y + j) * r->rw + matches[i].x + x);
             fc[c] += v;
             f2 += v * v;
           }

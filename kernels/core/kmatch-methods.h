@@ -21,6 +21,12 @@ typedef struct KMatchScorer KMatchScorer;
 KMatchScorer *kmatch_scorer_new (KMatchMethod method, const uint8_t * tmpl,
     int tw, int th, int ch, const uint8_t * mask);
 
+/* The same for a template of one channel of 16-bit values of depth bits
+ * (9 .. 16), for frames of that depth: the same sums and formulas, the
+ * largest sample 2^depth - 1 where 255 was (the scores mean the same). */
+KMatchScorer *kmatch_scorer_new_deep (KMatchMethod method,
+    const uint16_t * tmpl, int tw, int th, int depth, const uint8_t * mask);
+
 /* The region searched: rw x rh pixels at base, rows stride apart, of
  * pixel_stride bytes whose channels lie at offsets (or whose R, G, B give
  * luma). */
@@ -31,6 +37,9 @@ typedef struct
   int pixel_stride;
   const int *offsets;
   int luma, rw, rh, n_threads;
+  /* a deep scorer's frame: words of depth bits, shift bits up, either
+   * byte order (KConvImage's), the value at offsets[0] */
+  int depth, shift, big_endian;
 } KMatchScoredRegion;
 
 /* Scores every position of the region on ops and picks up to max_matches

@@ -422,6 +422,54 @@ search_deep (KMatch * m, const KConvImage * frame, int luma, int on_device,
  * they are (luma 0) or as the luma of its R, G, B (luma 1).  With a slot,
  * a search the GPU can answer alone is queued on it and left there
  * (slot->match_on_gpu). */
+/* The sums a device picked, scored by the host, back in the frame */
+static void
+report_sums (KMatch * m, const KMatchSums * sums, int n,
+    const KMatchRegion * r, KMatchPosition * matches, int *n_matches)
+{
+  kmatch_scorer_report (m->scorer, sums, n, matches);
+  for (int i = 0; i < n; i++) {
+    matches[i].x += r->x;
+    matches[i].y += r->y;
+  }
+  *n_matches = n;
+}
+
+/* The scored search of 16-bit words on the device, when it takes it (a
+ * template without a mask): 1 and *st; else 0. */
+static int
+search_scored_deep_on_device (KMatch * m, const KConvImage * frame,
+    int on_device, const KMatchRegion * r, int max_matches,
+    KMatchPosition * matches, int *n_matches, KConvStatus * st)
+{
+  const int mw = r->width - m->tw + 1, mh = r->height - m->th + 1;
+  KMatchScoring scoring;
+  if (!m->impl || !m->ops->match_search_scored_deep || mw > 65535
+      || mh > 65535 || !kmatch_scorer_scoring (m->scorer, &scoring))
+    return 0;
+  const KMatchDeepQuery q = { frame->data + (ptrdiff_t) r->y * frame->stride +
+        (ptrdiff_t) r->x * frame->pixel_stride + frame->channel_offset[0],
+    frame->stride, on_device, frame->pixel_stride, frame->depth, frame->shift,
+    frame->big_endian, mw, mh, m->n_threads
+  };
+  KMatchSums *sums = malloc (sizeof *sums * (size_t) max_matches);
+  if (!sums) {
+    *st = kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+    return 1;
+  }
+  int n = 0;
+  *st = m->ops->match_search_scored_deep (m->impl, &q, &scoring, max_matches,
+      sums, &n);
+  if (*st == KCONV_ERROR_BACKEND_UNAVAILABLE && !on_device) {
+    free (sums);
+    return 0;                   /* (a template too large: the host's) */
+  }
+  if (*st == KCONV_OK)
+    report_sums (m, sums, n, r, matches, n_matches);
+  free (sums);
+  return 1;
+}
+
 /* The same search on the device, when it takes it (a template without a
  * mask, a search without maps): 1 and *st; else 0. */
 static int
@@ -431,6 +479,9 @@ search_scored_on_device (KMatch * m, const KConvImage * frame, int luma,
 {
   const int mw = r->width - m->tw + 1, mh = r->height - m->th + 1;
   KMatchScoring scoring;
+  if (m->depth)
+    return search_scored_deep_on_device (m, frame, on_device, r, max_matches,
+        matches, n_matches, st);
   if (!m->ops->match_search_scored || !on_device_backend (m, mw, mh)
       || (size_t) mw * mh > INT_MAX
       || !kmatch_scorer_scoring (m->scorer, &scoring))
@@ -452,28 +503,28 @@ search_scored_on_device (KMatch * m, const KConvImage * frame, int luma,
   int n = 0;
   *st = m->ops->match_search_scored (m->impl, &q, &scoring, max_matches,
       sums, &n);
-  if (*st == KCONV_OK) {
-    kmatch_scorer_report (m->scorer, sums, n, matches);
-    for (int i = 0; i < n; i++) {
-      matches[i].x += r->x;
-      matches[i].y += r->y;
-    }
-    *n_matches = n;
-  }
+  if (*st == KCONV_OK)
+    report_sums (m, sums, n, r, matches, n_matches);
   free (sums);
   return 1;
 }
 
-/* A search by ssd, ncc or zncc (kmatch-methods.c): 8-bit samples, on the
- * device where it takes it (kmatch-scoring.h), else on the host. */
+/* A search by ssd, ncc or zncc (kmatch-methods.c): bytes, or one channel
+ * of 16-bit values, on the device where it takes it (kmatch-scoring.h),
+ * else on the host. */
 static KConvStatus
 search_scored (KMatch * m, const KConvImage * frame, int luma, int on_device,
     const KMatchRegion * region, int max_matches, KMatchPosition * matches,
     int *n_matches, uint64_t * sum_map, double *score_map)
 {
-  if (m->depth || frame->depth > 8)
-    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: the "
-        "%s method takes 8-bit samples alone", kmatch_method_name (m->method));
+  const int depth = frame->depth > 8 ? frame->depth : 8;
+  if ((m->depth || depth > 8) && (luma || frame->n_channels != 1
+          || depth != (m->depth ? m->depth : 8)))
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kmatch search: a "
+        "%d-bit frame of %d channel(s) and a %d-bit template: samples "
+        "deeper than bytes are matched one channel at a time, frame and "
+        "template of one depth", depth, luma ? 3 : frame->n_channels,
+        m->depth ? m->depth : 8);
   if (on_device && (sum_map || score_map))
     return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
         "kmatch_search_device: no maps from a search in device memory");
@@ -489,7 +540,9 @@ search_scored (KMatch * m, const KConvImage * frame, int luma, int on_device,
   KConvStatus st = search_region (m, frame, region, &r);
   if (st != KCONV_OK)
     return st;
-  if (!m->scorer && !(m->scorer = kmatch_scorer_new (m->method, m->tmpl,
+  if (!m->scorer && !(m->scorer = m->depth ?
+          kmatch_scorer_new_deep (m->method, m->tmpl16, m->tw, m->th,
+              m->depth, m->mask) : kmatch_scorer_new (m->method, m->tmpl,
               m->tw, m->th, m->ch, m->mask)))
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
   if (!sum_map && !score_map && search_scored_on_device (m, frame, luma,
@@ -504,7 +557,7 @@ search_scored (KMatch * m, const KConvImage * frame, int luma, int on_device,
     frame->data + (ptrdiff_t) r.y * frame->stride +
         (ptrdiff_t) r.x * frame->pixel_stride, frame->stride,
     frame->pixel_stride, frame->channel_offset, luma, r.width, r.height,
-    m->n_threads
+    m->n_threads, frame->depth, frame->shift, frame->big_endian
   };
   st = kmatch_scorer_search (m->scorer, m->ops, &sr, max_matches, matches,
       n_matches, score_map, sum_map);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cuda_runtime.h>
 #include "kmatch-cuda-deep.h"
+#include "kmatch-cuda-deep-private.h"
 #include "kconv-cuda.h"
 #include "kconv-error.h"
 
@@ -25,26 +26,8 @@
 /* template bytes staged in shared memory without opting in */
 #define SMEM_BYTES (48 * 1024)
 
-struct KMatchCudaDeep
-{
-  int device;
-  cudaStream_t stream;
-  int tw, th;
-  uint16_t *d_tmpl;   /* the values (0 where they do not count) */
-  uint16_t *d_keep;   /* 0xffff where they count, 0 elsewhere; NULL: all */
-  uint16_t *d_values; /* the region's values, pitch values a row */
-  size_t values_size;
-  uint8_t *d_raw; /* a host region's words, as they came */
-  size_t raw_size;
-  uint64_t *d_map;
-  size_t map_size;
-  unsigned long long *d_best; /* the least sum, then its first position */
-  unsigned long long *h_best;
-};
-
-/* Device memory of at least need bytes in *buf */
-static KConvStatus
-grow (void **buf, size_t *size, size_t need)
+KConvStatus
+kmatch_cuda_deep_grow (void **buf, size_t *size, size_t need)
 {
   if (need <= *size)
     return KCONV_OK;
@@ -52,6 +35,8 @@ grow (void **buf, size_t *size, size_t need)
   *buf = NULL;
   *size = 0;
   KCONV_CUDA_CHECK (cudaMalloc (buf, need));
+  /* (padding past a row's values reads as 0) */
+  KCONV_CUDA_CHECK (cudaMemset (*buf, 0, need));
   *size = need;
   return KCONV_OK;
 }
@@ -230,6 +215,37 @@ kmatch_cuda_deep_set_template (KMatchCudaDeep *d, const uint16_t *tmpl, int tw,
     return st;
   d->tw = tw;
   d->th = th;
+  d->generation++;
+  return KCONV_OK;
+}
+
+KConvStatus
+kmatch_cuda_deep_stage (KMatchCudaDeep *d, const uint8_t *frame,
+    ptrdiff_t stride, int on_device, const KMatchCudaWords *words, int mw,
+    int mh, int *pitch_out)
+{
+  const int w = mw + d->tw - 1, h = mh + d->th - 1;
+  /* (room past the last value of a row for the widest reads) */
+  const int pitch = (w + 8 + 63) / 64 * 64;
+  KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_values, &d->values_size,
+      (size_t) pitch * h * sizeof (uint16_t)));
+  const uint8_t *raw = frame;
+  size_t raw_pitch = stride;
+  if (!on_device) {
+    /* the region's rows as they lie: the last sample's word ends the row */
+    const size_t row = (size_t) (w - 1) * words->pixel_stride + 2;
+    raw_pitch = (row + 127) / 128 * 128;
+    KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_raw, &d->raw_size,
+        raw_pitch * h));
+    KCONV_CUDA_CHECK (cudaMemcpy2DAsync (d->d_raw, raw_pitch, frame, stride,
+        row, h, cudaMemcpyHostToDevice, d->stream));
+    kconv_cuda_count_transfer (1, row * h);
+    raw = d->d_raw;
+  }
+  unpack_kernel<<<dim3 ((w + 127) / 128, h), 128, 0, d->stream>>> (raw,
+      raw_pitch, *words, d->d_values, pitch, w, h);
+  KCONV_CUDA_CHECK (cudaGetLastError ());
+  *pitch_out = pitch;
   return KCONV_OK;
 }
 
@@ -246,27 +262,11 @@ kmatch_cuda_deep_search (KMatchCudaDeep *d, const uint8_t *frame,
         "templates 65536 wide, not %dx%d positions, %d wide",
         mw, mh, d->tw);
   KCONV_TRY (kconv_cuda_use_device (d->device));
-  const int w = mw + d->tw - 1, h = mh + d->th - 1;
-  const int pitch = (w + 63) / 64 * 64;
-  KCONV_TRY (grow ((void **) &d->d_values, &d->values_size,
-      (size_t) pitch * h * sizeof (uint16_t)));
-  KCONV_TRY (grow ((void **) &d->d_map, &d->map_size,
+  int pitch;
+  KCONV_TRY (kmatch_cuda_deep_stage (d, frame, stride, on_device, words, mw,
+      mh, &pitch));
+  KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_map, &d->map_size,
       (size_t) mw * mh * sizeof (uint64_t)));
-  const uint8_t *raw = frame;
-  size_t raw_pitch = stride;
-  if (!on_device) {
-    /* the region's rows as they lie: the last sample's word ends the row */
-    const size_t row = (size_t) (w - 1) * words->pixel_stride + 2;
-    raw_pitch = (row + 127) / 128 * 128;
-    KCONV_TRY (grow ((void **) &d->d_raw, &d->raw_size, raw_pitch * h));
-    KCONV_CUDA_CHECK (cudaMemcpy2DAsync (d->d_raw, raw_pitch, frame, stride,
-        row, h, cudaMemcpyHostToDevice, d->stream));
-    kconv_cuda_count_transfer (1, row * h);
-    raw = d->d_raw;
-  }
-  unpack_kernel<<<dim3 ((w + 127) / 128, h), 128, 0, d->stream>>> (raw,
-      raw_pitch, *words, d->d_values, pitch, w, h);
-  KCONV_CUDA_CHECK (cudaGetLastError ());
   KCONV_CUDA_CHECK (
       cudaMemsetAsync (d->d_best, 0xff, 2 * sizeof *d->d_best, d->stream));
   const bool masked = d->d_keep != NULL;
@@ -317,6 +317,7 @@ kmatch_cuda_deep_free (KMatchCudaDeep *d)
   cudaFree (d->d_raw);
   cudaFree (d->d_map);
   cudaFree (d->d_best);
+  kmatch_cuda_deep_scored_release (d);
   if (d->h_best)
     cudaFreeHost (d->h_best);
   free (d);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "kconv.h"
+#include "kmatch-scoring.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,6 +42,18 @@ KConvStatus kmatch_cuda_deep_search (KMatchCudaDeep * d, const uint8_t * frame,
     ptrdiff_t stride, int on_device, const KMatchCudaWords * words, int mw,
     int mh, int *best_x, int *best_y, uint64_t * best_sad,
     uint64_t * sad_map);
+
+/* The same region searched by ssd, ncc or zncc (sc: the template's sums,
+ * which has no mask, and whose sums fit the formulas' 64-bit forms): up
+ * to max_matches positions that do not overlap, best first (the least
+ * score, then y, then x, as the host picks), each with the frame's exact
+ * sums there, for the host to score as it would (kmatch-scoring.h).
+ * Templates of at most 2^21 pixels (the sums of products stay exact in
+ * double precision).  Waits for the answer. */
+KConvStatus kmatch_cuda_deep_search_scored (KMatchCudaDeep * d,
+    const uint8_t * frame, ptrdiff_t stride, int on_device,
+    const KMatchCudaWords * words, int mw, int mh, const KMatchScoring * sc,
+    int max_matches, KMatchSums * out, int *n);
 
 void kmatch_cuda_deep_free (KMatchCudaDeep * d);
 

@@ -18,15 +18,16 @@
  * known, as OpenCV's CPU code answers.
  * Every method also gives a score, a distance from 0 (a perfect match) to 1
  * (the worst): SAD / (255 n C), SSD / (255^2 n C), 1 - NCC and
- * (1 - ZNCC) / 2.  SAD and SSD are exact integers; NCC and ZNCC are made
- * from exact integer sums in double precision, the same on every backend.
+ * (1 - ZNCC) / 2 (255 being the largest sample: 2^depth - 1 for deeper
+ * samples).  SAD and SSD are exact integers; NCC and ZNCC are made from
+ * exact integer sums in double precision, the same on every backend.
  * The search is exhaustive: among equal scores the smallest y wins, then
  * the smallest x.
  *
  * Samples deeper than bytes (10-, 12- and 16-bit video: KConvImage's
  * depth) are matched as their values, 0 .. 2^depth - 1, against a
- * template of the same depth (kmatch_set_template_deep), one channel;
- * sums are 64-bit and exact at every depth.
+ * template of the same depth (kmatch_set_template_deep), one channel,
+ * by every method; sums are 64-bit and exact at every depth.
  * Plain C, no GLib, like kconv.h.
  */
 #ifndef KMATCH_H
@@ -129,9 +130,10 @@ KConvStatus kmatch_set_template_mask (KMatch * m, const uint8_t * mask,
     ptrdiff_t mask_stride);
 
 /* The method the matcher compares by (KMATCH_METHOD_SAD until set); it
- * stays through new templates.  Methods other than sad take 8-bit samples
- * alone, searched on the host (a CUDA matcher hands them to the CPU;
- * kmatch_search_device refuses them). */
+ * stays through new templates.  Every method takes bytes and 16-bit
+ * values (kmatch_set_template_deep), with the largest sample (255, or
+ * 2^depth - 1) where the scores below say 255: a score means the same at
+ * every depth. */
 KConvStatus kmatch_set_method (KMatch * m, KMatchMethod method);
 KMatchMethod kmatch_method (const KMatch * m);
 

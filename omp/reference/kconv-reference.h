@@ -34,10 +34,11 @@ void kmatch_reference_map_deep (const uint16_t * frame, ptrdiff_t stride,
     const uint16_t * tmpl, int tw, int th, int mw, int mh, uint64_t * map,
     const uint8_t * mask);
 
-/* As kmatch_cpu_correlate (kmatch-cpu.h), one product at a time. */
-void kmatch_reference_correlate (const uint8_t * planes, int rw, int rh,
-    const uint8_t * kernel, int tw, int th, int ch, int mw, int mh,
-    int squares, uint64_t * out);
+/* As kmatch_cpu_correlate (kmatch-cpu.h), one product at a time: planes
+ * of bytes, or (planes NULL) of 16-bit values. */
+void kmatch_reference_correlate (const uint8_t * planes,
+    const uint16_t * planes16, int rw, int rh, const uint8_t * kernel, int tw,
+    int th, int ch, int mw, int mh, int squares, uint64_t * out);
 
 /* The score and correlation of every position (as for
  * kmatch_reference_map) by method (KMatchMethod, not sad), straight from

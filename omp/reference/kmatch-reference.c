@@ -49,9 +49,9 @@ kmatch_reference_map_deep (const uint16_t * frame, ptrdiff_t stride,
 }
 
 void
-kmatch_reference_correlate (const uint8_t * planes, int rw, int rh,
-    const uint8_t * kernel, int tw, int th, int ch, int mw, int mh,
-    int squares, uint64_t * out)
+kmatch_reference_correlate (const uint8_t * planes,
+    const uint16_t * planes16, int rw, int rh, const uint8_t * kernel, int tw,
+    int th, int ch, int mw, int mh, int squares, uint64_t * out)
 {
   for (int y = 0; y < mh; y++)
     for (int x = 0; x < mw; x++) {
@@ -59,7 +59,8 @@ kmatch_reference_correlate (const uint8_t * planes, int rw, int rh,
       for (int c = 0; c < ch; c++)
         for (int j = 0; j < th; j++)
           for (int i = 0; i < tw; i++) {
-            const uint64_t f = planes[((size_t) c * rh + y + j) * rw + x + i];
+            const size_t at = ((size_t) c * rh + y + j) * rw + x + i;
+            const uint64_t f = planes16 ? planes16[at] : planes[at];
             const uint64_t k = kernel[((size_t) c * th + j) * tw + i];
             s += squares ? f * f * k : f * k;
           }

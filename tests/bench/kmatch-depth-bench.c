@@ -7,10 +7,11 @@
  *
  * The same search on the same frame (a photograph-like texture: random
  * values smoothed along rows) held as 8-bit, 10-bit (P010: six bits up)
- * and 16-bit luma, the template cut from it with noise.  Each row: the
- * median ms of the 8-bit search and of the deeper one, and their ratio.
- * The 8-bit search prunes what it can prove loses; the deeper one is
- * exhaustive.  CUDA's rows are device-resident (frame in device memory,
+ * and 16-bit luma, the template cut from it with noise, by each method.
+ * Each row: the median ms of the 8-bit search and of the deeper one, and
+ * their ratio.  The 8-bit SAD search prunes what it can prove loses; the
+ * deeper one is exhaustive.  ssd, ncc and zncc correlate 16-bit values
+ * with the template's high and low bytes in turn.  CUDA's rows are device-resident (frame in device memory,
  * only the best position back) where the build has the CUDA backend.
  * OpenCV's matchTemplate takes 8-bit and float images only, so no peer
  * matches 16-bit samples as they are.
@@ -64,8 +65,8 @@ texture (int w, int h, int depth)
 /* Median ms of the search of a w x h frame for the tw x th block at
  * (tx, ty) plus noise, at `depth` bits (8: bytes; 10: P010's layout) */
 static double
-time_search (KConvBackend backend, int w, int h, int tw, int th, int depth,
-    int n_threads, double budget)
+time_search (KConvBackend backend, KMatchMethod method, int w, int h, int tw,
+    int th, int depth, int n_threads, double budget)
 {
   const int tx = w / 3, ty = h / 2, bytes = depth > 8 ? 2 : 1;
   const int shift = depth == 10 ? 6 : 0;
@@ -92,6 +93,7 @@ time_search (KConvBackend backend, int w, int h, int tw, int th, int depth,
   KConvOptions opt = { backend, n_threads, -1 };
   Search s = { NULL };
   if (kmatch_new (&opt, &s.m) != KCONV_OK
+      || kmatch_set_method (s.m, method) != KCONV_OK
       || (depth > 8 ? kmatch_set_template_deep (s.m, t16, tw, th, tw, depth) :
           kmatch_set_template (s.m, t8, tw, th, tw, 1)) != KCONV_OK) {
     fprintf (stderr, "matcher: %s\n", kconv_last_error ());
@@ -116,8 +118,8 @@ time_search (KConvBackend backend, int w, int h, int tw, int th, int depth,
 #endif
   const double ms = bench_time_ms (run_search, &s, budget, 31);
   if (s.best.x != tx || s.best.y != ty)
-    fprintf (stderr, "warning: %d-bit search found %d,%d, not %d,%d\n", depth,
-        s.best.x, s.best.y, tx, ty);
+    fprintf (stderr, "warning: %d-bit %s search found %d,%d, not %d,%d\n",
+        depth, kmatch_method_name (method), s.best.x, s.best.y, tx, ty);
 #ifdef KCONV_BENCH_CUDA
   if (d_frame)
     cudaFree (d_frame);
@@ -136,7 +138,8 @@ main (int argc, char **argv)
   BenchArgs args;
   tuning_from_environment ();
   if (bench_args_parse (argc, argv, BENCH_THREADS | BENCH_QUICK | BENCH_CSV
-          | BENCH_ONLY, "backend,case,depth,ms_8bit,ms_deep,ratio", &args))
+          | BENCH_ONLY, "backend,case,method,depth,ms_8bit,ms_deep,ratio",
+          &args))
     return 2;
   static const KConvBackend backends[] = { KCONV_BACKEND_CPU,
     KCONV_BACKEND_CUDA
@@ -152,29 +155,44 @@ main (int argc, char **argv)
   };
   static const int depths[] = { 10, 16 };
   const double budget = args.quick ? 300 : 1500;
-  printf ("%-5s %-16s %5s %9s %9s %7s\n", "", "case", "depth", "8-bit ms",
-      "deep ms", "ratio");
+  printf ("%-5s %-16s %-6s %5s %9s %9s %7s\n", "", "case", "method", "depth",
+      "8-bit ms", "deep ms", "ratio");
   for (size_t b = 0; b < 2; b++) {
     if (!kconv_backend_available (backends[b]))
       continue;
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-      if (args.only && !strstr (cases[c].name, args.only))
-        continue;
-      const double ms8 = time_search (backends[b], cases[c].w, cases[c].h,
-          cases[c].tw, cases[c].th, 8, args.threads, budget);
-      for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++) {
-        const double ms = time_search (backends[b], cases[c].w, cases[c].h,
-            cases[c].tw, cases[c].th, depths[d], args.threads, budget);
-        printf ("%-5s %-16s %5d %9.3f %9.3f %7.2f\n",
-            kconv_backend_name (backends[b]), cases[c].name, depths[d], ms8,
-            ms, ms / ms8);
-        if (args.csv)
-          fprintf (args.csv, "%s,%s,%d,%.4f,%.4f,%.3f\n",
-              kconv_backend_name (backends[b]), cases[c].name, depths[d], ms8,
-              ms, ms / ms8);
-        fflush (stdout);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+      for (int m = KMATCH_METHOD_SAD; m <= KMATCH_METHOD_ZNCC; m++) {
+        char name[64];
+        snprintf (name, sizeof name, "%s %s %s",
+            kconv_backend_name (backends[b]), cases[c].name,
+            kmatch_method_name ((KMatchMethod) m));
+        if (args.only && !strstr (name, args.only))
+          continue;
+        /* the 8-bit and the deeper searches in turns, medians of three */
+        double t8[3], td[2][3];
+        for (int round = 0; round < 3; round++) {
+          t8[round] = time_search (backends[b], (KMatchMethod) m, cases[c].w,
+              cases[c].h, cases[c].tw, cases[c].th, 8, args.threads, budget);
+          for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++)
+            td[d][round] = time_search (backends[b], (KMatchMethod) m,
+                cases[c].w, cases[c].h, cases[c].tw, cases[c].th, depths[d],
+                args.threads, budget);
+        }
+        const double ms8 = bench_median (t8, 3);
+        for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++) {
+          const double ms = bench_median (td[d], 3);
+          printf ("%-5s %-16s %-6s %5d %9.3f %9.3f %7.2f\n",
+              kconv_backend_name (backends[b]), cases[c].name,
+              kmatch_method_name ((KMatchMethod) m), depths[d], ms8, ms,
+              ms / ms8);
+          if (args.csv)
+            fprintf (args.csv, "%s,%s,%s,%d,%.4f,%.4f,%.3f\n",
+                kconv_backend_name (backends[b]), cases[c].name,
+                kmatch_method_name ((KMatchMethod) m), depths[d], ms8, ms,
+                ms / ms8);
+          fflush (stdout);
+        }
       }
-    }
   }
   bench_args_clear (&args);
   return 0;

@@ -703,6 +703,71 @@ GST_START_TEST (test_several_templates)
 
 GST_END_TEST;
 
+/* ssd, ncc and zncc on every deeper format: the ball followed (cut at
+ * 140,100, then at 144,104 and 149,109; masks are the core's table's),
+ * sub-pixel fields in every message, no warning and no error (they
+ * stopped at the first frame, with a warning of a GPU failure on a
+ * machine without a GPU) */
+GST_START_TEST (test_deep_methods)
+{
+  static const gchar *const formats[] = { "P010_10LE", "P012_LE", "P016_LE",
+    "I420_10LE", "I420_12LE", "I422_10LE", "I422_12LE", "Y444_10LE",
+    "Y444_12LE", "Y444_16LE", "GRAY16_LE", "GRAY16_BE"
+  };
+  static const gchar *const methods[] = { "ssd", "ncc", "zncc" };
+  static const gint at[][2] = { {140, 100}, {144, 104}, {149, 109} };
+  for (guint k = 0; k < G_N_ELEMENTS (formats) * G_N_ELEMENTS (methods); k++) {
+    const gchar *format = formats[k / G_N_ELEMENTS (methods)];
+    const gchar *method = methods[k % G_N_ELEMENTS (methods)];
+    gchar *line = g_strdup_printf ("videotestsrc pattern=ball num-buffers=3 "
+        "! video/x-raw,format=%s,width=320,height=240 ! kpatternmatch "
+        "backend=%s method=%s template-region=140,100,40,40 ! fakesink",
+        format, g_getenv ("KCONV_TEST_BACKEND") ?
+        g_getenv ("KCONV_TEST_BACKEND") : "auto", method);
+    GstElement *pipe = gst_parse_launch (line, NULL);
+    GstBus *bus = gst_element_get_bus (pipe);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    guint frame = 0;
+    GstMessage *m;
+    while ((m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+                GST_MESSAGE_ERROR | GST_MESSAGE_WARNING | GST_MESSAGE_EOS |
+                GST_MESSAGE_ELEMENT))) {
+      const GstMessageType t = GST_MESSAGE_TYPE (m);
+      if (t == GST_MESSAGE_ERROR || t == GST_MESSAGE_WARNING) {
+        GError *err;
+        if (t == GST_MESSAGE_ERROR)
+          gst_message_parse_error (m, &err, NULL);
+        else
+          gst_message_parse_warning (m, &err, NULL);
+        fail ("%s: %s", line, err->message);
+      }
+      if (t == GST_MESSAGE_ELEMENT) {
+        const GstStructure *st = gst_message_get_structure (m);
+        gint x = -1, y = -1;
+        gdouble sx = -1;
+        gboolean found = FALSE;
+        fail_unless (gst_structure_get (st, "x", G_TYPE_INT, &x, "y",
+                G_TYPE_INT, &y, "found", G_TYPE_BOOLEAN, &found,
+                "x-subpixel", G_TYPE_DOUBLE, &sx, NULL), "%s", line);
+        fail_unless (frame < 3 && found && x == at[frame][0]
+            && y == at[frame][1] && fabs (sx - x) < 1, "%s: frame %u at "
+            "%d,%d (%g)", line, frame, x, y, sx);
+        frame++;
+      }
+      gst_message_unref (m);
+      if (t == GST_MESSAGE_EOS)
+        break;
+    }
+    fail_unless_equals_int (frame, 3);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (pipe);
+    g_free (line);
+  }
+}
+
+GST_END_TEST;
+
 /* 10- and 16-bit sources reach the element from the launch line, with no
  * videoconvert, and every frame is reported (a live source too) */
 GST_START_TEST (test_deep_launch_lines)
@@ -1782,6 +1847,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_formats_planted);
   tcase_add_test (tc, test_deep_template_from_file_and_draw);
   tcase_add_test (tc, test_deep_launch_lines);
+  tcase_add_test (tc, test_deep_methods);
   tcase_add_test (tc, test_draw_yuy2);
   tcase_add_test (tc, test_template_with_transparency);
   tcase_add_test (tc, test_short_buffer_names_both_sizes);

@@ -10,4 +10,7 @@
 
 void match_deep_table_run (KConvBackend backend, unsigned seed);
 
+/* ssd, ncc and zncc on 16-bit samples against the formulas */
+void match_deep_methods_table_run (KConvBackend backend, unsigned seed);
+
 #endif

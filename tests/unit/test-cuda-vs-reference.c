@@ -190,7 +190,9 @@ main (int argc, char **argv)
 #ifdef KCONV_TEST_CUDA
   match_methods_table_set_device (device_copy_of, free_on_device);
 #endif
-  if (wanted (argc, argv, "match") || wanted (argc, argv, "methods"))
+  if (wanted (argc, argv, "match") || wanted (argc, argv, "methods")) {
     match_methods_table_run (KCONV_BACKEND_CUDA, seed);
+    match_deep_methods_table_run (KCONV_BACKEND_CUDA, seed);
+  }
   return check_summary ();
 }

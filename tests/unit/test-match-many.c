@@ -6,9 +6,9 @@
  * tests/photos.sh; without it made-up blobs), one of them with a mask,
  * searched in one pass and each on its own: the same matches, to the
  * bit, for every method, in pixel layouts that share a packed copy
- * (RGBA, BGRx, the luma of RGBA) and one that is compared as it lies
- * (grey), each template in a region of its own, on the CPU and, where
- * there is one, on CUDA (the frame uploaded once).
+ * (RGBA, BGRx, the luma of RGBA) and ones compared as they lie (grey,
+ * 16-bit grey, P010's 10-bit luma), each template in a region of its own,
+ * on the CPU and, where there is one, on CUDA (the frame uploaded once).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +24,7 @@ typedef struct
 {
   const char *name;
   int ps, ch, luma, offsets[3];
+  int depth, shift;             /* 16-bit words of depth bits (else 0) */
 } Layout;
 
 /* the frame: a piece of the photograph (or blobs), ps bytes a pixel */
@@ -31,6 +32,17 @@ static uint8_t *
 make_frame (const uint8_t * rgb, const Layout * lay)
 {
   uint8_t *f = malloc ((size_t) FW * FH * lay->ps);
+  if (lay->depth) {
+    /* the green channel at the depth, little-endian words */
+    for (int i = 0; i < FW * FH; i++) {
+      const unsigned g = rgb[(size_t) i * 3 + 1];
+      const unsigned v = (g << (lay->depth - 8) | g >> (16 - lay->depth))
+          << lay->shift;
+      f[(size_t) i * 2] = (uint8_t) v;
+      f[(size_t) i * 2 + 1] = (uint8_t) (v >> 8);
+    }
+    return f;
+  }
   for (int i = 0; i < FW * FH; i++)
     for (int b = 0; b < lay->ps; b++)
       f[(size_t) i * lay->ps + b] = 0x5a;
@@ -59,19 +71,23 @@ run (KConvBackend backend, const uint8_t * rgb, const Layout * lay,
   KConvImage im = im0;
   uint8_t *frame = make_frame (rgb, lay);
   im.data = frame;
+  im.depth = lay->depth;
+  im.shift = lay->shift;
   static const int sizes[N][2] = { {16, 12}, {24, 24}, {40, 20} };
   KMatch *ms[N];
   KMatchRegion regions[N];
   for (int k = 0; k < N; k++) {
     const int tw = sizes[k][0], th = sizes[k][1];
     const int tx = 20 + 90 * k, ty = 30 + 50 * k;
-    uint8_t *t = kmatch_cut_template (&im, &(KMatchRegion) {
-          tx, ty, tw, th
-        }, lay->ch);
+    const KMatchRegion cut = { tx, ty, tw, th };
+    void *t = lay->depth ? (void *) kmatch_cut_template_deep (&im, &cut) :
+        (void *) kmatch_cut_template (&im, &cut, lay->ch);
     CHECK (t && kmatch_new (&opt, &ms[k]) == KCONV_OK
         && kmatch_set_method (ms[k], method) == KCONV_OK
-        && kmatch_set_template (ms[k], t, tw, th, (ptrdiff_t) tw * lay->ch,
-            lay->ch) == KCONV_OK, "template %d: %s", k, kconv_last_error ());
+        && (lay->depth ? kmatch_set_template_deep (ms[k], t, tw, th, tw,
+                lay->depth) : kmatch_set_template (ms[k], t, tw, th,
+                (ptrdiff_t) tw * lay->ch, lay->ch)) == KCONV_OK,
+        "template %d: %s", k, kconv_last_error ());
     if (k == 1) {               /* a disc of it counts */
       uint8_t mask[24 * 24];
       for (int j = 0; j < th; j++)
@@ -140,6 +156,8 @@ main (void)
     {"BGRx", 4, 3, 0, {2, 1, 0}},
     {"luma of RGBA", 4, 1, 1, {0, 1, 2}},
     {"grey", 1, 1, 0, {0}},
+    {"GRAY16_LE", 2, 1, 0, {0}, 16, 0},
+    {"P010 luma", 2, 1, 0, {0}, 10, 6},
   };
   const KConvBackend backends[] = { KCONV_BACKEND_CPU, KCONV_BACKEND_CUDA };
   for (int b = 0; b < 2; b++) {

@@ -39,6 +39,7 @@ main (int argc, char **argv)
   if (rgb)
     match_methods_table_set_photo (rgb, 1920, 1080);
   match_methods_table_run (KCONV_BACKEND_CPU, seed);
+  match_deep_methods_table_run (KCONV_BACKEND_CPU, seed);
   free (rgb);
   if (methods_only)
     return check_summary ();
