@@ -66,8 +66,7 @@ static int
 reference_match_correlate (const KMatchCorrelation * q, uint64_t * out)
 {
   kmatch_reference_correlate (q->planes, q->planes16, q->rw, q->rh,
-      q->kernel, q->tw,
-      q->th, q->ch, q->mw, q->mh, q->squares, out);
+      q->kernel, q->tw, q->th, q->ch, q->mw, q->mh, q->squares, out);
   return 0;
 }
 

@@ -234,8 +234,7 @@ typedef struct
 /* Adds the rw samples of the planes at `at` to the column sums of F and
  * of F^2 */
 static void
-add_row (const KMatchScorer * s, size_t at, int rw, uint64_t * f,
-    uint64_t * f2)
+add_row (const KMatchScorer * s, size_t at, int rw, uint64_t * f, uint64_t * f2)
 {
   if (s->depth) {
     const uint16_t *p = (const uint16_t *) s->planes + at;

@@ -24,10 +24,10 @@
 #include "kconv-error.h"
 
 #define THREADS 128
-#define XS 4         /* positions a thread sums along a row */
-#define RS 8         /* and down a column */
-#define COL_ROWS 32  /* rows a thread's column sums slide down */
-#define SEG 32       /* positions a thread's window sums slide along */
+#define XS 4        /* positions a thread sums along a row */
+#define RS 8        /* and down a column */
+#define COL_ROWS 32 /* rows a thread's column sums slide down */
+#define SEG 32      /* positions a thread's window sums slide along */
 #define SMEM_DOUBLES (48 * 1024 / 8)
 /* the largest template whose sums of products stay exact in doubles */
 #define MAX_PIXELS (1 << 21)
@@ -43,10 +43,9 @@ template_f64_kernel (const uint16_t *__restrict__ t, int n, double *out)
 
 template <bool SMEM>
 __global__ void
-__launch_bounds__ (THREADS)
-    corr_kernel (const uint16_t *__restrict__ values, int pitch, int mw,
-        int mh, const double *__restrict__ tmpl_g, int tw, int th,
-        double *__restrict__ ft)
+__launch_bounds__ (THREADS) corr_kernel (const uint16_t *__restrict__ values,
+    int pitch, int mw, int mh, const double *__restrict__ tmpl_g, int tw,
+    int th, double *__restrict__ ft)
 {
   extern __shared__ double staged[];
   const double *tmpl = tmpl_g;
@@ -138,20 +137,21 @@ score_of (const KMatchScoring &sc, uint64_t ft, uint64_t f2, uint64_t f)
     return __ddiv_rn (__ull2double_rn (d), sc.norm);
   }
   if (sc.method == 2) { /* ncc */
-    double c = f2 && sc.t2
-        ? __ddiv_rn (__ull2double_rn (ft),
-              __dsqrt_rn (__dmul_rn (__ull2double_rn (f2),
-                  __ull2double_rn (sc.t2))))
-        : 0.0;
+    double c = f2 && sc.t2 ? __ddiv_rn (__ull2double_rn (ft),
+                                 __dsqrt_rn (__dmul_rn (__ull2double_rn (f2),
+                                     __ull2double_rn (sc.t2))))
+                           : 0.0;
     c = c > 1 ? 1 : c;
     return __dsub_rn (1.0, c);
   }
-  const int64_t a = (int64_t) sc.n * (int64_t) ft - (int64_t) f * (int64_t) sc.t[0];
+  const int64_t a =
+      (int64_t) sc.n * (int64_t) ft - (int64_t) f * (int64_t) sc.t[0];
   const int64_t b = (int64_t) sc.n * (int64_t) f2 - (int64_t) f * (int64_t) f;
   const double num = __ll2double_rn (a), vf = __ll2double_rn (b);
-  double c = vf > 0 && sc.vt > 0
-      ? __ddiv_rn (num, __dsqrt_rn (__dmul_rn (vf, __ll2double_rn (sc.vt))))
-      : 0.0;
+  double c =
+      vf > 0 && sc.vt > 0
+          ? __ddiv_rn (num, __dsqrt_rn (__dmul_rn (vf, __ll2double_rn (sc.vt))))
+          : 0.0;
   c = c > 1 ? 1 : c < -1 ? -1 : c;
   return __ddiv_rn (__dsub_rn (1.0, c), 2.0);
 }
@@ -159,8 +159,8 @@ score_of (const KMatchScoring &sc, uint64_t ft, uint64_t f2, uint64_t f)
 /* Every position's score: window sums of tw column sums, each thread
  * sliding along SEG positions of a row */
 __global__ void
-score_kernel (const uint64_t *__restrict__ col, int rw, int mw, int mh,
-    int tw, const double *__restrict__ ft, KMatchScoring sc,
+score_kernel (const uint64_t *__restrict__ col, int rw, int mw, int mh, int tw,
+    const double *__restrict__ ft, KMatchScoring sc,
     double *__restrict__ scores)
 {
   const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * SEG;
@@ -190,8 +190,8 @@ __device__ bool
 overlaps_pick (int x, int y, const int2 *picks, int n, int tw, int th)
 {
   for (int k = 0; k < n; k++)
-    if (x < picks[k].x + tw && picks[k].x < x + tw && y < picks[k].y + th
-        && picks[k].y < y + th)
+    if (x < picks[k].x + tw && picks[k].x < x + tw && y < picks[k].y + th &&
+        picks[k].y < y + th)
       return true;
   return false;
 }
@@ -206,8 +206,8 @@ least_score_kernel (const double *__restrict__ scores, int mw, int mh,
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   unsigned long long key = ~0ull;
   if (x < mw && y < mh && !overlaps_pick (x, y, picks, n_picks, tw, th))
-    key = (unsigned long long) __double_as_longlong (
-        scores[(size_t) y * mw + x]);
+    key =
+        (unsigned long long) __double_as_longlong (scores[(size_t) y * mw + x]);
   for (int o = 16; o > 0; o /= 2) {
     const unsigned long long other = __shfl_down_sync (0xffffffffu, key, o);
     key = other < key ? other : key;
@@ -224,10 +224,10 @@ first_least_kernel (const double *__restrict__ scores, int mw, int mh,
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   unsigned long long key = ~0ull;
-  if (x < mw && y < mh
-      && (unsigned long long) __double_as_longlong (
-             scores[(size_t) y * mw + x]) == keys[0]
-      && !overlaps_pick (x, y, picks, n_picks, tw, th))
+  if (x < mw && y < mh &&
+      (unsigned long long) __double_as_longlong (scores[(size_t) y * mw + x]) ==
+          keys[0] &&
+      !overlaps_pick (x, y, picks, n_picks, tw, th))
     key = (unsigned long long) y << 32 | (unsigned long long) x;
   for (int o = 16; o > 0; o /= 2) {
     const unsigned long long other = __shfl_down_sync (0xffffffffu, key, o);
@@ -319,12 +319,15 @@ kmatch_cuda_deep_search_scored (KMatchCudaDeep *d, const uint8_t *frame,
 {
   *n = 0;
   if (!d->d_tmpl || d->d_keep || sc->ch != 1)
-    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "the GPU's scored "
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT,
+        "the GPU's scored "
         "search of 16-bit samples takes one channel and no mask");
   if ((size_t) d->tw * d->th > MAX_PIXELS || mw > 65535 || mh > 65535)
-    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "the GPU's scored "
+    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE,
+        "the GPU's scored "
         "search of 16-bit samples takes templates of at most %d pixels "
-        "and 65535x65535 positions", MAX_PIXELS);
+        "and 65535x65535 positions",
+        MAX_PIXELS);
   KCONV_TRY (kconv_cuda_use_device (d->device));
   const int tw = d->tw, th = d->th, rw = mw + tw - 1;
   const size_t cells = (size_t) mw * mh, tpix = (size_t) tw * th;
@@ -346,15 +349,15 @@ kmatch_cuda_deep_search_scored (KMatchCudaDeep *d, const uint8_t *frame,
     KCONV_CUDA_CHECK (cudaMalloc (&d->d_keys, 2 * sizeof *d->d_keys));
   KCONV_TRY (grow_picks (d, max_matches));
   int pitch;
-  KCONV_TRY (kmatch_cuda_deep_stage (d, frame, stride, on_device, words, mw,
-      mh, &pitch));
+  KCONV_TRY (kmatch_cuda_deep_stage (d, frame, stride, on_device, words, mw, mh,
+      &pitch));
 
   const bool staged = tpix <= SMEM_DOUBLES;
   const dim3 grid ((mw + THREADS * XS - 1) / (THREADS * XS),
       (mh + RS - 1) / RS);
-  (staged ? corr_kernel<true> : corr_kernel<false>)<<<grid, THREADS,
-      staged ? tpix * sizeof (double) : 0, d->stream>>> (d->d_values, pitch,
-      mw, mh, d->d_tmpl_f64, tw, th, d->d_ft);
+  (staged ? corr_kernel<true> : corr_kernel<false>) <<<grid, THREADS,
+      staged ? tpix * sizeof (double) : 0, d->stream>>> (d->d_values, pitch, mw,
+      mh, d->d_tmpl_f64, tw, th, d->d_ft);
   KCONV_CUDA_CHECK (cudaGetLastError ());
   column_sums_kernel<<<dim3 ((rw + 127) / 128, (mh + COL_ROWS - 1) / COL_ROWS),
       128, 0, d->stream>>> (d->d_values, pitch, rw, mh, th, d->d_col);

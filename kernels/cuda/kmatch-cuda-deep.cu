@@ -263,8 +263,8 @@ kmatch_cuda_deep_search (KMatchCudaDeep *d, const uint8_t *frame,
         mw, mh, d->tw);
   KCONV_TRY (kconv_cuda_use_device (d->device));
   int pitch;
-  KCONV_TRY (kmatch_cuda_deep_stage (d, frame, stride, on_device, words, mw,
-      mh, &pitch));
+  KCONV_TRY (kmatch_cuda_deep_stage (d, frame, stride, on_device, words, mw, mh,
+      &pitch));
   KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_map, &d->map_size,
       (size_t) mw * mh * sizeof (uint64_t)));
   KCONV_CUDA_CHECK (
