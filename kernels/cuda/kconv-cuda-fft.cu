@@ -26,24 +26,7 @@
 
 /* ---- cuFFT, opened at run time ---- */
 
-typedef cufftResult (*PlanManyFn) (cufftHandle *, int, int *, int *, int, int,
-    int *, int, int, cufftType, int);
-typedef cufftResult (*SetStreamFn) (cufftHandle, cudaStream_t);
-typedef cufftResult (
-    *ExecD2ZFn) (cufftHandle, cufftDoubleReal *, cufftDoubleComplex *);
-typedef cufftResult (
-    *ExecZ2DFn) (cufftHandle, cufftDoubleComplex *, cufftDoubleReal *);
-typedef cufftResult (*DestroyFn) (cufftHandle);
-
-static struct
-{
-  int ok;
-  PlanManyFn plan_many;
-  SetStreamFn set_stream;
-  ExecD2ZFn exec_d2z;
-  ExecZ2DFn exec_z2d;
-  DestroyFn destroy;
-} cufft;
+static KConvCufft cufft;
 
 /* Once per process (pthread_once): filters made at the same time see the
  * same answer. */
@@ -76,6 +59,12 @@ cufft_load (void)
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once (&once, cufft_load_once);
   return cufft.ok;
+}
+
+const KConvCufft *
+kconv_cuda_cufft (void)
+{
+  return cufft_load () ? &cufft : NULL;
 }
 
 /* ---- device kernels ---- */

@@ -5,7 +5,31 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <cufft.h>
 #include "kconv-cuda-common.cuh"
+
+/* The cuFFT functions kconv calls, opened at run time (cuFFT is a shared
+ * library that machines without the CUDA toolkit lack) */
+typedef cufftResult (*PlanManyFn) (cufftHandle *, int, int *, int *, int, int,
+    int *, int, int, cufftType, int);
+typedef cufftResult (*SetStreamFn) (cufftHandle, cudaStream_t);
+typedef cufftResult (
+    *ExecD2ZFn) (cufftHandle, cufftDoubleReal *, cufftDoubleComplex *);
+typedef cufftResult (
+    *ExecZ2DFn) (cufftHandle, cufftDoubleComplex *, cufftDoubleReal *);
+typedef cufftResult (*DestroyFn) (cufftHandle);
+struct KConvCufft
+{
+  int ok;
+  PlanManyFn plan_many;
+  SetStreamFn set_stream;
+  ExecD2ZFn exec_d2z;
+  ExecZ2DFn exec_z2d;
+  DestroyFn destroy;
+};
+
+/* cuFFT, loaded once a process; NULL where it cannot be */
+const KConvCufft *kconv_cuda_cufft (void);
 
 struct KConvCudaFft;
 

@@ -9,6 +9,7 @@
 #define KMATCH_CUDA_DEEP_PRIVATE_H
 
 #include <cuda_runtime.h>
+#include <cufft.h>
 #include "kmatch-cuda-deep.h"
 
 struct KMatchCudaDeep
@@ -37,10 +38,19 @@ struct KMatchCudaDeep
   size_t col_size;
   double *d_scores;
   size_t scores_size;
-  unsigned long long *d_keys; /* the picks' keys */
+  double2 *d_blocks; /* each block's best: score, then index */
+  size_t blocks_size;
   KMatchSums *d_sums, *h_sums;
   int2 *d_picks;
   int picks_cap;
+  /* the correlation through the FFT: plans for nx x ny, the region's
+   * plane and spectra, the template's bytes' spectra (for generation) */
+  int nx, ny;
+  cufftHandle fwd, inv;
+  int have_plans;
+  double *d_real, *d_real2;
+  double2 *d_spec, *d_spec2, *d_kspec;
+  unsigned kspec_generation;
 };
 
 /* Device memory of at least need bytes in *buf (zeroed when grown) */

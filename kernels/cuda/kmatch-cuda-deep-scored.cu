@@ -3,13 +3,17 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The region is staged as values (kmatch-cuda-deep.cu).  The sum of F T at
- * every position is made in double precision, where it is exact: every
- * product is under 2^32 and every sum under 2^53 (templates of at most
- * 2^21 pixels), and a fused multiply-add rounds nothing then.  Each
- * thread sums XS neighbouring positions of ROWS rows: it walks down the
- * frame rows those positions cover, slides along each with a window of XS
- * values in registers, and each template value it reads (from shared
- * memory, the same for the whole warp: a broadcast) meets XS of them.
+ * every position is made through the FFT in double precision (cuFFT): the
+ * region's spectrum times those of the template's high and low bytes, each
+ * transformed back and rounded (F T = 256 F T_hi + F T_lo), exact where the
+ * transform's error bound, worked out from the sizes and the depth, stays
+ * under 0.25.  Elsewhere (no cuFFT, or a bound over it) it is summed
+ * directly in double precision, where it is exact too: every product is
+ * under 2^32 and every sum under 2^53 (templates of at most 2^21 pixels),
+ * and a fused multiply-add rounds nothing then; each thread sums XS
+ * neighbouring positions of RS rows, walking down the frame rows they
+ * cover with a window of XS values in registers, and each template value
+ * it reads (shared memory, a broadcast) meets XS of them.
  * The box sums of F and F^2 are exact 64-bit column sums, then windows of
  * tw of them along each row.  Every position is scored by the core's
  * formulas (kmatch-methods.c) in the same double arithmetic with the same
@@ -18,10 +22,14 @@
  * none overlapping one picked before) come back with their exact sums,
  * which the host scores.
  */
+#include <math.h>
 #include <cuda_runtime.h>
 #include "kmatch-cuda-deep-private.h"
 #include "kconv-cuda.h"
+#include "kconv-cuda-fft.h"
 #include "kconv-error.h"
+#include "kconv-plan.h"
+#include "kconv-tuning.h"
 
 #define THREADS 128
 #define XS 4        /* positions a thread sums along a row */
@@ -29,6 +37,11 @@
 #define COL_ROWS 32 /* rows a thread's column sums slide down */
 #define SEG 32      /* positions a thread's window sums slide along */
 #define SMEM_DOUBLES (48 * 1024 / 8)
+#define PICK_THREADS 256
+#define PICK_PER_THREAD 8 /* positions a thread of the picks looks at */
+/* the most the FFT's error may be, by its bound, for the sums to round
+ * to the exact integers */
+#define FFT_BOUND 0.25
 /* the largest template whose sums of products stay exact in doubles */
 #define MAX_PIXELS (1 << 21)
 
@@ -196,63 +209,70 @@ overlaps_pick (int x, int y, const int2 *picks, int n, int tw, int th)
   return false;
 }
 
-/* keys[0]: the least score (its bits: scores are not negative, so their
- * bits order as they do) over the positions free of the picks */
-__global__ void
-least_score_kernel (const double *__restrict__ scores, int mw, int mh,
-    const int2 *__restrict__ picks, int n_picks, int tw, int th,
-    unsigned long long *keys)
+/* (score, index), the least score first, then the least index (y * mw +
+ * x: the smallest y, then x) */
+__device__ __forceinline__ double2
+better (double2 a, double2 b)
 {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-  unsigned long long key = ~0ull;
-  if (x < mw && y < mh && !overlaps_pick (x, y, picks, n_picks, tw, th))
-    key =
-        (unsigned long long) __double_as_longlong (scores[(size_t) y * mw + x]);
-  for (int o = 16; o > 0; o /= 2) {
-    const unsigned long long other = __shfl_down_sync (0xffffffffu, key, o);
-    key = other < key ? other : key;
-  }
-  if ((threadIdx.x & 31) == 0 && key != ~0ull)
-    atomicMin (keys, key);
+  return b.x < a.x || (b.x == a.x && b.y < a.y) ? b : a;
 }
 
-/* keys[1]: the first free position (y << 32 | x) with that score */
+/* Each block's best free position (not overlapping the n_picks picked),
+ * PICK_PER_THREAD positions a thread, reduced in shared memory */
 __global__ void
-first_least_kernel (const double *__restrict__ scores, int mw, int mh,
-    const int2 *__restrict__ picks, int n_picks, int tw, int th,
-    unsigned long long *keys)
+__launch_bounds__ (PICK_THREADS)
+    block_best_kernel (const double *__restrict__ scores, size_t cells, int mw,
+        const int2 *__restrict__ picks, int n_picks, int tw, int th,
+        double2 *blocks)
 {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-  unsigned long long key = ~0ull;
-  if (x < mw && y < mh &&
-      (unsigned long long) __double_as_longlong (scores[(size_t) y * mw + x]) ==
-          keys[0] &&
-      !overlaps_pick (x, y, picks, n_picks, tw, th))
-    key = (unsigned long long) y << 32 | (unsigned long long) x;
-  for (int o = 16; o > 0; o /= 2) {
-    const unsigned long long other = __shfl_down_sync (0xffffffffu, key, o);
-    key = other < key ? other : key;
+  __shared__ double2 best[PICK_THREADS];
+  double2 b = make_double2 (INFINITY, INFINITY);
+  const size_t base = (size_t) blockIdx.x * PICK_THREADS * PICK_PER_THREAD;
+  for (int k = 0; k < PICK_PER_THREAD; k++) {
+    const size_t i = base + (size_t) k * PICK_THREADS + threadIdx.x;
+    if (i < cells &&
+        !overlaps_pick ((int) (i % mw), (int) (i / mw), picks, n_picks, tw, th))
+      b = better (b, make_double2 (scores[i], (double) i));
   }
-  if ((threadIdx.x & 31) == 0 && key != ~0ull)
-    atomicMin (keys + 1, key);
+  best[threadIdx.x] = b;
+  __syncthreads ();
+  for (int o = PICK_THREADS / 2; o > 0; o /= 2) {
+    if (threadIdx.x < o)
+      best[threadIdx.x] = better (best[threadIdx.x], best[threadIdx.x + o]);
+    __syncthreads ();
+  }
+  if (threadIdx.x == 0)
+    blocks[blockIdx.x] = best[0];
 }
 
-/* The pick found (if any): kept, with the frame's sums there; the keys
- * made ready for the next */
+/* The best of the blocks' bests: the pick k (or none), with the frame's
+ * sums there */
 __global__ void
-take_pick_kernel (const uint64_t *__restrict__ col, int rw, int mw, int mh,
-    int tw, const double *__restrict__ ft, unsigned long long *keys,
-    int2 *picks, int k, KMatchSums *sums)
+__launch_bounds__ (PICK_THREADS)
+    take_pick_kernel (const double2 *__restrict__ blocks, int n_blocks,
+        const uint64_t *__restrict__ col, int rw, int mw, int mh, int tw,
+        const double *__restrict__ ft, int2 *picks, int k, KMatchSums *sums)
 {
+  __shared__ double2 best[PICK_THREADS];
+  double2 b = make_double2 (INFINITY, INFINITY);
+  for (int i = threadIdx.x; i < n_blocks; i += PICK_THREADS)
+    b = better (b, blocks[i]);
+  best[threadIdx.x] = b;
+  __syncthreads ();
+  for (int o = PICK_THREADS / 2; o > 0; o /= 2) {
+    if (threadIdx.x < o)
+      best[threadIdx.x] = better (best[threadIdx.x], best[threadIdx.x + o]);
+    __syncthreads ();
+  }
   if (threadIdx.x != 0)
     return;
-  const unsigned long long key = keys[1];
-  keys[0] = keys[1] = ~0ull;
-  if (key == ~0ull) {
+  if (!(best[0].y < INFINITY)) {
     sums[k].x = -1;
+    picks[k] = make_int2 (-1 << 20, -1 << 20);
     return;
   }
-  const int y = (int) (key >> 32), x = (int) (key & 0xffffffffu);
+  const size_t at = (size_t) best[0].y;
+  const int y = (int) (at / mw), x = (int) (at % mw);
   const uint64_t *cf = col + (size_t) y * rw + x;
   const uint64_t *cf2 = col + (size_t) rw * mh + (size_t) y * rw + x;
   uint64_t f = 0, f2 = 0;
@@ -263,11 +283,196 @@ take_pick_kernel (const uint64_t *__restrict__ col, int rw, int mw, int mh,
   KMatchSums s = {};
   s.x = x;
   s.y = y;
-  s.ft = (uint64_t) ft[(size_t) y * mw + x];
+  s.ft = (uint64_t) ft[at];
   s.f2 = f2;
   s.f[0] = f;
   sums[k] = s;
   picks[k] = make_int2 (x, y);
+}
+
+/* ---- the correlation through the FFT ---- */
+
+/* The region's values (or a template's bytes) at the origin of a zero
+ * plane of nx x ny */
+__global__ void
+fft_lay_kernel (const uint16_t *__restrict__ values, int pitch, int w, int h,
+    int shift, double *plane, int nx, int ny)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= nx || y >= ny)
+    return;
+  plane[(size_t) y * nx + x] =
+      x < w && y < h
+          ? (double) ((values[(size_t) y * pitch + x] >> shift) & 0xff)
+          : 0.0;
+}
+
+__global__ void
+fft_lay_values_kernel (const uint16_t *__restrict__ values, int pitch, int w,
+    int h, double *plane, int nx, int ny)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= nx || y >= ny)
+    return;
+  plane[(size_t) y * nx + x] =
+      x < w && y < h ? (double) values[(size_t) y * pitch + x] : 0.0;
+}
+
+/* kspec = conj (spec) / (nx ny): a kernel's spectrum, for a correlation */
+__global__ void
+fft_conjugate_kernel (const double2 *spec, double2 *kspec, size_t n,
+    double scale)
+{
+  const size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    kspec[i] = make_double2 (spec[i].x * scale, -spec[i].y * scale);
+}
+
+/* The region's spectrum times the high and the low byte's */
+__global__ void
+fft_products_kernel (const double2 *spec, const double2 *khi,
+    const double2 *klo, double2 *hi, double2 *lo, size_t n)
+{
+  const size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  const double2 s = spec[i], a = khi[i], b = klo[i];
+  hi[i] = make_double2 (s.x * a.x - s.y * a.y, s.x * a.y + s.y * a.x);
+  lo[i] = make_double2 (s.x * b.x - s.y * b.y, s.x * b.y + s.y * b.x);
+}
+
+/* ft = 256 round (hi) + round (lo), at the mw x mh positions */
+__global__ void
+fft_combine_kernel (const double *hi, const double *lo, int nx, int mw, int mh,
+    double *ft)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= mw || y >= mh)
+    return;
+  const size_t at = (size_t) y * nx + x;
+  ft[(size_t) y * mw + x] =
+      (double) (256 * (uint64_t) llrint (hi[at]) + (uint64_t) llrint (lo[at]));
+}
+
+static void
+fft_release (KMatchCudaDeep *d)
+{
+  const KConvCufft *cf = kconv_cuda_cufft ();
+  if (d->have_plans && cf) {
+    cf->destroy (d->fwd);
+    cf->destroy (d->inv);
+  }
+  d->have_plans = 0;
+  cudaFree (d->d_real);
+  cudaFree (d->d_real2);
+  cudaFree (d->d_spec);
+  cudaFree (d->d_spec2);
+  cudaFree (d->d_kspec);
+  d->d_real = d->d_real2 = NULL;
+  d->d_spec = d->d_spec2 = d->d_kspec = NULL;
+  d->nx = d->ny = 0;
+}
+
+/* Plans and buffers for nx x ny, and the template's bytes' spectra */
+static KConvStatus
+fft_prepare (KMatchCudaDeep *d, const KConvCufft *cf, int nx, int ny)
+{
+  const size_t plane = (size_t) nx * ny, cplane = (size_t) (nx / 2 + 1) * ny;
+  if (nx != d->nx || ny != d->ny) {
+    fft_release (d);
+    KCONV_CUDA_CHECK (cudaMalloc (&d->d_real, plane * sizeof (double)));
+    KCONV_CUDA_CHECK (cudaMalloc (&d->d_real2, plane * sizeof (double)));
+    KCONV_CUDA_CHECK (cudaMalloc (&d->d_spec, cplane * sizeof (double2)));
+    KCONV_CUDA_CHECK (cudaMalloc (&d->d_spec2, cplane * sizeof (double2)));
+    KCONV_CUDA_CHECK (cudaMalloc (&d->d_kspec, 2 * cplane * sizeof (double2)));
+    int n[2] = { ny, nx };
+    if (cf->plan_many (&d->fwd, 2, n, NULL, 1, (int) plane, NULL, 1,
+            (int) cplane, CUFFT_D2Z, 1) != CUFFT_SUCCESS)
+      return kconv_fail (KCONV_ERROR_DEVICE, "cufftPlanMany (D2Z %dx%d)", nx,
+          ny);
+    if (cf->plan_many (&d->inv, 2, n, NULL, 1, (int) cplane, NULL, 1,
+            (int) plane, CUFFT_Z2D, 1) != CUFFT_SUCCESS) {
+      cf->destroy (d->fwd);
+      return kconv_fail (KCONV_ERROR_DEVICE, "cufftPlanMany (Z2D %dx%d)", nx,
+          ny);
+    }
+    d->have_plans = 1;
+    d->nx = nx;
+    d->ny = ny;
+    d->kspec_generation = d->generation - 1;
+  }
+  cf->set_stream (d->fwd, d->stream);
+  cf->set_stream (d->inv, d->stream);
+  if (d->kspec_generation == d->generation)
+    return KCONV_OK;
+  /* the template's high bytes, then its low ones */
+  const dim3 grid ((nx + 255) / 256, ny);
+  for (int half = 0; half < 2; half++) {
+    fft_lay_kernel<<<grid, 256, 0, d->stream>>> (d->d_tmpl, d->tw, d->tw, d->th,
+        half ? 0 : 8, d->d_real, nx, ny);
+    KCONV_CUDA_CHECK (cudaGetLastError ());
+    if (cf->exec_d2z (d->fwd, d->d_real, (cufftDoubleComplex *) d->d_spec) !=
+        CUFFT_SUCCESS)
+      return kconv_fail (KCONV_ERROR_DEVICE, "cufftExecD2Z (template)");
+    fft_conjugate_kernel<<<(unsigned) ((cplane + 255) / 256), 256, 0,
+        d->stream>>> (d->d_spec, d->d_kspec + half * cplane, cplane,
+        1.0 / (double) plane);
+    KCONV_CUDA_CHECK (cudaGetLastError ());
+  }
+  d->kspec_generation = d->generation;
+  return KCONV_OK;
+}
+
+/* Whether the FFT's sums round to the exact ones: a bound on its error,
+ * from the sizes and the largest value (2^-53 times a generous multiple
+ * of log2 of the size, times the norms of the region and of a byte
+ * kernel), under FFT_BOUND */
+static int
+fft_exact (int nx, int ny, int rw, int rh, int tw, int th, int depth)
+{
+  const double maxv = (double) ((1u << depth) - 1);
+  const double bound = ldexp (1.0, -53) * 16 * log2 ((double) nx * ny) *
+                       sqrt ((double) rw * rh) * maxv *
+                       sqrt ((double) tw * th) * 255;
+  return bound < FFT_BOUND;
+}
+
+/* ft by the FFT: 1 and *st, or 0 where it cannot be used */
+static int
+correlate_fft (KMatchCudaDeep *d, int pitch, int mw, int mh, int depth,
+    KConvStatus *st)
+{
+  const KConvCufft *cf = kconv_cuda_cufft ();
+  const int rw = mw + d->tw - 1, rh = mh + d->th - 1;
+  const int nx = kconv_fft_size (rw), ny = kconv_fft_size (rh);
+  if (!cf || kconv_tuning ().cuda_match_fft == 0 ||
+      !fft_exact (nx, ny, rw, rh, d->tw, d->th, depth))
+    return 0;
+  if ((*st = fft_prepare (d, cf, nx, ny)) != KCONV_OK)
+    return 1;
+  const size_t cplane = (size_t) (nx / 2 + 1) * ny;
+  const dim3 grid ((nx + 255) / 256, ny);
+  fft_lay_values_kernel<<<grid, 256, 0, d->stream>>> (d->d_values, pitch, rw,
+      rh, d->d_real, nx, ny);
+  if (cf->exec_d2z (d->fwd, d->d_real, (cufftDoubleComplex *) d->d_spec) !=
+      CUFFT_SUCCESS) {
+    *st = kconv_fail (KCONV_ERROR_DEVICE, "cufftExecD2Z (frame)");
+    return 1;
+  }
+  fft_products_kernel<<<(unsigned) ((cplane + 255) / 256), 256, 0,
+      d->stream>>> (d->d_spec, d->d_kspec, d->d_kspec + cplane, d->d_spec,
+      d->d_spec2, cplane);
+  if (cf->exec_z2d (d->inv, (cufftDoubleComplex *) d->d_spec, d->d_real) !=
+          CUFFT_SUCCESS ||
+      cf->exec_z2d (d->inv, (cufftDoubleComplex *) d->d_spec2, d->d_real2) !=
+          CUFFT_SUCCESS) {
+    *st = kconv_fail (KCONV_ERROR_DEVICE, "cufftExecZ2D");
+    return 1;
+  }
+  fft_combine_kernel<<<dim3 ((mw + 255) / 256, mh), 256, 0,
+      d->stream>>> (d->d_real, d->d_real2, nx, mw, mh, d->d_ft);
+  *st = kconv_cuda_status (cudaGetLastError (), "the FFT's kernels");
+  return 1;
 }
 
 void
@@ -277,18 +482,20 @@ kmatch_cuda_deep_scored_release (KMatchCudaDeep *d)
   cudaFree (d->d_ft);
   cudaFree (d->d_col);
   cudaFree (d->d_scores);
-  cudaFree (d->d_keys);
+  cudaFree (d->d_blocks);
   cudaFree (d->d_sums);
   cudaFree (d->d_picks);
   if (d->h_sums)
     cudaFreeHost (d->h_sums);
   d->d_tmpl_f64 = d->d_ft = d->d_scores = NULL;
   d->d_col = NULL;
-  d->d_keys = NULL;
+  d->d_blocks = NULL;
   d->d_sums = d->h_sums = NULL;
   d->d_picks = NULL;
   d->picks_cap = 0;
   d->tmpl_f64_size = d->ft_size = d->col_size = d->scores_size = 0;
+  d->blocks_size = 0;
+  fft_release (d);
 }
 
 /* Room for max_matches picks and their sums */
@@ -331,50 +538,51 @@ kmatch_cuda_deep_search_scored (KMatchCudaDeep *d, const uint8_t *frame,
   KCONV_TRY (kconv_cuda_use_device (d->device));
   const int tw = d->tw, th = d->th, rw = mw + tw - 1;
   const size_t cells = (size_t) mw * mh, tpix = (size_t) tw * th;
-  if (d->tmpl_f64_generation != d->generation || !d->d_tmpl_f64) {
-    KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_tmpl_f64,
-        &d->tmpl_f64_size, tpix * sizeof (double)));
-    template_f64_kernel<<<(unsigned) ((tpix + 255) / 256), 256, 0,
-        d->stream>>> (d->d_tmpl, (int) tpix, d->d_tmpl_f64);
-    KCONV_CUDA_CHECK (cudaGetLastError ());
-    d->tmpl_f64_generation = d->generation;
-  }
   KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_ft, &d->ft_size,
       cells * sizeof (double)));
   KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_scores, &d->scores_size,
       cells * sizeof (double)));
   KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_col, &d->col_size,
       2 * (size_t) rw * mh * sizeof (uint64_t)));
-  if (!d->d_keys)
-    KCONV_CUDA_CHECK (cudaMalloc (&d->d_keys, 2 * sizeof *d->d_keys));
+  const int n_blocks = (int) ((cells + PICK_THREADS * PICK_PER_THREAD - 1) /
+                              (PICK_THREADS * PICK_PER_THREAD));
+  KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_blocks, &d->blocks_size,
+      n_blocks * sizeof (double2)));
   KCONV_TRY (grow_picks (d, max_matches));
   int pitch;
   KCONV_TRY (kmatch_cuda_deep_stage (d, frame, stride, on_device, words, mw, mh,
       &pitch));
 
-  const bool staged = tpix <= SMEM_DOUBLES;
-  const dim3 grid ((mw + THREADS * XS - 1) / (THREADS * XS),
-      (mh + RS - 1) / RS);
-  (staged ? corr_kernel<true> : corr_kernel<false>) <<<grid, THREADS,
-      staged ? tpix * sizeof (double) : 0, d->stream>>> (d->d_values, pitch, mw,
-      mh, d->d_tmpl_f64, tw, th, d->d_ft);
-  KCONV_CUDA_CHECK (cudaGetLastError ());
+  KConvStatus st = KCONV_OK;
+  if (!correlate_fft (d, pitch, mw, mh, words->depth, &st)) {
+    if (d->tmpl_f64_generation != d->generation || !d->d_tmpl_f64) {
+      KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_tmpl_f64,
+          &d->tmpl_f64_size, tpix * sizeof (double)));
+      template_f64_kernel<<<(unsigned) ((tpix + 255) / 256), 256, 0,
+          d->stream>>> (d->d_tmpl, (int) tpix, d->d_tmpl_f64);
+      KCONV_CUDA_CHECK (cudaGetLastError ());
+      d->tmpl_f64_generation = d->generation;
+    }
+    const bool staged = tpix <= SMEM_DOUBLES;
+    const dim3 grid ((mw + THREADS * XS - 1) / (THREADS * XS),
+        (mh + RS - 1) / RS);
+    (staged ? corr_kernel<true> : corr_kernel<false>) <<<grid, THREADS,
+        staged ? tpix * sizeof (double) : 0, d->stream>>> (d->d_values, pitch,
+        mw, mh, d->d_tmpl_f64, tw, th, d->d_ft);
+    st = kconv_cuda_status (cudaGetLastError (), "corr_kernel");
+  }
+  KCONV_TRY (st);
   column_sums_kernel<<<dim3 ((rw + 127) / 128, (mh + COL_ROWS - 1) / COL_ROWS),
       128, 0, d->stream>>> (d->d_values, pitch, rw, mh, th, d->d_col);
   KCONV_CUDA_CHECK (cudaGetLastError ());
   score_kernel<<<dim3 ((mw + 64 * SEG - 1) / (64 * SEG), mh), 64, 0,
       d->stream>>> (d->d_col, rw, mw, mh, tw, d->d_ft, *sc, d->d_scores);
   KCONV_CUDA_CHECK (cudaGetLastError ());
-  KCONV_CUDA_CHECK (
-      cudaMemsetAsync (d->d_keys, 0xff, 2 * sizeof *d->d_keys, d->stream));
-  const dim3 pick_grid ((mw + 255) / 256, mh);
   for (int k = 0; k < max_matches; k++) {
-    least_score_kernel<<<pick_grid, 256, 0, d->stream>>> (d->d_scores, mw, mh,
-        d->d_picks, k, tw, th, d->d_keys);
-    first_least_kernel<<<pick_grid, 256, 0, d->stream>>> (d->d_scores, mw, mh,
-        d->d_picks, k, tw, th, d->d_keys);
-    take_pick_kernel<<<1, 32, 0, d->stream>>> (d->d_col, rw, mw, mh, tw,
-        d->d_ft, d->d_keys, d->d_picks, k, d->d_sums);
+    block_best_kernel<<<n_blocks, PICK_THREADS, 0, d->stream>>> (d->d_scores,
+        cells, mw, d->d_picks, k, tw, th, d->d_blocks);
+    take_pick_kernel<<<1, PICK_THREADS, 0, d->stream>>> (d->d_blocks, n_blocks,
+        d->d_col, rw, mw, mh, tw, d->d_ft, d->d_picks, k, d->d_sums);
   }
   KCONV_CUDA_CHECK (cudaGetLastError ());
   KCONV_CUDA_CHECK (cudaMemcpyAsync (d->h_sums, d->d_sums,

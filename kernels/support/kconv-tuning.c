@@ -18,6 +18,7 @@ defaults (KConvTuning * t)
   t->cpu_fixed = 1;
   t->cpu_isa = KCONV_ISA_AVX512;
   t->cuda_match_prune = -1;
+  t->cuda_match_fft = -1;
 }
 
 KConvTuning

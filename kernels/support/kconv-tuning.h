@@ -43,6 +43,9 @@ typedef struct
                                  * (0: the default) */
   int cuda_match_prune;         /* -1: the GPU's search bounds positions
                                  * first where that pays; 0 never, 1 always */
+  int cuda_match_fft;           /* -1: the GPU correlates 16-bit samples
+                                 * through the FFT where it is exact; 0
+                                 * never (directly) */
 } KConvTuning;
 
 /* The knobs in force: the defaults, unless set. */

@@ -703,7 +703,7 @@ GST_START_TEST (test_several_templates)
 
 GST_END_TEST;
 
-/* ssd, ncc and zncc on every deeper format: the ball followed (cut at
+/* Every method on every deeper format: the ball followed (cut at
  * 140,100, then at 144,104 and 149,109; masks are the core's table's),
  * sub-pixel fields in every message, no warning and no error (they
  * stopped at the first frame, with a warning of a GPU failure on a
@@ -714,7 +714,8 @@ GST_START_TEST (test_deep_methods)
     "I420_10LE", "I420_12LE", "I422_10LE", "I422_12LE", "Y444_10LE",
     "Y444_12LE", "Y444_16LE", "GRAY16_LE", "GRAY16_BE"
   };
-  static const gchar *const methods[] = { "ssd", "ncc", "zncc" };
+  /* (sad: the README's P010 line, whose answers must be unique) */
+  static const gchar *const methods[] = { "sad", "ssd", "ncc", "zncc" };
   static const gint at[][2] = { {140, 100}, {144, 104}, {149, 109} };
   for (guint k = 0; k < G_N_ELEMENTS (formats) * G_N_ELEMENTS (methods); k++) {
     const gchar *format = formats[k / G_N_ELEMENTS (methods)];

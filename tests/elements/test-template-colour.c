@@ -158,9 +158,10 @@ check_photo (const gchar * dir, const gchar * name, const gchar * backend)
               "colorimetry=bt2020")},
     {"I420 full range again", gst_sample_ref (full)},
   };
+  /* (one frame at a time: each reports before the next comes) */
   gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
-      "kpatternmatch backend=%s template-location=\"%s\" ! fakesink",
-      backend, tmpl);
+      "kpatternmatch backend=%s frames-in-flight=1 "
+      "template-location=\"%s\" ! fakesink", backend, tmpl);
   GstElement *p = gst_parse_launch (desc, NULL);
   g_free (desc);
   GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
