@@ -19,6 +19,19 @@
 #include <glib/gstdio.h>
 #include <gst/video/video.h>
 
+/* AddressSanitizer reserves terabytes of address space for its shadow:
+ * under it the limit cannot be set, and resident sizes mean little */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
 static int failures;
 
 static void
@@ -122,7 +135,7 @@ main (int argc, char **argv)
 {
   /* as a service would run it: a failed allocation aborts the process */
   const struct rlimit as = { 3ul << 30, 3ul << 30 };
-  if (setrlimit (RLIMIT_AS, &as) != 0)
+  if (!UNDER_ASAN && setrlimit (RLIMIT_AS, &as) != 0)
     g_error ("setrlimit");
   gst_init (&argc, &argv);
   gchar *big = write_png (8192, 8192, "8192");
@@ -153,8 +166,9 @@ main (int argc, char **argv)
   }
   const glong self_mb = peak_mb (RUSAGE_SELF);
   const glong child_mb = peak_mb (RUSAGE_CHILDREN);
-  check (self_mb < 1024 && child_mb < 1024, "peak resident %ld MB here, "
-      "%ld MB in a decoder process", self_mb, child_mb);
+  check (UNDER_ASAN || (self_mb < 1024 && child_mb < 1024), "peak resident "
+      "%ld MB here, %ld MB in a decoder process%s", self_mb, child_mb,
+      UNDER_ASAN ? " (not bounded under AddressSanitizer)" : "");
   g_unlink (big);
   g_free (big);
 
