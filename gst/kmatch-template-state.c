@@ -4,6 +4,7 @@
  */
 #include "kmatch-template-state.h"
 #include "kmatch-template.h"
+#include "kconv-frame-images.h"
 
 /* The template to the matcher: bytes, or 16-bit values */
 static gboolean
@@ -68,6 +69,37 @@ gst_kmatch_template_state_cut (GstKMatchTemplateState * t, KMatch * matcher,
   return TRUE;
 }
 
+/* The luma of a sample given in the frames' own space (their format's
+ * kind and depth, and for YUV their matrix and range), as it is: values
+ * (16-bit beyond 8 bits) of its size; NULL when it is not in that space. */
+static guint8 *
+luma_as_given (GstSample * given, const GstVideoInfo * frames)
+{
+  GstVideoInfo info;
+  GstVideoFrame f;
+  if (!given || !gst_video_info_from_caps (&info, gst_sample_get_caps (given)))
+    return NULL;
+  const GstVideoFormatInfo *gi = info.finfo, *fi = frames->finfo;
+  const gboolean same_kind = (GST_VIDEO_FORMAT_INFO_IS_YUV (gi)
+      && GST_VIDEO_FORMAT_INFO_IS_YUV (fi)
+      && info.colorimetry.matrix == frames->colorimetry.matrix
+      && info.colorimetry.range == frames->colorimetry.range)
+      || (GST_VIDEO_FORMAT_INFO_IS_GRAY (gi)
+      && GST_VIDEO_FORMAT_INFO_IS_GRAY (fi));
+  if (!same_kind || GST_VIDEO_FORMAT_INFO_DEPTH (gi, 0) !=
+      GST_VIDEO_FORMAT_INFO_DEPTH (fi, 0)
+      || !gst_video_frame_map (&f, &info, gst_sample_get_buffer (given),
+          GST_MAP_READ))
+    return NULL;
+  const KConvImage im = gst_kconv_frame_comp_image (&f, GST_VIDEO_COMP_Y);
+  const KMatchRegion all = { 0, 0, im.width, im.height };
+  guint8 *values = im.depth > 8 ? (guint8 *) kmatch_cut_template_deep (&im,
+      &all) : kmatch_cut_template (&im, &all, 1);
+  gst_video_frame_unmap (&f);
+  /* (g_free takes what malloc gave: GLib uses the system's allocator) */
+  return values;
+}
+
 gboolean
 gst_kmatch_template_state_pack (GstKMatchTemplateState * t, KMatch * matcher,
     GstSample * rgba, const GstVideoInfo * frames, gint channels)
@@ -78,6 +110,12 @@ gst_kmatch_template_state_pack (GstKMatchTemplateState * t, KMatch * matcher,
       &mask);
   if (!samples)
     return FALSE;
+  guint8 *as_given = channels == 1 ?
+      luma_as_given (gst_kmatch_template_given (rgba), frames) : NULL;
+  if (as_given) {
+    g_free (samples);
+    samples = as_given;
+  }
   const gint depth = GST_VIDEO_INFO_COMP_DEPTH (frames, 0);
   keep (t, matcher, samples, mask, w, h, channels,
       channels == 1 ? MAX (depth, 8) : 8, GST_VIDEO_INFO_FORMAT (frames),

@@ -46,7 +46,10 @@ gboolean gst_kmatch_template_state_cut (GstKMatchTemplateState * t,
 
 /* Packs an RGBA sample as the samples of frames of these caps
  * (gst_kmatch_template_pack: their luma by their matrix, range and depth)
- * and gives it to the matcher; FALSE when it cannot be packed. */
+ * and gives it to the matcher; FALSE when it cannot be packed.  A sample
+ * an application handed over (gst_kmatch_template_given) in the frames'
+ * own space (YUV of their matrix, range and depth, or grey of their
+ * depth) gives its luma as it is. */
 gboolean gst_kmatch_template_state_pack (GstKMatchTemplateState * t,
     KMatch * matcher, GstSample * rgba, const GstVideoInfo * frames,
     gint channels);

@@ -383,9 +383,18 @@ gst_kmatch_template_to_rgba (GstSample * sample, gint max_width,
   }
   GstCaps *rgb = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
       "RGBA", NULL);
-  GstSample *out = gst_video_convert_sample (sample, rgb,
+  GstSample *converted = gst_video_convert_sample (sample, rgb,
       KMATCH_TEMPLATE_DECODE_TIMEOUT, error);
   gst_caps_unref (rgb);
+  GstSample *out = NULL;
+  if (converted) {
+    /* the sample as it was given rides along (gst_kmatch_template_given) */
+    GstStructure *given = gst_structure_new ("kconv-template", "given",
+        GST_TYPE_SAMPLE, sample, NULL);
+    out = gst_sample_new (gst_sample_get_buffer (converted),
+        gst_sample_get_caps (converted), NULL, given);
+    gst_sample_unref (converted);
+  }
   if (out && !has_opaque_pixel (out)) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
         "the template sample is transparent everywhere (no pixel with alpha "
@@ -393,4 +402,13 @@ gst_kmatch_template_to_rgba (GstSample * sample, gint max_width,
     g_clear_pointer (&out, gst_sample_unref);
   }
   return out;
+}
+
+GstSample *
+gst_kmatch_template_given (GstSample * rgba)
+{
+  const GstStructure *info = gst_sample_get_info (rgba);
+  const GValue *v = info ? gst_structure_get_value (info, "given") : NULL;
+  return v && G_VALUE_HOLDS (v, GST_TYPE_SAMPLE) ? gst_value_get_sample (v) :
+      NULL;
 }

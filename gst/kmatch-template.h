@@ -41,6 +41,11 @@ gboolean gst_kmatch_template_probe_file (const gchar * path, gint * width,
 GstSample *gst_kmatch_template_to_rgba (GstSample * sample, gint max_width,
     gint max_height, GError ** error);
 
+/* The sample gst_kmatch_template_to_rgba made rgba of, as it was given
+ * (NULL for a file's image): a template in the frames' own space is taken
+ * as it is (kmatch-template-state.c). */
+GstSample *gst_kmatch_template_given (GstSample * rgba);
+
 /* How a template's RGB becomes the frames' luma (kmatch-template-pack.c):
  * for YUV frames by their caps' matrix and range at their depth, as
  * videoconvert makes it (BT.601 video range where the caps say nothing);

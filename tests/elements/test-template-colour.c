@@ -11,7 +11,10 @@
  * their colorimetry): each must find the template where it was cut at the
  * defaults, scoring at most 0.01 there (rounding; luma has no chroma
  * subsampling).  A luma made by one matrix and range for every YUV frame
- * scored 0.03-0.05 on the full-range frames.
+ * scored 0.03-0.05 on the full-range frames.  And a template handed over
+ * with set-template in the frames' own space (a crop of the decoder's
+ * I420, or of the GRAY8 frame) is taken as it is: a SAD of 0 where it
+ * was cut (through RGB and back it was not).
  *   test-template-colour            (KCONV_PHOTOS: tests/photos.sh's folder)
  * KCONV_TEST_BACKEND picks the backend (cpu by default).
  */
@@ -121,6 +124,77 @@ write_template (GstSample * rgba, gint x, gint y, const gchar * name)
   return path;
 }
 
+/* The T x T block at x, y (even) of a planar 8-bit frame, as a sample */
+static GstSample *
+crop (GstSample * frame, gint x, gint y)
+{
+  GstVideoInfo in, out;
+  GstVideoFrame src, dst;
+  gst_video_info_from_caps (&in, gst_sample_get_caps (frame));
+  gst_video_info_set_format (&out, GST_VIDEO_INFO_FORMAT (&in), T, T);
+  out.colorimetry = in.colorimetry;
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, out.size, NULL);
+  gst_video_frame_map (&src, &in, gst_sample_get_buffer (frame), GST_MAP_READ);
+  gst_video_frame_map (&dst, &out, buf, GST_MAP_WRITE);
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&in); c++) {
+    const gint cw = GST_VIDEO_FRAME_COMP_WIDTH (&dst, c);
+    const gint ch = GST_VIDEO_FRAME_COMP_HEIGHT (&dst, c);
+    const gint cx = GST_VIDEO_SUB_SCALE (in.finfo->w_sub[c], x);
+    const gint cy = GST_VIDEO_SUB_SCALE (in.finfo->h_sub[c], y);
+    for (gint j = 0; j < ch; j++)
+      memcpy ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (&dst, c) +
+          j * GST_VIDEO_FRAME_COMP_STRIDE (&dst, c),
+          (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&src, c) +
+          (cy + j) * GST_VIDEO_FRAME_COMP_STRIDE (&src, c) + cx, cw);
+  }
+  gst_video_frame_unmap (&dst);
+  gst_video_frame_unmap (&src);
+  GstCaps *caps = gst_video_info_to_caps (&out);
+  GstSample *s = gst_sample_new (buf, caps, NULL, NULL);
+  gst_caps_unref (caps);
+  gst_buffer_unref (buf);
+  return s;
+}
+
+/* set-template with a crop of frame at x0, y0: found there with SAD 0 */
+static void
+check_given (GstSample * frame, gint x0, gint y0, const gchar * name,
+    const gchar * what, const gchar * backend)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
+      "kpatternmatch name=m backend=%s frames-in-flight=1 ! fakesink",
+      backend);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  GstElement *m = gst_bin_get_by_name (GST_BIN (p), "m");
+  GstSample *t = crop (frame, x0, y0);
+  gboolean taken = FALSE;
+  g_signal_emit_by_name (m, "set-template", t, &taken);
+  GstBus *bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  gst_app_src_push_sample (GST_APP_SRC (src), frame);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR);
+  gint x = -1, y = -1;
+  guint64 sad = 1;
+  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT)
+    gst_structure_get (gst_message_get_structure (msg), "x", G_TYPE_INT, &x,
+        "y", G_TYPE_INT, &y, "sad", G_TYPE_UINT64, &sad, NULL);
+  const gboolean ok = taken && x == x0 && y == y0 && sad == 0;
+  printf ("%-9s %-26s %s: x %d y %d sad %" G_GUINT64_FORMAT "\n", name, what,
+      ok ? "ok" : "FAILED", x, y, sad);
+  failures += !ok;
+  if (msg)
+    gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_sample_unref (t);
+  gst_object_unref (bus);
+  gst_object_unref (m);
+  gst_object_unref (src);
+  gst_object_unref (p);
+}
+
 static void
 check_photo (const gchar * dir, const gchar * name, const gchar * backend)
 {
@@ -158,6 +232,9 @@ check_photo (const gchar * dir, const gchar * name, const gchar * backend)
               "colorimetry=bt2020")},
     {"I420 full range again", gst_sample_ref (full)},
   };
+  /* set-template: a crop of the decoder's frame, and of the grey one */
+  check_given (full, x0, y0, name, "set-template, I420 full", backend);
+  check_given (cases[1].frame, x0, y0, name, "set-template, GRAY8", backend);
   /* (one frame at a time: each reports before the next comes) */
   gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
       "kpatternmatch backend=%s frames-in-flight=1 "
