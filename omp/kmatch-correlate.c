@@ -40,8 +40,10 @@
 #define KMATCH_FFT_COST 8.0
 static const double direct_cost[] = { 20.0, 1.0, 0.5 };
 
-/* most products a 32-bit sum takes before it is added into 64 bits */
+/* most products a 32-bit sum takes before it is added into 64 bits (of
+ * bytes; of 16-bit values times bytes, each under 2^24) */
 #define PART_TAPS 32768
+#define PART_TAPS_16 256
 
 enum
 { PLAIN, AVX2_PAIRS, VNNI_QUADS };
@@ -80,53 +82,21 @@ rows_plain (const KMatchCorrelation * q, int y0, int y1, uint32_t * acc,
               (size_t) j * q->tw + i];
           if (!k)
             continue;
-          const uint8_t *restrict f = q->planes + c * plane +
-              (size_t) (y + j) * q->rw + i;
-          if (q->squares)
+          const size_t at = c * plane + (size_t) (y + j) * q->rw + i;
+          if (q->planes16) {
+            const uint16_t *restrict f = q->planes16 + at;
+            for (int x = 0; x < q->mw; x++)
+              acc[x] += f[x] * k;
+          } else if (q->squares) {
+            const uint8_t *restrict f = q->planes + at;
             for (int x = 0; x < q->mw; x++)
               acc[x] += (uint32_t) (uint16_t) (f[x] * f[x]);
-          else
+          } else {
+            const uint8_t *restrict f = q->planes + at;
             for (int x = 0; x < q->mw; x++)
               acc[x] += (uint32_t) (uint16_t) (f[x] * k);
-          if (++taps == PART_TAPS) {
-            for (int x = 0; x < q->mw; x++)
-              o[x] += acc[x];
-            memset (acc, 0, sizeof *acc * (size_t) q->mw);
-            taps = 0;
           }
-        }
-    for (int x = 0; x < q->mw; x++)
-      o[x] += acc[x];
-  }
-}
-
-/* 16-bit values times bytes: 32-bit sums of at most 256 products (each
- * under 2^24), added into 64 bits. */
-#define PART_TAPS_16 256
-
-/* Rows y0 .. y1 - 1 of the output of 16-bit planes, plain. */
-KMATCH_MULTIVERSION static void
-rows_plain16 (const KMatchCorrelation * q, int y0, int y1, uint32_t * acc,
-    uint64_t * out)
-{
-  const size_t plane = (size_t) q->rw * q->rh;
-  for (int y = y0; y < y1; y++) {
-    uint64_t *o = out + (size_t) y * q->mw;
-    memset (o, 0, sizeof *o * (size_t) q->mw);
-    memset (acc, 0, sizeof *acc * (size_t) q->mw);
-    int taps = 0;
-    for (int c = 0; c < q->ch; c++)
-      for (int j = 0; j < q->th; j++)
-        for (int i = 0; i < q->tw; i++) {
-          const uint32_t k = q->kernel[(size_t) c * q->tw * q->th +
-              (size_t) j * q->tw + i];
-          if (!k)
-            continue;
-          const uint16_t *restrict f = q->planes16 + c * plane +
-              (size_t) (y + j) * q->rw + i;
-          for (int x = 0; x < q->mw; x++)
-            acc[x] += f[x] * k;
-          if (++taps == PART_TAPS_16) {
+          if (++taps == (q->planes16 ? PART_TAPS_16 : PART_TAPS)) {
             for (int x = 0; x < q->mw; x++)
               o[x] += acc[x];
             memset (acc, 0, sizeof *acc * (size_t) q->mw);
@@ -292,8 +262,7 @@ correlate_part (int t, int n, void *ctx)
       continue;
     }
 #endif
-    (q->planes16 ? rows_plain16 : rows_plain) (q, y0, y1,
-        job->acc + (size_t) t * q->mw, job->out);
+    rows_plain (q, y0, y1, job->acc + (size_t) t * q->mw, job->out);
   }
 }
 

@@ -217,6 +217,21 @@ better (double2 a, double2 b)
   return b.x < a.x || (b.x == a.x && b.y < a.y) ? b : a;
 }
 
+/* The best of a block's PICK_THREADS candidates (for every thread) */
+__device__ double2
+block_best (double2 b)
+{
+  __shared__ double2 best[PICK_THREADS];
+  best[threadIdx.x] = b;
+  __syncthreads ();
+  for (int o = PICK_THREADS / 2; o > 0; o /= 2) {
+    if (threadIdx.x < o)
+      best[threadIdx.x] = better (best[threadIdx.x], best[threadIdx.x + o]);
+    __syncthreads ();
+  }
+  return best[0];
+}
+
 /* Each block's best free position (not overlapping the n_picks picked),
  * PICK_PER_THREAD positions a thread, reduced in shared memory */
 __global__ void
@@ -225,7 +240,6 @@ __launch_bounds__ (PICK_THREADS)
         const int2 *__restrict__ picks, int n_picks, int tw, int th,
         double2 *blocks)
 {
-  __shared__ double2 best[PICK_THREADS];
   double2 b = make_double2 (INFINITY, INFINITY);
   const size_t base = (size_t) blockIdx.x * PICK_THREADS * PICK_PER_THREAD;
   for (int k = 0; k < PICK_PER_THREAD; k++) {
@@ -234,15 +248,9 @@ __launch_bounds__ (PICK_THREADS)
         !overlaps_pick ((int) (i % mw), (int) (i / mw), picks, n_picks, tw, th))
       b = better (b, make_double2 (scores[i], (double) i));
   }
-  best[threadIdx.x] = b;
-  __syncthreads ();
-  for (int o = PICK_THREADS / 2; o > 0; o /= 2) {
-    if (threadIdx.x < o)
-      best[threadIdx.x] = better (best[threadIdx.x], best[threadIdx.x + o]);
-    __syncthreads ();
-  }
+  b = block_best (b);
   if (threadIdx.x == 0)
-    blocks[blockIdx.x] = best[0];
+    blocks[blockIdx.x] = b;
 }
 
 /* The best of the blocks' bests: the pick k (or none), with the frame's
@@ -253,25 +261,18 @@ __launch_bounds__ (PICK_THREADS)
         const uint64_t *__restrict__ col, int rw, int mw, int mh, int tw,
         const double *__restrict__ ft, int2 *picks, int k, KMatchSums *sums)
 {
-  __shared__ double2 best[PICK_THREADS];
   double2 b = make_double2 (INFINITY, INFINITY);
   for (int i = threadIdx.x; i < n_blocks; i += PICK_THREADS)
     b = better (b, blocks[i]);
-  best[threadIdx.x] = b;
-  __syncthreads ();
-  for (int o = PICK_THREADS / 2; o > 0; o /= 2) {
-    if (threadIdx.x < o)
-      best[threadIdx.x] = better (best[threadIdx.x], best[threadIdx.x + o]);
-    __syncthreads ();
-  }
+  const double2 best = block_best (b);
   if (threadIdx.x != 0)
     return;
-  if (!(best[0].y < INFINITY)) {
+  if (!(best.y < INFINITY)) {
     sums[k].x = -1;
     picks[k] = make_int2 (-1 << 20, -1 << 20);
     return;
   }
-  const size_t at = (size_t) best[0].y;
+  const size_t at = (size_t) best.y;
   const int y = (int) (at / mw), x = (int) (at % mw);
   const uint64_t *cf = col + (size_t) y * rw + x;
   const uint64_t *cf2 = col + (size_t) rw * mh + (size_t) y * rw + x;

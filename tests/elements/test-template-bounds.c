@@ -18,6 +18,7 @@
 #include <sys/resource.h>
 #include <glib/gstdio.h>
 #include <gst/video/video.h>
+#include "unit/check.h"
 
 /* AddressSanitizer reserves terabytes of address space for its shadow:
  * under it the limit cannot be set, and resident sizes mean little */
@@ -32,19 +33,6 @@
 #define UNDER_ASAN 0
 #endif
 
-static int failures;
-
-static void
-check (gboolean ok, const gchar * format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  gchar *text = g_strdup_vprintf (format, args);
-  va_end (args);
-  printf ("%s: %s\n", ok ? "ok" : "FAILED", text);
-  g_free (text);
-  failures += !ok;
-}
 
 /* A grey PNG of w x h pixels of one value */
 static gchar *
@@ -157,16 +145,16 @@ main (int argc, char **argv)
     for (guint i = 0; i < warnings->len; i++)
       refused += strstr (g_ptr_array_index (warnings, i),
           "larger than the 320x240 frames") != NULL;
-    check (!error && refused == counts[c], "%u copies: %u warnings, %u "
+    REPORT (!error && refused == counts[c], "%u copies: %u warnings, %u "
         "of them refusing a copy for its size%s", counts[c], warnings->len,
         refused, error ? ", and an error" : "");
-    check (secs < 10, "%u copies: %.2f s", counts[c], secs);
+    REPORT (secs < 10, "%u copies: %.2f s", counts[c], secs);
     g_ptr_array_unref (warnings);
     g_string_free (list, TRUE);
   }
   const glong self_mb = peak_mb (RUSAGE_SELF);
   const glong child_mb = peak_mb (RUSAGE_CHILDREN);
-  check (UNDER_ASAN || (self_mb < 1024 && child_mb < 1024), "peak resident "
+  REPORT (UNDER_ASAN || (self_mb < 1024 && child_mb < 1024), "peak resident "
       "%ld MB here, %ld MB in a decoder process%s", self_mb, child_mb,
       UNDER_ASAN ? " (not bounded under AddressSanitizer)" : "");
   g_unlink (big);
@@ -181,15 +169,14 @@ main (int argc, char **argv)
   gboolean error;
   run (props, warnings, &reports, &error);
   const gchar *w = warnings->len ? g_ptr_array_index (warnings, 0) : "";
-  check (!error && warnings->len == 1 && strstr (w, small)
+  REPORT (!error && warnings->len == 1 && strstr (w, small)
       && strstr (w, "budget of 9000 pixels"), "budget: %u warnings: %s",
       warnings->len, w);
-  check (reports == 3 * 2, "budget: %u reports for 3 frames of the two "
+  REPORT (reports == 3 * 2, "budget: %u reports for 3 frames of the two "
       "templates kept", reports);
   g_ptr_array_unref (warnings);
   g_unlink (small);
   g_free (small);
   g_free (props);
-  printf ("%d failed\n", failures);
-  return failures ? 1 : 0;
+  return check_summary ();
 }

@@ -20,15 +20,8 @@
 #include <glib/gstdio.h>
 #include <gst/gst.h>
 #include "kmatch-template.h"
+#include "unit/check.h"
 
-static int failures;
-
-static void
-check (gboolean ok, const gchar * what, const gchar * text, gdouble secs)
-{
-  printf ("%s: %s (%.2f s): %s\n", ok ? "ok" : "FAILED", what, secs, text);
-  failures += !ok;
-}
 
 /* Loads path with the decoder in dir; the refusal's text (or "") */
 static gchar *
@@ -77,21 +70,20 @@ main (int argc, char **argv)
     g_free (text);
     gdouble secs;
     gchar *said = load (dir, image, &secs);
-    check (strstr (said, cases[i].want) && !strstr (said, cases[i].not_want)
-        && secs < 5, cases[i].what, said, secs);
+    REPORT (strstr (said, cases[i].want) && !strstr (said, cases[i].not_want)
+        && secs < 5, "%s (%.2f s): %s", cases[i].what, secs, said);
     g_free (said);
   }
   gchar *huge = g_build_filename (argv[2], "t6-huge.png", NULL);
   gdouble secs;
   gchar *said = load (argv[1], huge, &secs);
-  check (g_str_has_prefix (said, "could not decode template image")
-      && strstr (said, huge) && !strstr (said, "CRITICAL"), "t6-huge.png",
-      said, secs);
+  REPORT (g_str_has_prefix (said, "could not decode template image")
+      && strstr (said, huge) && !strstr (said, "CRITICAL"),
+      "t6-huge.png (%.2f s): %s", secs, said);
   g_free (said);
   g_free (huge);
   g_unlink (script);
   g_unlink (image);
   g_rmdir (dir);
-  printf ("%d failed\n", failures);
-  return failures ? 1 : 0;
+  return check_summary ();
 }

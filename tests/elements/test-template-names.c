@@ -17,20 +17,8 @@
 #include <sys/stat.h>
 #include <glib/gstdio.h>
 #include <gst/video/video.h>
+#include "unit/check.h"
 
-static int failures;
-
-static void
-check (gboolean ok, const gchar * format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  gchar *text = g_strdup_vprintf (format, args);
-  va_end (args);
-  printf ("%s: %s\n", ok ? "ok" : "FAILED", text);
-  g_free (text);
-  failures += !ok;
-}
 
 /* Runs 2 frames of the ball through kpatternmatch with template-location
  * set to location; the error's text (debug part), or NULL, and how many
@@ -118,7 +106,7 @@ main (int argc, char **argv)
   gchar *option = g_strconcat ("--gst-plugin-load=", evil, NULL);
   guint found;
   gchar *error = run (option, &found);
-  check (!g_file_test (marker, G_FILE_TEST_EXISTS) && error
+  REPORT (!g_file_test (marker, G_FILE_TEST_EXISTS) && error
       && strstr (error, "does not exist"), "%s, no such file: %s", option,
       error ? error : "no error");
   g_free (error);
@@ -126,7 +114,7 @@ main (int argc, char **argv)
   g_mkdir_with_parents (folder, 0700);
   g_file_set_contents (option, bytes, len, NULL);
   error = run (option, &found);
-  check (!g_file_test (marker, G_FILE_TEST_EXISTS) && error
+  REPORT (!g_file_test (marker, G_FILE_TEST_EXISTS) && error
       && strstr (error, option), "%s, a file there: nothing loaded, %s",
       option, error ? error : "no error");
   g_free (error);
@@ -139,12 +127,11 @@ main (int argc, char **argv)
     write_template (names[i]);
     error = run (listed[i], &found);
     gchar *shown = g_strescape (listed[i], NULL);
-    check (!error && found == 2, "\"%s\": %s, found in %u of 2 frames",
+    REPORT (!error && found == 2, "\"%s\": %s, found in %u of 2 frames",
         shown, error ? error : "loaded", found);
     g_free (shown);
     g_free (error);
     g_unlink (names[i]);
   }
-  printf ("%d failed\n", failures);
-  return failures ? 1 : 0;
+  return check_summary ();
 }

@@ -27,6 +27,16 @@ __attribute__((weak))
     } \
   } while (0)
 
+/* A check whose line is printed whether it holds or not (what it
+ * measured) */
+#define REPORT(cond, ...) do { \
+    const int _ok = (cond); \
+    printf ("%s: ", _ok ? "ok" : "FAILED"); \
+    printf (__VA_ARGS__); \
+    printf ("\n"); \
+    CHECK (_ok, __VA_ARGS__); \
+  } while (0)
+
      static inline int check_summary (void)
 {
   printf ("%d passed, %d failed\n", check_passed, check_failed);

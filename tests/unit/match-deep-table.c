@@ -75,6 +75,33 @@ fill_smooth (const WordLayout * l, uint8_t * frame, ptrdiff_t stride,
   }
 }
 
+/* The frame's words as an image of their layout */
+static KConvImage
+image_of (const WordLayout * l, uint8_t * frame, int w, int h, ptrdiff_t stride)
+{
+  KConvImage im = { frame, w, h, stride, l->ps, 1, {l->offset}
+  };
+  im.depth = l->depth;
+  im.shift = l->shift;
+  im.big_endian = l->big_endian;
+  return im;
+}
+
+/* A reference matcher and one on backend, with the template and mask */
+static int
+matchers (KConvBackend backend, const WordLayout * l, const uint16_t * t,
+    int tw, int th, const uint8_t * mask, KMatch ** mr, KMatch ** m)
+{
+  const KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
+  const KConvOptions opt = { backend, rnd_range (1, 3), -1 };
+  return kmatch_new (&ref_opt, mr) == KCONV_OK
+      && kmatch_new (&opt, m) == KCONV_OK
+      && kmatch_set_template_deep (*mr, t, tw, th, tw, l->depth) == KCONV_OK
+      && kmatch_set_template_deep (*m, t, tw, th, tw, l->depth) == KCONV_OK
+      && kmatch_set_template_mask (*mr, mask, tw) == KCONV_OK
+      && kmatch_set_template_mask (*m, mask, tw) == KCONV_OK;
+}
+
 /* planted: 0, 1 (an exact copy of the template in the frame), 2 (a copy
  * with noise); SMOOTH_CUT: smooth content and the template cut from it
  * with noise */
@@ -151,23 +178,12 @@ run_case (KConvBackend backend, const WordLayout * l, int w, int h, int tw,
     }
   uint64_t *map = malloc (sizeof *map * mw * mh);
   memset (map, 0xa5, sizeof *map * mw * mh);
-  KConvImage im = { frame, w, h, stride, l->ps, 1, {l->offset}
-  };
-  im.depth = l->depth;
-  im.shift = l->shift;
-  im.big_endian = l->big_endian;
-  KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
-  KConvOptions opt = { backend, rnd_range (1, 3), -1 };
+  const KConvImage im = image_of (l, frame, w, h, stride);
   KMatch *mr = NULL, *m = NULL;
   KMatchPosition pr[4], p[4], q[4];
   int nr = 0, n = 0, nq = 0;
   const KMatchRegion *rp = use_region ? &region : NULL;
-  int ok = kmatch_new (&ref_opt, &mr) == KCONV_OK
-      && kmatch_new (&opt, &m) == KCONV_OK
-      && kmatch_set_template_deep (mr, t, tw, th, tw, l->depth) == KCONV_OK
-      && kmatch_set_template_deep (m, t, tw, th, tw, l->depth) == KCONV_OK
-      && kmatch_set_template_mask (mr, mask, tw) == KCONV_OK
-      && kmatch_set_template_mask (m, mask, tw) == KCONV_OK
+  int ok = matchers (backend, l, t, tw, th, mask, &mr, &m)
       && kmatch_search (mr, &im, rp, max_matches, pr, &nr, NULL) == KCONV_OK
       && kmatch_search (m, &im, rp, max_matches, p, &n, map) == KCONV_OK
       && kmatch_search (m, &im, rp, max_matches, q, &nq, NULL) == KCONV_OK;
@@ -292,23 +308,12 @@ run_method_case (KConvBackend backend, const WordLayout * l,
   double *expect = malloc (sizeof *expect * mw * mh);
   double *got = malloc (sizeof *got * mw * mh);
   formula_scores (values, w, &region, t, tw, th, mask, method, max, expect);
-  KConvImage im = { frame, w, h, stride, l->ps, 1, {l->offset}
-  };
-  im.depth = l->depth;
-  im.shift = l->shift;
-  im.big_endian = l->big_endian;
-  KConvOptions ref_opt = { KCONV_BACKEND_REFERENCE, 1, -1 };
-  KConvOptions opt = { backend, rnd_range (1, 3), -1 };
+  const KConvImage im = image_of (l, frame, w, h, stride);
   KMatch *mr = NULL, *m = NULL;
   KMatchPosition pr[3], p[3], q[3];
   int nr = 0, n = 0, nq = 0;
   const KMatchRegion *rp = use_region ? &region : NULL;
-  int ok = kmatch_new (&ref_opt, &mr) == KCONV_OK
-      && kmatch_new (&opt, &m) == KCONV_OK
-      && kmatch_set_template_deep (mr, t, tw, th, tw, l->depth) == KCONV_OK
-      && kmatch_set_template_deep (m, t, tw, th, tw, l->depth) == KCONV_OK
-      && kmatch_set_template_mask (mr, mask, tw) == KCONV_OK
-      && kmatch_set_template_mask (m, mask, tw) == KCONV_OK
+  int ok = matchers (backend, l, t, tw, th, mask, &mr, &m)
       && kmatch_set_method (mr, method) == KCONV_OK
       && kmatch_set_method (m, method) == KCONV_OK
       && kmatch_search_scores (mr, &im, 0, rp, 3, pr, &nr, NULL) == KCONV_OK
