@@ -683,8 +683,7 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
       ("template-location", "Template location",
       "Image file to look for (any format GStreamer decodes: PNG, JPEG, "
       "...), or several separated by commas, each reported on its own (\\, "
-      "is a comma in a name, \\\\ a backslash)",
-      NULL, flags);
+      "is a comma in a name, \\\\ a backslash)", NULL, flags);
   properties[PROP_TEMPLATE_REGION] = g_param_spec_string ("template-region",
       "Template region", "\"x,y,width,height\": cut the template from the "
       "next frame", NULL, flags);
