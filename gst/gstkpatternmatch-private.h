@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * gstkpatternmatch.c: the element, its properties, start and stop;
+ * gstkpatternmatch-sources.c: where the templates come from (files,
+ * decoded at the caps within a budget; the action signals);
  * gstkpatternmatch-search.c: each frame's search, from its start to its
  * report; gstkpatternmatch-templates.c: the templates after the first;
  * kmatch-template-state.c: a template as a matcher has it.
@@ -171,6 +173,34 @@ void gst_kpattern_match_free_extras (GstKPatternMatch * self);
  * given again; FALSE (an element error posted) when it cannot be made. */
 gboolean gst_kpattern_match_target_renew (GstKPatternMatch * self,
     GstKMatchTarget * t);
+
+/* gstkpatternmatch-sources.c */
+/* What setting template-location loaded: once the frames' size is known
+ * the decoded templates, before it the files, probed */
+typedef struct
+{
+  GstKMatchLoaded decoded;
+  GPtrArray *files;
+} GstKMatchLocation;
+/* template-location set while the element is READY or streaming: its files
+ * probed, and decoded when the frames' size is known (those that cannot
+ * be kept refused, each with a warning); FALSE (refused, a message
+ * posted) when a file cannot be read or none can be kept. */
+gboolean gst_kpattern_match_load_location (GstKPatternMatch * self,
+    const gchar * location, GstKMatchLocation * loaded);
+/* Makes first (taken) the first template and extras (taken, or NULL) the
+ * others, and no files wait; under the object lock. */
+void gst_kpattern_match_set_templates (GstKPatternMatch * self,
+    GstSample * first, gchar * first_name, GPtrArray * extras);
+/* The frames are fw x fh: template-location's files waiting for it are
+ * decoded (each that cannot be kept refused with a warning). */
+void gst_kpattern_match_decode_pending (GstKPatternMatch * self, gint fw,
+    gint fh);
+/* The action signals set-template and add-template */
+gboolean gst_kpattern_match_set_template (GstKPatternMatch * self,
+    GstSample * sample);
+gboolean gst_kpattern_match_add_template (GstKPatternMatch * self,
+    GstSample * sample, const gchar * name);
 
 G_END_DECLS
 #endif /* GST_KPATTERN_MATCH_PRIVATE_H */
