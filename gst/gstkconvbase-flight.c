@@ -42,7 +42,7 @@ gst_kconv_base_fall_back (GstKConvBase * self, KConvStatus st)
   if (fall_back)
     GST_ELEMENT_WARNING (self, LIBRARY, FAILED,
         ("The GPU failed (%s); continuing on the CPU", kconv_last_error ()),
-        ("%s", kconv_status_string (st)));
+        ("%s: %s", kconv_status_string (st), kconv_last_error ()));
   return fall_back;
 }
 

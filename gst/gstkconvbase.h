@@ -17,12 +17,13 @@ G_BEGIN_DECLS
 /* The one way the elements post a failed core call as an element error:
  * text, then the core's own sentence (kconv_last_error: what failed and
  * why reaches the bus, not only the debug text), as GST_ELEMENT_ERROR's
- * message; the core's status as the debug text. */
+ * message; the core's status and sentence as the debug text. */
 #define GST_KCONV_POST_CORE_ERROR(el, domain, code, text, status) \
   G_STMT_START { \
     gchar *_kconv_what = g_strdup_printf text; \
     GST_ELEMENT_ERROR (el, domain, code, ("%s: %s", _kconv_what, \
-            kconv_last_error ()), ("%s", kconv_status_string (status))); \
+            kconv_last_error ()), ("%s: %s", kconv_status_string (status), \
+            kconv_last_error ())); \
     g_free (_kconv_what); \
   } G_STMT_END
 #define GST_TYPE_KCONV_BASE (gst_kconv_base_get_type ())

@@ -171,6 +171,8 @@ static const gchar *
 decoder_line (GByteArray * out, const gchar * tag, gsize * after)
 {
   const gsize n = strlen (tag);
+  if (out->len == 0)
+    return NULL;
   const guint8 *eol = memchr (out->data, '\n', out->len);
   if (!eol || (gsize) (eol - out->data) < n + 1
       || memcmp (out->data, tag, n) != 0 || out->data[n] != ' ')
