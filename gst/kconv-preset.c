@@ -81,6 +81,11 @@ static gboolean
 save_preset (GstPreset * preset, const gchar * name)
 {
   g_object_set_qdata (G_OBJECT (preset), saving_quark (), GINT_TO_POINTER (1));
+  /* GstPreset writes the keys it is given over those the name had: a
+   * kernel-size saved earlier under it would stay with a kernel that has
+   * none (and warn at every load), so what the name held goes first (a
+   * name only the shipped presets hold has nothing to delete) */
+  parent_iface.delete_preset (preset, name);
   gboolean ok = parent_iface.save_preset (preset, name);
   g_object_set_qdata (G_OBJECT (preset), saving_quark (), NULL);
   if (!ok)

@@ -1161,10 +1161,12 @@ GST_START_TEST (test_presets_round_trip)
   g_object_get (l, "kernel", &kernel, NULL);
   fail_unless_equals_int (kernel, 6);   /* sobel-x */
 
-  /* saved after loading one with a sized kernel: only what the saved
-   * kernel uses (a kernel-size kept with kernel=custom warned at every
-   * load; a warning here fails the test) */
+  /* saved after loading one with a sized kernel, and over a preset of
+   * that name that had a kernel-size: only what the saved kernel uses (a
+   * kernel-size kept with kernel=custom warned at every load; a warning
+   * here fails the test) */
   fail_unless (gst_preset_load_preset (GST_PRESET (e), "blur-strong"));
+  fail_unless (gst_preset_save_preset (GST_PRESET (e), "test-after-load"));
   g_object_set (e, "matrix", "1 2 1", NULL);
   fail_unless (gst_preset_save_preset (GST_PRESET (e), "test-after-load"));
   GstElement *fresh = gst_element_factory_make ("kconvfilter", NULL);
