@@ -94,20 +94,13 @@ scorer_new (KMatchMethod method, int tw, int th, int ch, int depth,
 }
 
 static unsigned
-byte_at (const void *tmpl, size_t p, int c)
-{
-  (void) c;
-  return ((const uint8_t *) tmpl)[p];
-}
-
-static unsigned
 word_at (const void *tmpl, size_t p, int c)
 {
   (void) c;
   return ((const uint16_t *) tmpl)[p];
 }
 
-/* (packed: pixel p's channel c at p * ch + c, as byte_at reads it) */
+/* (packed: pixel p's channel c at p * ch + c) */
 typedef struct
 {
   const uint8_t *tmpl;
@@ -126,8 +119,7 @@ kmatch_scorer_new (KMatchMethod method, const uint8_t * tmpl, int tw, int th,
     int ch, const uint8_t * mask)
 {
   const Packed packed = { tmpl, ch };
-  return ch == 1 ? scorer_new (method, tw, th, 1, 0, mask, byte_at, tmpl) :
-      scorer_new (method, tw, th, ch, 0, mask, packed_at, &packed);
+  return scorer_new (method, tw, th, ch, 0, mask, packed_at, &packed);
 }
 
 KMatchScorer *

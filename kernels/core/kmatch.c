@@ -347,6 +347,20 @@ took_best (int n, const KMatchRegion * r, KMatchPosition * matches,
   return 1;
 }
 
+/* A device's query for region r of a frame of 16-bit words */
+static KMatchDeepQuery
+deep_query (const KMatch * m, const KConvImage * frame, const KMatchRegion * r,
+    int on_device)
+{
+  const KMatchDeepQuery q = { frame->data + (ptrdiff_t) r->y * frame->stride +
+        (ptrdiff_t) r->x * frame->pixel_stride + frame->channel_offset[0],
+    frame->stride, on_device, frame->pixel_stride, frame->depth, frame->shift,
+    frame->big_endian, r->width - m->tw + 1, r->height - m->th + 1,
+    m->n_threads
+  };
+  return q;
+}
+
 /* A search of 16-bit values (kmatch_set_template_deep): on the device
  * where it takes them, else packed and mapped on the host. */
 static KConvStatus
@@ -376,10 +390,7 @@ search_deep (KMatch * m, const KConvImage * frame, int luma, int on_device,
     const int best_only = max_matches == 1 && !sad_map;
     if (!best_only && !map && (map = grow_map (m, (size_t) mw * mh)) == NULL)
       return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
-    const KMatchDeepQuery q = { base, frame->stride, on_device,
-      frame->pixel_stride, frame->depth, frame->shift, frame->big_endian,
-      mw, mh, m->n_threads
-    };
+    const KMatchDeepQuery q = deep_query (m, frame, &r, on_device);
     st = m->ops->match_search_deep (m->impl, &q, &best, map);
     if (st != KCONV_OK)
       return st;
@@ -447,11 +458,7 @@ search_scored_deep_on_device (KMatch * m, const KConvImage * frame,
   if (!m->impl || !m->ops->match_search_scored_deep || mw > 65535
       || mh > 65535 || !kmatch_scorer_scoring (m->scorer, &scoring))
     return 0;
-  const KMatchDeepQuery q = { frame->data + (ptrdiff_t) r->y * frame->stride +
-        (ptrdiff_t) r->x * frame->pixel_stride + frame->channel_offset[0],
-    frame->stride, on_device, frame->pixel_stride, frame->depth, frame->shift,
-    frame->big_endian, mw, mh, m->n_threads
-  };
+  const KMatchDeepQuery q = deep_query (m, frame, r, on_device);
   KMatchSums *sums = malloc (sizeof *sums * (size_t) max_matches);
   if (!sums) {
     *st = kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");

@@ -293,30 +293,19 @@ __launch_bounds__ (PICK_THREADS)
 
 /* ---- the correlation through the FFT ---- */
 
-/* The region's values (or a template's bytes) at the origin of a zero
- * plane of nx x ny */
+/* The region's values (or a template's bytes: shifted, masked) at the
+ * origin of a zero plane of nx x ny */
 __global__ void
 fft_lay_kernel (const uint16_t *__restrict__ values, int pitch, int w, int h,
-    int shift, double *plane, int nx, int ny)
+    int shift, unsigned mask, double *plane, int nx, int ny)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   if (x >= nx || y >= ny)
     return;
   plane[(size_t) y * nx + x] =
       x < w && y < h
-          ? (double) ((values[(size_t) y * pitch + x] >> shift) & 0xff)
+          ? (double) ((values[(size_t) y * pitch + x] >> shift) & mask)
           : 0.0;
-}
-
-__global__ void
-fft_lay_values_kernel (const uint16_t *__restrict__ values, int pitch, int w,
-    int h, double *plane, int nx, int ny)
-{
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-  if (x >= nx || y >= ny)
-    return;
-  plane[(size_t) y * nx + x] =
-      x < w && y < h ? (double) values[(size_t) y * pitch + x] : 0.0;
 }
 
 /* kspec = conj (spec) / (nx ny): a kernel's spectrum, for a correlation */
@@ -410,7 +399,7 @@ fft_prepare (KMatchCudaDeep *d, const KConvCufft *cf, int nx, int ny)
   const dim3 grid ((nx + 255) / 256, ny);
   for (int half = 0; half < 2; half++) {
     fft_lay_kernel<<<grid, 256, 0, d->stream>>> (d->d_tmpl, d->tw, d->tw, d->th,
-        half ? 0 : 8, d->d_real, nx, ny);
+        half ? 0 : 8, 0xff, d->d_real, nx, ny);
     KCONV_CUDA_CHECK (cudaGetLastError ());
     if (cf->exec_d2z (d->fwd, d->d_real, (cufftDoubleComplex *) d->d_spec) !=
         CUFFT_SUCCESS)
@@ -453,8 +442,8 @@ correlate_fft (KMatchCudaDeep *d, int pitch, int mw, int mh, int depth,
     return 1;
   const size_t cplane = (size_t) (nx / 2 + 1) * ny;
   const dim3 grid ((nx + 255) / 256, ny);
-  fft_lay_values_kernel<<<grid, 256, 0, d->stream>>> (d->d_values, pitch, rw,
-      rh, d->d_real, nx, ny);
+  fft_lay_kernel<<<grid, 256, 0, d->stream>>> (d->d_values, pitch, rw, rh, 0,
+      0xffff, d->d_real, nx, ny);
   if (cf->exec_d2z (d->fwd, d->d_real, (cufftDoubleComplex *) d->d_spec) !=
       CUFFT_SUCCESS) {
     *st = kconv_fail (KCONV_ERROR_DEVICE, "cufftExecD2Z (frame)");

@@ -75,6 +75,18 @@ fill_smooth (const WordLayout * l, uint8_t * frame, ptrdiff_t stride,
   }
 }
 
+/* A frame of w x h pixels of layout l, rows *stride bytes apart (padded
+ * by a random amount), random bytes everywhere */
+static uint8_t *
+noisy_frame (const WordLayout * l, int w, int h, ptrdiff_t *stride)
+{
+  *stride = (ptrdiff_t) w *l->ps + 2 * rnd_range (0, 9);
+  uint8_t *frame = malloc (*stride * h);
+  for (ptrdiff_t i = 0; i < *stride * h; i++)
+    frame[i] = (uint8_t) rnd ();
+  return frame;
+}
+
 /* The frame's words as an image of their layout */
 static KConvImage
 image_of (const WordLayout * l, uint8_t * frame, int w, int h, ptrdiff_t stride)
@@ -112,10 +124,8 @@ run_case (KConvBackend backend, const WordLayout * l, int w, int h, int tw,
     int th, int use_region, int max_matches, int planted, int ties)
 {
   const unsigned max = (1u << l->depth) - 1;
-  const ptrdiff_t stride = (ptrdiff_t) w * l->ps + 2 * rnd_range (0, 9);
-  uint8_t *frame = malloc (stride * h);
-  for (ptrdiff_t i = 0; i < stride * h; i++)
-    frame[i] = (uint8_t) rnd ();
+  ptrdiff_t stride;
+  uint8_t *frame = noisy_frame (l, w, h, &stride);
   uint16_t *values = malloc (sizeof *values * (size_t) w * h);
   uint16_t *t = malloc (sizeof *t * (size_t) tw * th);
   for (int y = 0; y < h; y++)
@@ -272,10 +282,8 @@ run_method_case (KConvBackend backend, const WordLayout * l,
     int masked)
 {
   const unsigned max = (1u << l->depth) - 1;
-  const ptrdiff_t stride = (ptrdiff_t) w * l->ps + 2 * rnd_range (0, 9);
-  uint8_t *frame = malloc (stride * h);
-  for (ptrdiff_t i = 0; i < stride * h; i++)
-    frame[i] = (uint8_t) rnd ();
+  ptrdiff_t stride;
+  uint8_t *frame = noisy_frame (l, w, h, &stride);
   uint16_t *values = malloc (sizeof *values * (size_t) w * h);
   uint16_t *t = malloc (sizeof *t * (size_t) tw * th);
   fill_smooth (l, frame, stride, values, w, h);
