@@ -32,5 +32,5 @@ plugin_init (GstPlugin * plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, kconv,
     "Image convolution and template matching, on CUDA or the CPU",
-    plugin_init, PACKAGE_VERSION, KCONV_PLUGIN_LICENSE, PACKAGE_NAME,
-    PACKAGE_ORIGIN)
+    plugin_init, PACKAGE_VERSION, KCONV_PLUGIN_LICENSE, GST_PACKAGE_NAME,
+    GST_PACKAGE_ORIGIN)

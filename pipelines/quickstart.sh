@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Quick start: installs what kconv needs, builds it (device code only for
-# the GPUs this machine has; none: the CPU backend), runs kconvfilter
-# kernel=edge on a photograph, as RGB and as a webcam's YUY2, writing
-# before.png, after.png and after-yuy2.png into ./kconv-demo (or $1),
-# prints the element's frame rate on 1080p RGBA and how to use the plugin
-# from your own shell.
+# Quick start: installs what kconv needs to build and run, builds it
+# (device code only for the GPUs this machine has; none: the CPU backend),
+# runs kconvfilter kernel=edge on a photograph, as RGB and as a webcam's
+# YUY2, writing before.png, after.png and after-yuy2.png into ./kconv-demo
+# (or $1), makes the sample media the README's lines read there
+# (pipelines/samples.sh: in.mp4, logo.png, ball.png), prints the
+# element's frame rate on 1080p RGBA and how to use the plugin from your
+# own shell.
 set -euo pipefail
 trap 'echo "quickstart.sh: this step failed (exit $?): $BASH_COMMAND" >&2' ERR
 cd "$(dirname "$0")/.."
@@ -65,15 +67,21 @@ print(f"kconvfilter kernel=edge, 1920x1080 RGBA: {n / filt:.0f} fps "
       f"({1000 * filt / n:.2f} ms/frame; pipeline with test source {n / total:.0f} fps)")
 PY
 
+# the media the README's lines read, and the codecs they use
+pipelines/samples.sh "$out"
+
 cat <<EOF2
 
-kconv is built in $root/build. To use it from your own shell:
+kconv is built in $root/build. To use it from your own shell, in the
+folder that has the sample media (no camera or display: videotestsrc
+is-live=true for v4l2src, fakesink for autovideosink):
 
   export GST_PLUGIN_PATH=$root/build/gst GST_PRESET_PATH=$root/presets
+  cd $(cd "$out" && pwd)
 
   # a webcam's edges on screen
   gst-launch-1.0 v4l2src ! kconvfilter kernel=edge ! videoconvert ! autovideosink
-  # a video file, blurred, to a new file
+  # a video file (the sample), blurred, to a new file
   gst-launch-1.0 -e filesrc location=in.mp4 ! decodebin ! videoconvert \\
     ! kconvfilter kernel=gaussian kernel-size=9 ! videoconvert \\
     ! vp8enc deadline=1 ! webmmux ! filesink location=out.webm
@@ -89,6 +97,8 @@ EOF2
 fi
 cat <<EOF2
 
-Or install it where GStreamer finds it without variables:
-  meson setup --reconfigure build --prefix=/usr && sudo meson install -C build
+Or install it where GStreamer finds it without variables (README.md,
+Install: the Debian package, or, in $root):
+  meson setup build-install --prefix=/usr -Dtests=disabled -Dbenchmarks=disabled
+  meson compile -C build-install && sudo meson install -C build-install
 EOF2

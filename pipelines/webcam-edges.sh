@@ -11,7 +11,7 @@ shift || true
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   echo "webcam-edges: no display (neither DISPLAY nor WAYLAND_DISPLAY is set)." >&2
   echo "  Without one, write the edges to a file instead, e.g.:" >&2
-  echo "  gst-launch-1.0 v4l2src device=$device num-buffers=300 ! kconvfilter kernel=edge ! videoconvert ! x264enc ! mp4mux ! filesink location=edges.mp4" >&2
+  echo "  gst-launch-1.0 -e v4l2src device=$device num-buffers=300 ! decodebin ! videoconvert ! kconvfilter kernel=edge ! videoconvert ! vp8enc deadline=1 ! webmmux ! filesink location=edges.webm" >&2
   exit 2
 fi
 if [ ! -c "$device" ]; then
