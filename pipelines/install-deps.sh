@@ -76,8 +76,7 @@ apt_stage() {
   got=$(grep -c '^Get:' "$1" || true)
   unpacked=$(grep -c '^Unpacking ' "$1" || true)
   set_up=$(grep -c '^Setting up ' "$1" || true)
-  if [ "$set_up" -gt 0 ]; then echo "setting up ($set_up of $total)"
-  elif [ "$unpacked" -gt 0 ]; then echo "unpacking ($unpacked of $total)"
+  if [ "$unpacked" -gt 0 ]; then echo "unpacked $unpacked, set up $set_up of $total"
   elif [ "$got" -gt 0 ]; then echo "downloading ($got files)"
   else echo "starting"; fi
 }

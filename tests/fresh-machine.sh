@@ -41,14 +41,27 @@ if ! command -v debootstrap >/dev/null; then
 fi
 t0=$(date +%s)
 base=${FRESH_BASE:-$root}
-if [ ! -x "$base/usr/bin/apt-get" ]; then
+make_base() {
+  [ ! -f "$base/.complete" ] || return 0
   rm -rf --one-file-system "$base"
   debootstrap --variant=minbase bookworm "$base" http://deb.debian.org/debian \
     >"$base.debootstrap.log" 2>&1 || {
     echo "fresh-machine.sh: debootstrap failed:" >&2; tail -n 30 "$base.debootstrap.log" >&2
-    rm -rf --one-file-system "$base"; exit 1; }
+    rm -rf --one-file-system "$base"; return 1; }
+  touch "$base/.complete"
+}
+if [ "$base" = "$root" ]; then
+  make_base || exit 1
+else
+  # roots made at once share the one debootstrap: the first makes it
+  mkdir -p "$(dirname "$base")"
+  exec 9>"$base.lock"
+  flock 9
+  make_base || exit 1
+  flock -u 9
+  cp -a "$base" "$root"
+  rm -f "$root/.complete"
 fi
-[ "$base" = "$root" ] || cp -a "$base" "$root"
 echo "fresh-machine.sh: Debian 12 root made in $(( $(date +%s) - t0 )) s ($root)"
 # what a Debian 12 installation's apt reads (updates and security too), and
 # this machine's name servers

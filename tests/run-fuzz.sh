@@ -12,6 +12,7 @@
 #   tests/run-fuzz.sh [SECONDS]
 set -uo pipefail
 cd "$(dirname "$0")/.."
+pipelines/install-deps.sh --sanitizers || exit 1
 seconds=${1:-20}
 out=build-fuzz
 mkdir -p "$out"

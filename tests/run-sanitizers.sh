@@ -26,6 +26,7 @@
 # Exits non-zero on any report.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+pipelines/install-deps.sh --tests --sanitizers || exit 1
 status=0
 if [ ! -f build-asan/build.ninja ]; then
   meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \

@@ -38,4 +38,15 @@ licence=$(GST_REGISTRY_1_0="$scratch/registry.bin" GST_PLUGIN_PATH_1_0= \
   gst-inspect-1.0 kconv | awk '$1 == "License" { print $2 }')
 if grep -q "FFTW *: YES" "$scratch/setup.log"; then want=GPL; else want=LGPL; fi
 [ "$licence" = "$want" ] || { echo "the plugin declares $licence, want $want"; exit 1; }
-echo "installed: $plugin, $presets, $decoder (licence $licence)"
+# the version gst-inspect shows is the project's, the release NEWS names
+# first; who built it is the package-name option
+inspect=$(GST_REGISTRY_1_0="$scratch/registry.bin" GST_PLUGIN_PATH_1_0= \
+  GST_PLUGIN_SYSTEM_PATH_1_0="$scratch/root$plugins" gst-inspect-1.0 kconv)
+version=$(echo "$inspect" | awk '$1 == "Version" { print $2 }')
+project=$(sed -n "s/^ *version : '\([^']*\)'.*/\1/p" "$src/meson.build" | head -n 1)
+news=$(awk '/^kconv [0-9]/ { print $2; exit }' "$src/NEWS")
+[ "$version" = "$project" ] && [ "$version" = "$news" ] \
+  || { echo "versions differ: plugin $version, meson.build $project, NEWS $news"; exit 1; }
+echo "$inspect" | grep -q "Binary package *kconv source release" \
+  || { echo "the plugin's Binary package is not the package-name default"; exit 1; }
+echo "installed: $plugin, $presets, $decoder (licence $licence, version $version)"
