@@ -37,8 +37,8 @@ make_c_locale (void)
 }
 
 /* strtod in the C locale, so "0.5" means a half in every locale */
-static double
-c_strtod (const char *s, char **end)
+double
+kconv_strtod_c (const char *s, char **end)
 {
   pthread_once (&c_locale_once, make_c_locale);
   return c_locale ? strtod_l (s, end, c_locale) : strtod (s, end);
@@ -94,7 +94,7 @@ kconv_matrix_parse (const char *text, float **weights, int *rows, int *cols,
         goto fail;
       }
       char *end;
-      double v = c_strtod (p, &end);
+      double v = kconv_strtod_c (p, &end);
       if (end == p || (!is_space (*end) && *end != ',' && *end != ';'
               && *end != '\0')) {
         int len = (int) strcspn (p, " \t\r\n,;");
@@ -161,7 +161,7 @@ format_float (char *buf, size_t size, float v)
   locale_t old = c_locale ? uselocale (c_locale) : (locale_t) 0;
   for (int digits = 6; digits <= 9; digits++) {
     snprintf (buf, size, "%.*g", digits, v);
-    if ((float) c_strtod (buf, NULL) == v)
+    if ((float) kconv_strtod_c (buf, NULL) == v)
       break;
   }
   if (old)

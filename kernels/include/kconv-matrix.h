@@ -23,6 +23,10 @@ int kconv_matrix_parse (const char *text, float **weights, int *rows,
  * value is written with the fewest digits that read back to the same float. */
 char *kconv_matrix_format (const float *weights, int rows, int cols);
 
+/* strtod in the C locale: "0.5" is a half whatever the program's locale
+ * (the text of properties is written in it). */
+double kconv_strtod_c (const char *s, char **end);
+
 /* The named kernels, in the order of their table (kconv-matrix.c), which
  * is the one list of them: the element's `kernel` values, its
  * documentation and the tests are made from it. */

@@ -104,6 +104,38 @@ uint16_t *kmatch_cut_template_deep (const KConvImage * im,
 void kmatch_interleave (const KConvImage * planes, int n, uint8_t * dst,
     ptrdiff_t dst_stride);
 
+/* The sizes a template is tried at, as factors of its own: "min:max:step"
+ * is min, min * step, min * step^2 ... while at most max (0.5:2:1.1: 15
+ * factors, 0.5 to 1.899), "a,b,c" the factors listed (whitespace around
+ * numbers allowed, numbers in the C locale).  Factors lie in
+ * [KMATCH_MIN_SCALE, KMATCH_MAX_SCALE], step > 1, at most KMATCH_MAX_SCALES
+ * of them; they are written to scales sorted, repeats dropped.  Returns
+ * their number, or -1 and a sentence in err. */
+#define KMATCH_MAX_SCALES 64
+#define KMATCH_MIN_SCALE 0.01
+#define KMATCH_MAX_SCALE 100.0
+int kmatch_scales_parse (const char *text, double *scales, char *err,
+    size_t err_size);
+
+/* The size of a w x h template at `scale`: each side rounded to the
+ * nearest pixel, at least 1. */
+void kmatch_scaled_size (int w, int h, double scale, int *out_w, int *out_h);
+
+/* A template of w x h pixels, `channels` samples each (rows w * channels
+ * samples), resized to kmatch_scaled_size: where it shrinks each output
+ * sample is the average of the source area it covers, weighted by the
+ * part of each pixel covered; where it grows, bilinear between the four
+ * nearest pixels, centres aligned and edges clamped (OpenCV's
+ * INTER_LINEAR); at 1 a copy.  Both exactly (integer weights), rounded
+ * half up.  The same bytes on every machine: made once on the host, every
+ * backend searches them.  A mask (alpha) is resized the same way and
+ * thresholded by the caller.  malloc'd; NULL when memory is short. */
+uint8_t *kmatch_scale_template (const uint8_t * samples, int w, int h,
+    int channels, double scale, int *out_w, int *out_h);
+/* The same for one channel of 16-bit values (deeper video). */
+uint16_t *kmatch_scale_template_deep (const uint16_t * values, int w, int h,
+    double scale, int *out_w, int *out_h);
+
 typedef struct KMatch KMatch;
 
 /* options->backend: AUTO, CPU, CUDA or REFERENCE, as for kconv filters. */
