@@ -174,6 +174,24 @@ void gst_kpattern_match_free_extras (GstKPatternMatch * self);
 gboolean gst_kpattern_match_target_renew (GstKPatternMatch * self,
     GstKMatchTarget * t);
 
+/* gstkpatternmatch-matcher.c */
+/* The frame's samples to match, as an image for the core: the luma the
+ * frame has (grey, any YUV layout), or R, G, B (packed in place, planar
+ * gathered into *gathered, which the caller frees), whose luma the core
+ * makes when matching on luma (*rgb_luma). */
+void gst_kpattern_match_image (GstVideoFrame * frame, gint channels,
+    KConvImage * im, gboolean * rgb_luma, guint8 ** gathered);
+/* The samples matched a pixel: R, G, B for match-on=color on RGB video,
+ * else its luma. */
+gint gst_kpattern_match_channels (GstKMatchOn match_on,
+    const GstVideoInfo * info);
+/* Builds the first template's matcher and template when something they
+ * depend on changed; FALSE (and an element error) when the backend cannot
+ * run. */
+gboolean gst_kpattern_match_ensure_matcher (GstKPatternMatch * self,
+    GstVideoFrame * frame, const Settings * snap, guint template_cookie,
+    gint channels, const KConvImage * im);
+
 /* gstkpatternmatch-sources.c */
 /* What setting template-location loaded: once the frames' size is known
  * the decoded templates, before it the files, probed */

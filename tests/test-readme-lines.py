@@ -29,53 +29,42 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN_SECONDS = 3  # how long a line that never ends must run without error
 
 
-def code_lines(path):
-    """The gst-launch-1.0 commands of a Markdown file's indented code
-    blocks, continuation lines joined."""
+def join_commands(lines, prefix):
+    """The gst-launch-1.0 commands among lines that begin with prefix,
+    continuation lines (a command ending in a backslash) joined."""
     commands, current = [], None
-    for line in open(path, encoding="utf-8"):
-        text = line.rstrip("\n")
+    for text in lines:
         if current is not None:
             current += " " + text.strip().rstrip("\\").strip()
-            if not text.rstrip().endswith("\\"):
-                commands.append(current)
-                current = None
+        elif text.startswith(prefix) and text.strip().startswith("gst-launch-1.0"):
+            current = text.strip().rstrip("\\").strip()
+        else:
             continue
-        if text.startswith("    ") and text.strip().startswith("gst-launch-1.0"):
-            body = text.strip()
-            if body.endswith("\\"):
-                current = body.rstrip("\\").strip()
-            else:
-                commands.append(body)
+        if not text.rstrip().endswith("\\"):
+            commands.append(current)
+            current = None
     return commands
+
+
+def code_lines(path):
+    """The commands of a Markdown file's indented code blocks."""
+    return join_commands((l.rstrip("\n") for l in open(path, encoding="utf-8")), "    ")
 
 
 def heredoc_lines(path):
-    """The gst-launch-1.0 commands a script prints from its here-documents
-    (written with \\\\ for a continuation)."""
-    commands, current, inside = [], None, None
+    """The commands a script prints from its here-documents (written with
+    \\\\ for a continuation)."""
+    inside, lines = None, []
     for line in open(path, encoding="utf-8"):
-        text = line.rstrip("\n").replace("\\\\", "\\")
-        here = re.search(r"<<\s*'?(\w+)'?\s*$", text)
+        text = line.rstrip("\n")
         if inside is None:
+            here = re.search(r"<<\s*'?(\w+)'?\s*$", text)
             inside = here.group(1) if here else None
-            continue
-        if text == inside:
+        elif text == inside:
             inside = None
-            continue
-        if current is not None:
-            current += " " + text.strip().rstrip("\\").strip()
-            if not text.rstrip().endswith("\\"):
-                commands.append(current)
-                current = None
-            continue
-        if text.startswith("  gst-launch-1.0"):
-            body = text.strip()
-            if body.endswith("\\"):
-                current = body.rstrip("\\").strip()
-            else:
-                commands.append(body)
-    return commands
+        else:
+            lines.append(text.replace("\\\\", "\\"))
+    return join_commands(lines, "  ")
 
 
 def webcam_fallback_line():
@@ -184,36 +173,32 @@ def main():
             return 77
     commands.append(("pipelines/webcam-edges.sh", webcam_fallback_line()))
     have = gpus()
-    passed = failed = skipped = 0
+    counts = {"ok": 0, "FAIL": 0, "SKIP": 0}
+
+    def say(kind, where, note, command, out=""):
+        counts[kind] += 1
+        print(f"{kind:4} {where}{note}: {command}")
+        if out:
+            print("     " + "\n     ".join(out.strip().splitlines()[-12:]))
+
     for where, original in commands:
         command = substitute(original)
         if needs_gpus(command) > have:
-            print(f"SKIP {where}: {command}\n     needs {needs_gpus(command)} NVIDIA GPU(s) "
-                  f"with GStreamer's CUDA elements; this machine has {have}")
-            skipped += 1
+            say("SKIP", where, "", command, f"needs {needs_gpus(command)} NVIDIA GPU(s) "
+                f"with GStreamer's CUDA elements; this machine has {have}")
             continue
         rc, how, out = run(command, samples)
-        if rc == 0:
-            print(f"ok   {where} ({how}): {command}")
-            passed += 1
-        else:
-            print(f"FAIL {where} ({how}, exit {rc}): {command}")
-            print("     " + "\n     ".join(out.strip().splitlines()[-12:]))
-            failed += 1
+        say("ok", where, f" ({how})", command) if rc == 0 else \
+            say("FAIL", where, f" ({how}, exit {rc})", command, out)
     for command in build_lines(os.path.join(ROOT, "README.md")):
         if subprocess.run(["pkg-config", "--exists", "gstreamer-app-1.0", "gstreamer-video-1.0"],
                           capture_output=True).returncode != 0:
-            print(f"SKIP README.md: {command}\n     no GStreamer development files here")
-            skipped += 1
+            say("SKIP", "README.md", "", command, "no GStreamer development files here")
             continue
         rc, out = build_and_run(command)
-        if rc == 0:
-            print(f"ok   README.md (built, ran 10 frames): {command}")
-            passed += 1
-        else:
-            print(f"FAIL README.md (exit {rc}): {command}")
-            print("     " + "\n     ".join(out.strip().splitlines()[-12:]))
-            failed += 1
+        say("ok", "README.md", " (built, ran 10 frames)", command) if rc == 0 else \
+            say("FAIL", "README.md", f" (exit {rc})", command, out)
+    passed, failed, skipped = counts["ok"], counts["FAIL"], counts["SKIP"]
     print(f"launch lines: {passed} ran, {failed} failed, {skipped} skipped (said above)")
     return 1 if failed else 0
 
