@@ -6,7 +6,9 @@
  * gstkpatternmatch-sources.c: where the templates come from (files,
  * decoded at the caps within a budget; the action signals);
  * gstkpatternmatch-search.c: each frame's search, from its start to its
- * report; gstkpatternmatch-templates.c: the templates after the first;
+ * report; gstkpatternmatch-matcher.c: the frame's samples for the core and
+ * the first template's matcher brought up to date before a search;
+ * gstkpatternmatch-templates.c: the templates after the first;
  * kmatch-template-state.c: a template as a matcher has it.
  */
 #ifndef GST_KPATTERN_MATCH_PRIVATE_H

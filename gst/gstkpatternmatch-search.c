@@ -106,10 +106,9 @@ match_job_new (GstKPatternMatch * self, GstVideoFrame * frame)
   self->frame_width = job->im.width;
   self->frame_height = job->im.height;
   GST_OBJECT_UNLOCK (self);
-  gboolean ok =
-      gst_kpattern_match_ensure_matcher (self, frame, snap,
-      job->template_cookie,
-      channels, &job->im);
+  gboolean ok;
+  ok = gst_kpattern_match_ensure_matcher (self, frame, snap,
+      job->template_cookie, channels, &job->im);
   g_clear_pointer (&snap->template_rgb, gst_sample_unref);
   snap->cut_pending = FALSE;    /* done once, by gst_kpattern_match_ensure_matcher */
   if (!ok) {
