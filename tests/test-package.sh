@@ -15,9 +15,7 @@ work=${1:?usage: tests/test-package.sh WORKDIR}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 # the README's lines under "The Debian package", as written
-lines=$(awk '/^\*\*The Debian package\*\*/ { on = 1; next }
-             on && /^    / { sub(/^    /, ""); print; seen = 1; next }
-             on && seen && !/^$/ { exit }' "$src/README.md")
+lines=$("$src/tests/readme-block.sh" "The Debian package")
 [ "$(echo "$lines" | grep -c .)" = 3 ] || { echo "test-package.sh: want 3 lines in the README, got: $lines"; exit 1; }
 cmds=("apt-get update -qq && apt-get install -y -qq sudo >/dev/null")
 while IFS= read -r l; do cmds+=("$l"); done <<<"$lines"

@@ -8,9 +8,7 @@
 #   tests/test-readme-install.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
-lines=$(awk '/^\*\*From the source\*\*/ { on = 1; next }
-             on && /^    / { sub(/^    /, ""); print; seen = 1; next }
-             on && seen && !/^$/ { exit }' README.md)
+lines=$(tests/readme-block.sh "From the source")
 [ "$(echo "$lines" | grep -c .)" = 2 ] || { echo "test-readme-install.sh: want 2 lines, got: $lines"; exit 1; }
 if ! command -v sudo >/dev/null; then
   apt-get install -y -qq sudo >/dev/null || { echo "test-readme-install.sh: no sudo"; exit 1; }
