@@ -1,4 +1,5 @@
-/* kconv: templates at other sizes: the scales as text, and the resize
+/* kconv: templates at other sizes: the scales as text, the resize, and
+ * the matches of the sizes merged
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -285,4 +286,69 @@ kmatch_scale_template (const uint8_t * samples, int w, int h, int channels,
   }
   free (scaled);
   return out;
+}
+
+typedef struct
+{
+  KMatchPosition p;
+  int size;
+} Candidate;
+
+static int
+compare_candidates (const void *a, const void *b)
+{
+  const Candidate *x = a, *y = b;
+  if (x->p.score != y->p.score)
+    return x->p.score < y->p.score ? -1 : 1;
+  if (x->size != y->size)
+    return x->size - y->size;
+  if (x->p.y != y->p.y)
+    return x->p.y - y->p.y;
+  return x->p.x - y->p.x;
+}
+
+static int
+boxes_overlap (const Candidate * a, const Candidate * b, const int *widths,
+    const int *heights)
+{
+  return a->p.x < b->p.x + widths[b->size] && b->p.x < a->p.x + widths[a->size]
+      && a->p.y < b->p.y + heights[b->size]
+      && b->p.y < a->p.y + heights[a->size];
+}
+
+int
+kmatch_merge_sizes (const KMatchPosition * found, const int *n_found,
+    int stride, const int *widths, const int *heights, int n_sizes, int max,
+    KMatchPosition * out, int *out_size)
+{
+  size_t total = 0;
+  for (int s = 0; s < n_sizes; s++)
+    total += (size_t) n_found[s];
+  if (total == 0 || max <= 0)
+    return 0;
+  Candidate *all = malloc (total * sizeof *all);
+  if (!all)
+    return 0;
+  size_t k = 0;
+  for (int s = 0; s < n_sizes; s++)
+    for (int i = 0; i < n_found[s]; i++) {
+      all[k].p = found[(size_t) s * stride + i];
+      all[k++].size = s;
+    }
+  qsort (all, total, sizeof *all, compare_candidates);
+  int n = 0;
+  Candidate *kept = malloc ((size_t) max * sizeof *kept);
+  for (size_t i = 0; kept && i < total && n < max; i++) {
+    int free_spot = 1;
+    for (int j = 0; j < n && free_spot; j++)
+      free_spot = !boxes_overlap (&all[i], &kept[j], widths, heights);
+    if (!free_spot)
+      continue;
+    kept[n] = all[i];
+    out[n] = all[i].p;
+    out_size[n++] = all[i].size;
+  }
+  free (kept);
+  free (all);
+  return n;
 }

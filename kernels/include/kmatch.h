@@ -136,6 +136,18 @@ uint8_t *kmatch_scale_template (const uint8_t * samples, int w, int h,
 uint16_t *kmatch_scale_template_deep (const uint16_t * values, int w, int h,
     double scale, int *out_w, int *out_h);
 
+/* One template searched at several sizes, merged: found[s * stride] holds
+ * the n_found[s] matches (best first) of the template at widths[s] x
+ * heights[s].  Writes up to max of them to out, best score first, each
+ * overlapping none written before it (at their own sizes), out_size[i]
+ * the size index of out[i]; equal scores keep the earlier size, then the
+ * smallest y, then x.  Returns their number.  With max 1 it is the best
+ * position at any size; with more, each size's own non-overlapping
+ * matches are what is merged. */
+int kmatch_merge_sizes (const KMatchPosition * found, const int *n_found,
+    int stride, const int *widths, const int *heights, int n_sizes, int max,
+    KMatchPosition * out, int *out_size);
+
 typedef struct KMatch KMatch;
 
 /* options->backend: AUTO, CPU, CUDA or REFERENCE, as for kconv filters. */

@@ -227,10 +227,41 @@ test_resize (void)
   free (twice);
 }
 
+/* Two sizes' matches merged: best first, those overlapping one kept (at
+ * their own sizes) dropped, equal scores to the earlier size */
+static void
+test_merge (void)
+{
+  KMatchPosition found[2][3] = {
+    {{0, 0, 0, 0.1}, {50, 50, 0, 0.3}, {200, 0, 0, 0.2}},
+    {{5, 5, 0, 0.05}, {100, 100, 0, 0.2}, {300, 0, 0, 0.2}}
+  };
+  const int n_found[2] = { 3, 3 }, widths[2] = { 10, 20 }, heights[2] = {
+    10, 20
+  };
+  KMatchPosition out[4];
+  int size[4];
+  int n = kmatch_merge_sizes (&found[0][0], n_found, 3, widths, heights, 2,
+      4, out, size);
+  CHECK (n == 4 && out[0].x == 5 && size[0] == 1 && out[1].x == 200
+      && size[1] == 0 && out[2].x == 300 && size[2] == 1 && out[3].x == 100
+      && size[3] == 1, "merged: %d: %d/%d %d/%d %d/%d %d/%d", n, out[0].x,
+      size[0], out[1].x, size[1], out[2].x, size[2], out[3].x, size[3]);
+  n = kmatch_merge_sizes (&found[0][0], n_found, 3, widths, heights, 2, 1,
+      out, size);
+  CHECK (n == 1 && out[0].x == 5 && size[0] == 1, "the best: %d at %d", n,
+      out[0].x);
+  /* (0,0) at 10x10 lies inside (5,5) at 20x20: dropped however many asked */
+  n = kmatch_merge_sizes (&found[0][0], n_found, 3, widths, heights, 2, 6,
+      out, size);
+  CHECK (n == 5, "all that do not overlap: %d, want 5", n);
+}
+
 int
 main (void)
 {
   test_parse ();
   test_resize ();
+  test_merge ();
   return check_summary ();
 }
