@@ -17,6 +17,7 @@
 #include "gstkpatternmatch.h"
 #include "kmatch-template-state.h"
 #include "kmatch.h"
+#include "kmatch-report.h"
 
 G_BEGIN_DECLS
 /* The base class's GstBaseTransform methods, which the element's chain
@@ -25,6 +26,25 @@ G_BEGIN_DECLS
   GST_BASE_TRANSFORM_CLASS (g_type_class_peek (GST_TYPE_KCONV_BASE))
 GST_DEBUG_CATEGORY_EXTERN (gst_kpattern_match_debug);
 #define GST_CAT_DEFAULT gst_kpattern_match_debug
+
+/* kpatternmatch's properties */
+enum
+{
+  PROP_0,
+  PROP_TEMPLATE_LOCATION,
+  PROP_TEMPLATE_REGION,
+  PROP_SEARCH_REGION,
+  PROP_SEARCH_RADIUS,
+  PROP_THRESHOLD,
+  PROP_MAX_MATCHES,
+  PROP_DRAW,
+  PROP_MATCH_ON,
+  PROP_USE_ALPHA,
+  PROP_METHOD,
+  PROP_TEMPLATE_BUDGET,
+  PROP_SCALES,
+  N_PROPERTIES
+};
 
 /* the most matches a frame reports (max-matches) */
 #define MAX_MATCHES 64
@@ -68,7 +88,41 @@ typedef struct
   gboolean draw;
   GstKMatchOn match_on;
   KMatchMethod method;
+  gchar *scales_text;           /* as set; NULL: "1" */
+  gdouble scales[KMATCH_MAX_SCALES];    /* the sizes tried, sorted */
+  gint n_scales;
 } Settings;
+
+/* Whether the settings try sizes other than the template's own */
+#define SETTINGS_SCALED(s) ((s)->n_scales > 1 || (s)->scales[0] != 1.0)
+
+/* One size a template is tried at (scales): a matcher holding the template
+ * resized, and where it is searched in this frame */
+typedef struct
+{
+  KMatch *matcher;              /* owned; NULL at scale 1 (the target's own)
+                                 * and where the size was not made */
+  gboolean made;                /* FALSE: larger than the frames, or past
+                                 * template-budget */
+  gint width, height;
+  gdouble scale;
+  KMatchRegion region;          /* this frame's area */
+  gboolean fits;                /* the size fits region */
+} GstKMatchSize;
+
+/* A template's sizes, and what they were made from */
+typedef struct
+{
+  GstKMatchSize size[KMATCH_MAX_SCALES];
+  gint n;
+  guint64 pixels;               /* of the resized copies */
+  guint generation, matcher_built;      /* the template's, the matcher's */
+  KMatchMethod method;
+  gint frame_width, frame_height;
+  guint64 budget;
+  gdouble scales[KMATCH_MAX_SCALES];
+  gint n_scales;
+} GstKMatchSizes;
 
 /* One template's search, the streaming thread's: its matcher, the template
  * as the matcher has it, and where it was last found (search-radius
@@ -80,7 +134,9 @@ typedef struct
   GstKMatchTemplateState template;
   gboolean have_last;
   KMatchPosition last;
+  gint last_width, last_height; /* the size it was found at */
   gboolean warned_size;
+  GstKMatchSizes *sizes;        /* with scales: the sizes tried, or NULL */
 } GstKMatchTarget;
 
 struct _GstKPatternMatch
@@ -194,6 +250,22 @@ gboolean gst_kpattern_match_ensure_matcher (GstKPatternMatch * self,
     GstVideoFrame * frame, const Settings * snap, guint template_cookie,
     gint channels, const KConvImage * im);
 
+/* gstkpatternmatch-sizes.c */
+/* The target's sizes brought up to the settings' scales, its template and
+ * matcher (made again when one of them changed: resized copies that fit
+ * the frames, within what template-budget leaves); FALSE (an element error
+ * posted) when a matcher cannot be made. */
+gboolean gst_kpattern_match_ensure_sizes (GstKPatternMatch * self,
+    GstKMatchTarget * t, const Settings * snap, gint frame_width,
+    gint frame_height);
+/* Where each size is searched in this frame (region and fits: the search
+ * area, narrowed round the last match, centres aligned); TRUE when one
+ * fits at least. */
+gboolean gst_kpattern_match_sizes_area (GstKMatchTarget * t,
+    const Settings * snap, gint frame_width, gint frame_height);
+/* Lets the target's sizes go. */
+void gst_kpattern_match_free_sizes (GstKMatchTarget * t);
+
 /* gstkpatternmatch-sources.c */
 /* What setting template-location loaded: once the frames' size is known
  * the decoded templates, before it the files, probed */
@@ -221,6 +293,52 @@ gboolean gst_kpattern_match_set_template (GstKPatternMatch * self,
     GstSample * sample);
 gboolean gst_kpattern_match_add_template (GstKPatternMatch * self,
     GstSample * sample, const gchar * name);
+
+/* gstkpatternmatch-targets.c */
+/* One template's search of a frame: its target, where it looked, what it
+ * found (n matches, best first) and which template it is. */
+typedef struct
+{
+  GstKMatchTarget *t;
+  KMatchRegion region;
+  gboolean searched;            /* FALSE: the template did not fit */
+  gboolean pending;             /* to be searched (gst_kmatch_targets_search) */
+  guint index;
+  const gchar *name;
+  KMatchPosition *matches;
+  GstKMatchBox *boxes;          /* each match's size */
+  gint *size_of;                /* each match's index in t->sizes, or -1 */
+  gint n;
+  KMatchPosition best;          /* found or not (searched) */
+  GstKMatchBox best_box;
+} GstKMatchTargetSearch;
+
+/* Room for max matches of template i of ts in boxes and sizes (each
+ * match's box the template's own size until a search says) */
+void gst_kmatch_target_search_room (GstKMatchTargetSearch * x,
+    GstKMatchBox * boxes, gint * sizes, guint i, gint max);
+/* Searches im (where it lies: in CUDA memory on_device) for every
+ * template of ts still to be searched, at each of its sizes that fits, in
+ * one pass over it; a template's sizes merged, best first */
+KConvStatus gst_kmatch_targets_search (GstKMatchTargetSearch * ts,
+    guint count, const KConvImage * im, gboolean rgb_luma, gint max,
+    gboolean on_device);
+/* Refines a template's matches to a fraction of a pixel (in CUDA memory
+ * from a window round each, copied back; each by the matcher of its size)
+ * and keeps those at or under threshold (the best is kept aside: the
+ * message says where it was and how it scored, found or not); they become
+ * its last match. */
+KConvStatus gst_kmatch_target_settle (GstKMatchTargetSearch * ts,
+    const KConvImage * im, gboolean rgb_luma, gdouble threshold,
+    gboolean on_device);
+
+/* gstkpatternmatch-values.c */
+/* A value a property refuses, with a message (the settings stay as they
+ * were): regions and scales are parsed (into region, scales), template
+ * files loaded (into loaded), outside the lock. */
+gboolean gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
+    const GValue * value, KMatchRegion * region, gdouble * scales,
+    gint * n_scales, GstKMatchLocation * loaded);
 
 G_END_DECLS
 #endif /* GST_KPATTERN_MATCH_PRIVATE_H */

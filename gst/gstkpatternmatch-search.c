@@ -50,7 +50,9 @@ match_job_free (gpointer data)
 }
 
 /* Where a template is searched: the search region, narrowed around its
- * last match; FALSE (warned once) when the template does not fit there. */
+ * last match (with scales: each size's, the target's sizes brought up to
+ * date first); FALSE (warned once) when the template, at no size, fits
+ * there. */
 static gboolean
 target_area (GstKPatternMatch * self, GstKMatchTarget * t,
     const Settings * snap, const KConvImage * im, KMatchRegion * region)
@@ -60,14 +62,22 @@ target_area (GstKPatternMatch * self, GstKMatchTarget * t,
   const gint tw = t->template.width, th = t->template.height;
   *region = kmatch_search_area (search, t->have_last ? &t->last : NULL,
       snap->search_radius, tw, th, im->width, im->height);
-  if (tw <= region->width && th <= region->height)
-    return TRUE;
+  if (SETTINGS_SCALED (snap)) {
+    if (gst_kpattern_match_ensure_sizes (self, t, snap, im->width, im->height)
+        && gst_kpattern_match_sizes_area (t, snap, im->width, im->height))
+      return TRUE;
+  } else {
+    gst_kpattern_match_free_sizes (t);
+    if (tw <= region->width && th <= region->height)
+      return TRUE;
+  }
   if (!t->warned_size) {
     KMatchRegion wide = kmatch_search_area (search, NULL, 0, tw, th,
         im->width, im->height);
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
-        ("The %dx%d template does not fit the %dx%d search area", tw, th,
-            wide.width, wide.height), (NULL));
+        ("The %dx%d template does not fit the %dx%d search area%s", tw, th,
+            wide.width, wide.height, t->sizes ? " at any of its scales" : ""),
+        (NULL));
     t->warned_size = TRUE;
   }
   return FALSE;
@@ -87,6 +97,7 @@ match_job_new (GstKPatternMatch * self, GstVideoFrame * frame)
   if (snap->template_rgb)
     gst_sample_ref (snap->template_rgb);
   snap->template_location = NULL;
+  snap->scales_text = NULL;
   snap->template_name = g_strdup (snap->template_name);
   if (snap->extra_templates)
     g_ptr_array_ref (snap->extra_templates);
@@ -123,7 +134,9 @@ match_job_new (GstKPatternMatch * self, GstVideoFrame * frame)
     return job;                 /* no template yet: nothing to report */
   job->report = TRUE;
   job->search = target_area (self, &self->first, snap, &job->im, &job->region);
-  job->together = snap->extra_templates && snap->extra_templates->len > 0;
+  /* (sizes are searched beside each other, in one pass, as templates are) */
+  job->together = (snap->extra_templates && snap->extra_templates->len > 0)
+      || SETTINGS_SCALED (snap);
   return job;
 }
 
@@ -135,26 +148,11 @@ rebuild_matcher (GstKPatternMatch * self, GstVideoFrame * frame, MatchJob * job)
       job->template_cookie, job->channels, &job->im);
 }
 
-/* One template's search of a frame: its target, where it looked, what it
- * found (n matches, best first) and which template it is. */
-typedef struct
-{
-  GstKMatchTarget *t;
-  KMatchRegion region;
-  gboolean searched;            /* FALSE: the template did not fit */
-  gboolean pending;             /* to be searched (search_targets) */
-  guint index;
-  const gchar *name;
-  KMatchPosition *matches;
-  gint n;
-  KMatchPosition best;          /* found or not (searched) */
-} TargetSearch;
-
 /* The templates after the first, into ts[*count...] with room for
  * max_matches each in matches, to be searched where they fit */
 static void
-add_extras (GstKPatternMatch * self, const MatchJob * job, TargetSearch * ts,
-    guint * count, KMatchPosition * matches)
+add_extras (GstKPatternMatch * self, const MatchJob * job,
+    GstKMatchTargetSearch * ts, guint * count, KMatchPosition * matches)
 {
   GPtrArray *extras = job->snap.extra_templates;
   const gint max = job->snap.max_matches;
@@ -164,7 +162,7 @@ add_extras (GstKPatternMatch * self, const MatchJob * job, TargetSearch * ts,
     const GstKMatchExtraTemplate *e = g_ptr_array_index (extras, i);
     if (!t->template.in_matcher || t->template.channels != job->channels)
       continue;
-    TargetSearch *x = &ts[(*count)++];
+    GstKMatchTargetSearch *x = &ts[(*count)++];
     memset (x, 0, sizeof *x);
     x->t = t;
     x->index = i + 1;
@@ -173,65 +171,6 @@ add_extras (GstKPatternMatch * self, const MatchJob * job, TargetSearch * ts,
     x->searched = x->pending = target_area (self, t, &job->snap, &job->im,
         &x->region);
   }
-}
-
-/* Searches the frame (where it lies: in CUDA memory on_device) for every
- * template of ts still to be searched, in one pass over it */
-static KConvStatus
-search_targets (const MatchJob * job, TargetSearch * ts, guint count,
-    gboolean on_device)
-{
-  const gint max = job->snap.max_matches;
-  KMatch *ms[MAX_TEMPLATES];
-  KMatchRegion regions[MAX_TEMPLATES];
-  gint found[MAX_TEMPLATES];
-  guint which[MAX_TEMPLATES], k = 0;
-
-  for (guint i = 0; i < count; i++)
-    if (ts[i].pending) {
-      ms[k] = ts[i].t->matcher;
-      regions[k] = ts[i].region;
-      which[k++] = i;
-    }
-  if (k == 0)
-    return KCONV_OK;
-  KMatchPosition *all = g_new (KMatchPosition, (gsize) k * max);
-  KConvStatus st = kmatch_search_many (ms, (gint) k, &job->im, job->rgb_luma,
-      on_device, regions, max, all, found);
-  for (guint j = 0; j < k && st == KCONV_OK; j++) {
-    TargetSearch *x = &ts[which[j]];
-    memcpy (x->matches, all + (gsize) j * max, sizeof *all * found[j]);
-    x->n = found[j];
-    x->pending = FALSE;
-  }
-  g_free (all);
-  return st;
-}
-
-/* Refines a template's matches to a fraction of a pixel (in CUDA memory
- * from a window round each, copied back) and keeps those at or under the
- * threshold (the best is kept aside: the message says where it was and
- * how it scored, found or not); they become its last match. */
-static KConvStatus
-target_settle (const MatchJob * job, TargetSearch * ts, gboolean on_device)
-{
-  KConvStatus st = ts->n == 0 ? KCONV_OK :
-      (on_device ? kmatch_refine_device : kmatch_refine) (ts->t->matcher,
-      &job->im, job->rgb_luma, &ts->region, ts->matches, ts->n);
-  if (st != KCONV_OK)
-    return st;
-  ts->searched = ts->n > 0;
-  if (ts->searched)
-    ts->best = ts->matches[0];
-  gint kept = 0;
-  for (gint i = 0; i < ts->n; i++)
-    if (ts->matches[i].score <= job->snap.threshold)
-      ts->matches[kept++] = ts->matches[i];
-  ts->n = kept;
-  ts->t->have_last = kept > 0;
-  if (kept > 0)
-    ts->t->last = ts->matches[0];
-  return KCONV_OK;
 }
 
 /* Reports a frame: the first template's matches (first, n_first; n_first
@@ -245,15 +184,17 @@ report_frame (GstKPatternMatch * self, GstVideoFrame * frame,
     gboolean on_device)
 {
   GPtrArray *extras = job->snap.extra_templates;
-  TargetSearch ts[MAX_TEMPLATES];
+  const gint max = job->snap.max_matches;
+  GstKMatchTargetSearch *ts = g_new0 (GstKMatchTargetSearch, MAX_TEMPLATES);
+  GstKMatchBox *boxes = g_new (GstKMatchBox, (gsize) MAX_TEMPLATES * max);
+  gint *sizes = g_new (gint, (gsize) MAX_TEMPLATES * max);
   guint count = 0;
   KMatchPosition *extra_matches = NULL;
   const gchar *failed = NULL;
   KConvStatus st = KCONV_OK;
 
   if (job->report) {
-    TargetSearch *x = &ts[count++];
-    memset (x, 0, sizeof *x);
+    GstKMatchTargetSearch *x = &ts[count++];
     x->t = &self->first;
     x->region = job->region;
     x->name = job->snap.template_name;
@@ -262,48 +203,54 @@ report_frame (GstKPatternMatch * self, GstVideoFrame * frame,
     x->searched = x->pending = n_first < 0 && job->search;
   }
   if (!gst_kpattern_match_ensure_extras (self, extras, frame, job->channels,
-          job->snap.method, job->snap.use_alpha))
-    return GST_FLOW_ERROR;
+          job->snap.method, job->snap.use_alpha)) {
+    st = KCONV_ERROR_BACKEND_UNAVAILABLE;       /* (posted) */
+    goto done;
+  }
   if (extras) {
-    extra_matches = g_new (KMatchPosition, (gsize) extras->len *
-        job->snap.max_matches);
+    extra_matches = g_new (KMatchPosition, (gsize) extras->len * max);
     add_extras (self, job, ts, &count, extra_matches);
   }
+  for (guint i = 0; i < count; i++)
+    gst_kmatch_target_search_room (&ts[i], boxes, sizes, i, max);
   failed = "Template search failed";
-  st = search_targets (job, ts, count, on_device);
+  st = gst_kmatch_targets_search (ts, count, &job->im, job->rgb_luma, max,
+      on_device);
   for (guint i = 0; i < count && st == KCONV_OK; i++) {
     failed = "Refining the match failed";
-    st = target_settle (job, &ts[i], on_device);
+    st = gst_kmatch_target_settle (&ts[i], &job->im, job->rgb_luma,
+        job->snap.threshold, on_device);
   }
   for (guint i = 0; i < count && st == KCONV_OK; i++) {
-    const TargetSearch *x = &ts[i];
-    const gint w = x->t->template.width, h = x->t->template.height;
-    gst_kmatch_report_metas (frame->buffer, x->matches, x->n, w, h,
+    const GstKMatchTargetSearch *x = &ts[i];
+    gst_kmatch_report_metas (frame->buffer, x->matches, x->boxes, x->n,
         job->snap.method, x->index, x->name);
     failed = "Drawing the match failed";
     for (gint k = 0; job->snap.draw && k < x->n && st == KCONV_OK; k++)
       st = gst_kconv_frame_draw_box (frame, x->matches[k].x, x->matches[k].y,
-          w, h, on_device);
+          x->boxes[k].width, x->boxes[k].height, on_device);
   }
   if (st == KCONV_OK && on_device && job->snap.draw)
     st = kconv_device_sync (NULL);
   if (st != KCONV_OK) {
-    g_free (extra_matches);
     GST_KCONV_POST_CORE_ERROR (self, LIBRARY, FAILED, ("%s", failed), st);
-    return GST_FLOW_ERROR;
+    goto done;
   }
   /* (the messages list the matches: extra_matches is let go after them) */
   for (guint i = 0; i < count; i++) {
-    const TargetSearch *x = &ts[i];
+    const GstKMatchTargetSearch *x = &ts[i];
     gst_element_post_message (GST_ELEMENT (self),
         gst_kmatch_report_message (GST_OBJECT (self),
             &GST_BASE_TRANSFORM (self)->segment, frame->buffer,
-            x->searched ? &x->best : NULL, x->matches, x->n,
-            x->t->template.width, x->t->template.height, job->snap.method,
-            job->snap.max_matches, x->index, x->name));
+            x->searched ? &x->best : NULL, &x->best_box, x->matches,
+            x->boxes, x->n, job->snap.method, max, x->index, x->name));
   }
+done:
   g_free (extra_matches);
-  return GST_FLOW_OK;
+  g_free (ts);
+  g_free (boxes);
+  g_free (sizes);
+  return st == KCONV_OK ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
 /* Searches a mapped frame of a stream in CUDA memory and reports at once:

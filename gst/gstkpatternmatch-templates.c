@@ -198,6 +198,7 @@ target_clear (GstKMatchTarget * t)
 {
   kmatch_free (t->matcher);
   gst_kmatch_template_state_clear (&t->template);
+  gst_kpattern_match_free_sizes (t);
   memset (t, 0, sizeof *t);
 }
 

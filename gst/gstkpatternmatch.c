@@ -61,23 +61,6 @@ GST_DEBUG_CATEGORY (gst_kpattern_match_debug);
 
 enum
 {
-  PROP_0,
-  PROP_TEMPLATE_LOCATION,
-  PROP_TEMPLATE_REGION,
-  PROP_SEARCH_REGION,
-  PROP_SEARCH_RADIUS,
-  PROP_THRESHOLD,
-  PROP_MAX_MATCHES,
-  PROP_DRAW,
-  PROP_MATCH_ON,
-  PROP_USE_ALPHA,
-  PROP_METHOD,
-  PROP_TEMPLATE_BUDGET,
-  N_PROPERTIES
-};
-
-enum
-{
   SIGNAL_SET_TEMPLATE,
   SIGNAL_ADD_TEMPLATE,
   N_SIGNALS
@@ -94,6 +77,7 @@ enum
 #define DEFAULT_USE_ALPHA TRUE
 #define DEFAULT_METHOD KMATCH_METHOD_SAD
 #define DEFAULT_TEMPLATE_BUDGET 0
+#define DEFAULT_SCALES "1"
 
 static GParamSpec *properties[N_PROPERTIES];
 static guint signals[N_SIGNALS];
@@ -145,59 +129,6 @@ format_region (const KMatchRegion * r)
   return g_strdup_printf ("%d,%d,%d,%d", r->x, r->y, r->width, r->height);
 }
 
-/* A value a property refuses, with a message (the settings stay as they
- * were); regions are parsed and template files are loaded here, outside
- * the lock. */
-static gboolean
-gst_kpattern_match_refuses (GstKPatternMatch * self, guint prop_id,
-    const GValue * value, KMatchRegion * region, GstKMatchLocation * loaded)
-{
-  GstElement *element = GST_ELEMENT (self);
-  char why[128];
-
-  switch (prop_id) {
-    case PROP_TEMPLATE_LOCATION:{
-      /* loaded (and checked) at start, or right away while running; a
-       * file that does not load leaves the template as it was */
-      const gchar *location = g_value_get_string (value);
-      return location && GST_STATE (self) >= GST_STATE_READY
-          && !gst_kpattern_match_load_location (self, location, loaded);
-    }
-    case PROP_TEMPLATE_REGION:{
-      const gchar *text = g_value_get_string (value);
-      if (kmatch_region_parse (text, region, why, sizeof why) == 0)
-        return FALSE;
-      gchar *excerpt = gst_kconv_refusal_excerpt (text, 40);
-      gst_kconv_refusal_post (element, "template-region",
-          "template-region \"%s\" refused: %s", excerpt, why);
-      g_free (excerpt);
-      return TRUE;
-    }
-    case PROP_SEARCH_REGION:{
-      const gchar *text = g_value_get_string (value);
-      if (!text || !*text
-          || kmatch_region_parse (text, region, why, sizeof why) == 0)
-        return FALSE;
-      gchar *excerpt = gst_kconv_refusal_excerpt (text, 40);
-      gst_kconv_refusal_post (element, "search-region",
-          "search-region \"%s\" refused: %s (empty: the whole frame)",
-          excerpt, why);
-      g_free (excerpt);
-      return TRUE;
-    }
-    case PROP_THRESHOLD:{
-      gdouble t = g_value_get_double (value);
-      if (t >= 0.0 && t <= 1.0)
-        return FALSE;
-      gst_kconv_refusal_post (element, "threshold",
-          "threshold must be between 0 and 1; %g refused", t);
-      return TRUE;
-    }
-    default:
-      return FALSE;
-  }
-}
-
 static void
 gst_kpattern_match_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -206,9 +137,12 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
   Settings *s = &self->settings;
   KMatchRegion region = { 0 };
   GstKMatchLocation loaded = { 0 };
+  gdouble scales[KMATCH_MAX_SCALES];
+  gint n_scales = 0;
   gboolean latency_changed = FALSE;
 
-  if (gst_kpattern_match_refuses (self, prop_id, value, &region, &loaded))
+  if (gst_kpattern_match_refuses (self, prop_id, value, &region, scales,
+          &n_scales, &loaded))
     return;
   gst_kconv_refusal_accepted (GST_ELEMENT (self), pspec->name);
 
@@ -261,6 +195,12 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
       break;
     case PROP_TEMPLATE_BUDGET:
       s->template_budget = g_value_get_uint64 (value);
+      break;
+    case PROP_SCALES:
+      g_free (s->scales_text);
+      s->scales_text = g_value_dup_string (value);
+      memcpy (s->scales, scales, sizeof scales[0] * n_scales);
+      s->n_scales = n_scales;
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -315,6 +255,10 @@ gst_kpattern_match_get_property (GObject * object, guint prop_id,
       break;
     case PROP_TEMPLATE_BUDGET:
       g_value_set_uint64 (value, s->template_budget);
+      break;
+    case PROP_SCALES:
+      g_value_set_string (value, s->scales_text ? s->scales_text :
+          DEFAULT_SCALES);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -373,6 +317,7 @@ gst_kpattern_match_free_core (GstKConvBase * base)
   kmatch_free (self->first.matcher);
   self->first.matcher = NULL;
   self->first.template.in_matcher = FALSE;
+  gst_kpattern_match_free_sizes (&self->first);
   gst_kpattern_match_free_extras (self);
 }
 
@@ -416,6 +361,7 @@ gst_kpattern_match_finalize (GObject * object)
   gst_kmatch_template_state_clear (&self->first.template);
   g_free (self->settings.template_location);
   g_free (self->settings.template_name);
+  g_free (self->settings.scales_text);
   g_clear_pointer (&self->settings.template_rgb, gst_sample_unref);
   g_clear_pointer (&self->settings.extra_templates, g_ptr_array_unref);
   g_clear_pointer (&self->settings.pending_files, g_ptr_array_unref);
@@ -490,6 +436,12 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
       "(0 = auto: 4 times the frames' pixels, at least 4 Mpixels); files "
       "beyond it are refused from their headers, before decoding",
       0, G_MAXUINT64, DEFAULT_TEMPLATE_BUDGET, flags);
+  properties[PROP_SCALES] = g_param_spec_string ("scales", "Scales",
+      "The sizes each template is tried at, as factors of its own: "
+      "\"min:max:step\" (0.5:2:1.1: 0.5, 0.55, 0.605 ... up to 2) or a list "
+      "(0.5,0.75,1,1.5,2); the best size is reported (scale, width, height). "
+      "Resized copies: area average when shrinking, bilinear when growing; "
+      "each costs about a search", DEFAULT_SCALES, flags);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   /**
@@ -554,6 +506,8 @@ gst_kpattern_match_init (GstKPatternMatch * self)
   s->use_alpha = DEFAULT_USE_ALPHA;
   s->method = DEFAULT_METHOD;
   s->template_budget = DEFAULT_TEMPLATE_BUDGET;
+  s->scales[0] = 1.0;
+  s->n_scales = 1;
   self->template_cookie = 1;
   /* the buffer carries metas and maybe drawings: in place, never passthrough */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);

@@ -22,6 +22,7 @@ gst_kmatch_template_state_give (GstKMatchTemplateState * t, KMatch * matcher)
 {
   t->in_matcher = t->samples && set_in_matcher (t, matcher);
   t->mask_in_matcher = FALSE;
+  t->generation++;
 }
 
 gboolean
@@ -52,6 +53,7 @@ keep (GstKMatchTemplateState * t, KMatch * matcher, guint8 * samples,
   t->from_region = from_region;
   t->in_matcher = set_in_matcher (t, matcher);
   t->mask_in_matcher = FALSE;
+  t->generation++;
 }
 
 gboolean
@@ -134,6 +136,7 @@ gst_kmatch_template_state_use_mask (GstKMatchTemplateState * t,
   if (t->in_matcher && want != t->mask_in_matcher) {
     kmatch_set_template_mask (matcher, want ? t->mask : NULL, t->width);
     t->mask_in_matcher = want;
+    t->generation++;
   }
 }
 
@@ -143,4 +146,5 @@ gst_kmatch_template_state_clear (GstKMatchTemplateState * t)
   g_clear_pointer (&t->samples, g_free);
   g_clear_pointer (&t->mask, g_free);
   t->in_matcher = t->mask_in_matcher = FALSE;
+  t->generation++;
 }

@@ -26,6 +26,8 @@ G_BEGIN_DECLS
   gboolean in_matcher;          /* the matcher holds it */
   gboolean mask_in_matcher;     /* and its mask (use-alpha) */
   guint built;                  /* the template cookie it was made for */
+  guint generation;             /* changes whenever what the matcher holds
+                                 * does (template, mask, a new matcher) */
 } GstKMatchTemplateState;
 
 /* Gives the kept template, if any, to a new matcher. */
