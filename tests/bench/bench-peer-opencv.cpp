@@ -93,3 +93,32 @@ peer_opencv_match (int method, const uint8_t * frame, int width, int height,
   *y = min ? lo.y : hi.y;
   *value = min ? vlo : vhi;
 }
+
+void
+peer_opencv_match_scales (const uint8_t * frame, int width, int height,
+    const uint8_t * tmpl, int tw, int th, const double *scales, int n,
+    int *x, int *y, int *scale_index, double *value)
+{
+  cv::Mat f (height, width, CV_8UC1, (void *) frame);
+  cv::Mat t (th, tw, CV_8UC1, (void *) tmpl);
+  *value = -2;
+  for (int i = 0; i < n; i++) {
+    const cv::Size size (std::max (1, (int) std::floor (tw * scales[i] + 0.5)),
+        std::max (1, (int) std::floor (th * scales[i] + 0.5)));
+    if (size.width > width || size.height > height)
+      continue;
+    cv::Mat resized, result;
+    cv::resize (t, resized, size, 0, 0, scales[i] < 1 ? cv::INTER_AREA :
+        cv::INTER_LINEAR);
+    cv::matchTemplate (f, resized, result, cv::TM_CCOEFF_NORMED);
+    cv::Point lo, hi;
+    double vlo, vhi;
+    cv::minMaxLoc (result, &vlo, &vhi, &lo, &hi);
+    if (vhi > *value) {
+      *value = vhi;
+      *x = hi.x;
+      *y = hi.y;
+      *scale_index = i;
+    }
+  }
+}

@@ -43,6 +43,14 @@ void peer_opencv_match (int method, const uint8_t * frame, int width,
     int height, const uint8_t * tmpl, int tw, int th, int channels, int *x,
     int *y, double *value);
 
+/* OpenCV's recipe for a template at several sizes: for each of the n
+ * scales cv::resize (INTER_AREA shrinking, INTER_LINEAR growing, each side
+ * rounded) and cv::matchTemplate TM_CCOEFF_NORMED on grey frames,
+ * minMaxLoc; the best over all sizes: where, which scale and its value. */
+void peer_opencv_match_scales (const uint8_t * frame, int width, int height,
+    const uint8_t * tmpl, int tw, int th, const double *scales, int n,
+    int *x, int *y, int *scale_index, double *value);
+
 /* *INDENT-OFF* */
 #ifdef __cplusplus
 }
