@@ -29,7 +29,17 @@ struct KConvFilter
   void *impl;                   /* that backend's state for it */
   KConvPath path;               /* set by the backend's filter_new */
   int n_threads;                /* CPU threads (copies, on CUDA) */
+  KConvOptions options;         /* as it was made */
+  /* kconv_filter_run_rects: the identity that copies the rectangles, and
+   * the windows' buffer (host or device memory) */
+  KConvFilter *copier;
+  uint8_t *scratch;
+  size_t scratch_size;
+  int scratch_on_device;
 };
+
+/* Lets kconv_filter_run_rects' copier and buffer go (kconv_filter_free) */
+void kconv_filter_free_rects (KConvFilter * f);
 
 /* A search the backend's device takes: the matched region's samples at
  * base, rows stride apart (device memory when on_device), packed as the
@@ -187,6 +197,9 @@ struct KConvBackendOps
     KConvStatus (*device_draw_box) (const KConvImage * image, int x, int y,
       int w, int h, int thickness, const uint8_t value[KCONV_MAX_CHANNELS],
       void *stream);
+  void *(*device_alloc) (size_t size);  /* in the current context; NULL if
+                                         * it cannot */
+  void (*device_free) (void *data);
   void *(*host_alloc) (size_t size);    /* page-locked; NULL if it cannot */
   void (*host_free) (void *data);
   void (*transfer_bytes) (uint64_t * to_device, uint64_t * to_host);

@@ -119,6 +119,7 @@ kconv_filter_new (const KConvKernel * kernel, KConvBorder border,
     return st;
   }
   f->n_threads = kconv_team_threads (options->n_threads);
+  f->options = *options;
   FilterStart start = { f, options };
   st = kconv_backend_start (options->backend, filter_start, &start, &f->ops);
   if (st != KCONV_OK) {
@@ -410,6 +411,7 @@ kconv_filter_free (KConvFilter * f)
 {
   if (!f)
     return;
+  kconv_filter_free_rects (f);
   f->ops->filter_free (f);
   kconv_plan_clear (&f->plan);
   kconv_plan_clear (&f->deep);

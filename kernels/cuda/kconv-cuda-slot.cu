@@ -72,6 +72,24 @@ struct KConvCudaSlot
 };
 
 extern "C" void *
+kconv_cuda_device_alloc (size_t size)
+{
+  void *p = NULL;
+  if (cudaMalloc (&p, size ? size : 1) != cudaSuccess) {
+    cudaGetLastError ();
+    return NULL;
+  }
+  return p;
+}
+
+extern "C" void
+kconv_cuda_device_free (void *data)
+{
+  if (data)
+    cudaFree (data);
+}
+
+extern "C" void *
 kconv_cuda_host_alloc (size_t size)
 {
   void *p = NULL;

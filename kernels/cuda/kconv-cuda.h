@@ -92,6 +92,10 @@ KConvStatus kconv_cuda_slot_wait (KConvCudaSlot * slot);
 int kconv_cuda_slot_done (const KConvCudaSlot * slot);
 void kconv_cuda_slot_free (KConvCudaSlot * slot);
 
+/* Device memory in the current context (NULL when it cannot be had). */
+void *kconv_cuda_device_alloc (size_t size);
+void kconv_cuda_device_free (void *data);
+
 /* Page-locked host memory (NULL when it cannot be had). */
 void *kconv_cuda_host_alloc (size_t size);
 /* Whether p lies in page-locked host memory (DMA reaches it directly). */

@@ -199,6 +199,49 @@ KConvStatus kconv_filter_run_device (KConvFilter * filter,
 
 void kconv_filter_free (KConvFilter * filter);
 
+/* A rectangle of an image, in its pixels */
+typedef struct
+{
+  int x, y, width, height;
+} KConvRect;
+
+/* Parses "x,y,width,height;x,y,width,height..." (whitespace around the
+ * numbers allowed; empty: none) into up to max rectangles: x, y >= 0,
+ * width, height >= 1, each at most KCONV_MAX_COORD.  Returns their number,
+ * or -1 and a sentence in err. */
+#define KCONV_MAX_COORD (1 << 24)
+int kconv_rects_parse (const char *text, KConvRect * rects, int max,
+    char *err, size_t err_size);
+
+/* The area the n rects cover, each grown by margin pixels on every side
+ * and clipped to a width x height image (outside: the rest of the image
+ * instead), as disjoint rectangles, top to bottom: a pixel inside two
+ * rects lies in one of them.  *out is malloc'd (NULL when there are
+ * none); returns their number, -1 when memory is short. */
+int kconv_rects_cover (const KConvRect * rects, int n, int margin, int width,
+    int height, int outside, KConvRect ** out);
+
+/* dst gets the convolution of src inside the n rects only (disjoint, as
+ * kconv_rects_cover gives them, inside the image): there the samples
+ * kconv_filter_run gives for the whole image (the kernel reads the
+ * neighbours beyond a rectangle's edge; borders apply at the image's
+ * edges alone), every other byte of dst left as it is.  dst may be src
+ * (in place).  Each rectangle's window (itself and the kernel's reach
+ * round it) is filtered into a buffer the filter keeps, then its samples
+ * copied: the cost follows the area, not the image.  For exact kernels
+ * the samples are kconv_filter_run's to the bit; others within 1, as
+ * between paths. */
+KConvStatus kconv_filter_run_rects (KConvFilter * filter,
+    const KConvImage * src, const KConvImage * dst, const KConvRect * rects,
+    int n);
+/* The same for images in device memory (a CUDA filter, as
+ * kconv_filter_run_device takes them), queued on stream and not waited
+ * for. */
+KConvStatus kconv_filter_run_rects_device (KConvFilter * filter,
+    const KConvImage * src, const KConvImage * dst, const KConvRect * rects,
+    int n, void *stream);
+
+
 /* Device memory that is not ours (GStreamer's CUDA memory): the caller
  * makes the CUDA context it belongs to current around every call on the
  * filter, from kconv_filter_new to kconv_filter_free.  The stream the

@@ -1,0 +1,191 @@
+/* kconv: convolution inside rectangles of an image only
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each rectangle's window (the rectangle and the kernel's reach round it,
+ * clipped to the image) is filtered as an image of its own into a buffer
+ * the filter keeps; inside the rectangle that is what the whole image's
+ * filter gives, since the window's own edges lie beyond the kernel's
+ * reach from it, and at the image's edges the borders are the image's.
+ * Every window is filtered before any rectangle is written, so that in
+ * place no window reads a sample already filtered.  The rectangles'
+ * samples are then copied by a 1x1 identity filter on the same backend,
+ * which writes the image's channels alone (keep_other_bytes): bytes of
+ * other components in a packed pixel stay as they are.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "kconv-backend.h"
+#include "kconv-error.h"
+
+/* The window a rectangle's convolution reads: grown by the kernel's reach
+ * and a pixel, clipped; with wrapping borders an axis that reaches an edge
+ * is taken whole (the far edge is read) */
+static KConvRect
+window_of (const KConvPlan * p, KConvRect r, int width, int height)
+{
+  long long x0 = (long long) r.x - p->ax - 1, y0 = (long long) r.y - p->ay - 1;
+  long long x1 = (long long) r.x + r.width + (p->cols - 1 - p->ax) + 1;
+  long long y1 = (long long) r.y + r.height + (p->rows - 1 - p->ay) + 1;
+  if (p->border == KCONV_BORDER_WRAP && (x0 < 0 || x1 > width))
+    x0 = 0, x1 = width;
+  if (p->border == KCONV_BORDER_WRAP && (y0 < 0 || y1 > height))
+    y0 = 0, y1 = height;
+  x0 = x0 < 0 ? 0 : x0;
+  y0 = y0 < 0 ? 0 : y0;
+  x1 = x1 > width ? width : x1;
+  y1 = y1 > height ? height : y1;
+  return (KConvRect) {
+  (int) x0, (int) y0, (int) (x1 - x0), (int) (y1 - y0)};
+}
+
+/* The part r of im, as an image of its own */
+static KConvImage
+view (const KConvImage * im, KConvRect r)
+{
+  KConvImage v = *im;
+  v.data = im->data + (ptrdiff_t) r.y * im->stride +
+      (ptrdiff_t) r.x * im->pixel_stride;
+  v.width = r.width;
+  v.height = r.height;
+  return v;
+}
+
+/* The identity the rectangles are copied by, made once */
+static KConvStatus
+copier (KConvFilter * f, KConvFilter ** out)
+{
+  if (!f->copier) {
+    static const float one = 1.f;
+    const KConvKernel identity = {.cols = 1,.rows = 1,.weights = &one,
+      .divisor = 1
+    };
+    KConvOptions same = f->options;
+    same.backend = f->ops->id;
+    KConvStatus st = kconv_filter_new (&identity, KCONV_BORDER_REPLICATE,
+        &same, &f->copier);
+    if (st != KCONV_OK)
+      return st;
+  }
+  *out = f->copier;
+  return KCONV_OK;
+}
+
+/* Room for the windows: the filter's buffer, grown (host or device) */
+static KConvStatus
+scratch (KConvFilter * f, size_t size, int on_device, uint8_t ** out)
+{
+  if (f->scratch && f->scratch_size >= size
+      && f->scratch_on_device == on_device) {
+    *out = f->scratch;
+    return KCONV_OK;
+  }
+  if (f->scratch_on_device)
+    f->ops->device_free (f->scratch);
+  else
+    free (f->scratch);
+  f->scratch = on_device ? f->ops->device_alloc (size) : malloc (size);
+  f->scratch_size = f->scratch ? size : 0;
+  f->scratch_on_device = on_device;
+  if (!f->scratch)
+    return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "no memory for the %zu "
+        "bytes of the regions' windows%s", size, on_device ? " on the GPU" :
+        "");
+  *out = f->scratch;
+  return KCONV_OK;
+}
+
+static int
+rects_inside (const KConvRect * rects, int n, const KConvImage * im)
+{
+  for (int i = 0; i < n; i++)
+    if (rects[i].x < 0 || rects[i].y < 0 || rects[i].width < 1
+        || rects[i].height < 1 || rects[i].x > im->width - rects[i].width
+        || rects[i].y > im->height - rects[i].height)
+      return 0;
+  return 1;
+}
+
+static KConvStatus
+run_rects (KConvFilter * f, const KConvImage * src, const KConvImage * dst,
+    const KConvRect * rects, int n, int on_device, void *stream)
+{
+  kconv_clear_error ();
+  if (!f || !src || !dst || n < 0 || (n > 0 && !rects)
+      || src->width != dst->width || src->height != dst->height
+      || src->pixel_stride != dst->pixel_stride
+      || !rects_inside (rects, n, src))
+    return kconv_fail (KCONV_ERROR_INVALID_ARGUMENT, "kconv_filter_run_rects: "
+        "the images differ in size or layout, or a rectangle does not lie "
+        "inside them");
+  if (on_device && !f->ops->device_alloc)
+    return kconv_fail (KCONV_ERROR_BACKEND_UNAVAILABLE, "the %s backend has "
+        "no device memory", kconv_backend_name (f->ops->id));
+  if (n == 0)
+    return KCONV_OK;
+  KConvRect *win = malloc (sizeof *win * n);
+  size_t *at = malloc (sizeof *at * n), total = 0;
+  KConvStatus st = win && at ? KCONV_OK :
+      kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+  for (int i = 0; st == KCONV_OK && i < n; i++) {
+    win[i] = window_of (&f->plan, rects[i], src->width, src->height);
+    at[i] = total;
+    total += (size_t) win[i].width * src->pixel_stride * win[i].height;
+  }
+  uint8_t *buf = NULL;
+  KConvFilter *copy = NULL;
+  if (st == KCONV_OK)
+    st = scratch (f, total, on_device, &buf);
+  if (st == KCONV_OK)
+    st = copier (f, &copy);
+  /* every window first: in place, none may read a rectangle written */
+  for (int i = 0; st == KCONV_OK && i < n; i++) {
+    KConvImage w = view (src, win[i]), out = w;
+    out.data = buf + at[i];
+    out.stride = (ptrdiff_t) win[i].width * src->pixel_stride;
+    out.keep_other_bytes = 0;
+    st = on_device ? kconv_filter_run_device (f, &w, &out, stream) :
+        kconv_filter_run (f, &w, &out);
+  }
+  for (int i = 0; st == KCONV_OK && i < n; i++) {
+    const KConvRect inner = { rects[i].x - win[i].x, rects[i].y - win[i].y,
+      rects[i].width, rects[i].height
+    };
+    KConvImage filtered = view (src, inner);
+    filtered.data = buf + at[i] + (ptrdiff_t) inner.y * win[i].width *
+        src->pixel_stride + (ptrdiff_t) inner.x * src->pixel_stride;
+    filtered.stride = (ptrdiff_t) win[i].width * src->pixel_stride;
+    filtered.keep_other_bytes = 0;
+    KConvImage to = view (dst, rects[i]);
+    to.keep_other_bytes = 1;
+    st = on_device ? kconv_filter_run_device (copy, &filtered, &to, stream) :
+        kconv_filter_run (copy, &filtered, &to);
+  }
+  free (win);
+  free (at);
+  return st;
+}
+
+KConvStatus
+kconv_filter_run_rects (KConvFilter * f, const KConvImage * src,
+    const KConvImage * dst, const KConvRect * rects, int n)
+{
+  return run_rects (f, src, dst, rects, n, 0, NULL);
+}
+
+KConvStatus
+kconv_filter_run_rects_device (KConvFilter * f, const KConvImage * src,
+    const KConvImage * dst, const KConvRect * rects, int n, void *stream)
+{
+  return run_rects (f, src, dst, rects, n, 1, stream);
+}
+
+void
+kconv_filter_free_rects (KConvFilter * f)
+{
+  kconv_filter_free (f->copier);
+  if (f->scratch_on_device)
+    f->ops->device_free (f->scratch);
+  else
+    free (f->scratch);
+}
