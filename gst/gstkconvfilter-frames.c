@@ -286,6 +286,11 @@ gst_kconv_filter_start_frame (GstKConvBase * base, GstBuffer * inbuf)
     gst_buffer_unref (inbuf);
     return GST_FLOW_ERROR;
   }
+  GST_OBJECT_LOCK (self);
+  const gboolean in_regions = self->regions.mode != GST_KCONV_REGIONS_ALL;
+  GST_OBJECT_UNLOCK (self);
+  if (in_regions)
+    return gst_kconv_filter_regions_frame (self, inbuf);
   GstFlowReturn ret = GST_KCONV_FILTER_PARENT->prepare_output_buffer (trans,
       inbuf, &outbuf);
   if (ret != GST_FLOW_OK || !outbuf) {

@@ -45,6 +45,26 @@ typedef enum
 
 #define DEFAULT_KERNEL_SIZE 3
 
+typedef enum
+{
+  GST_KCONV_REGIONS_ALL,
+  GST_KCONV_REGIONS_ROI,
+  GST_KCONV_REGIONS_OUTSIDE_ROI,
+  GST_KCONV_REGIONS_FIXED,
+} GstKConvRegionsMode;
+
+/* regions, roi-types, region-margin, region-list; under the object lock
+ * (they change no filter: a frame reads them as it comes) */
+typedef struct
+{
+  GstKConvRegionsMode mode;
+  gchar *types;
+  gint margin;
+  gchar *list_text;
+  KConvRect *list;
+  gint n_list;
+} GstKConvRegionSettings;
+
 /* Everything a property sets; read and written under the object lock. */
 typedef struct
 {
@@ -69,6 +89,7 @@ struct _GstKConvFilter
 
   Settings settings;
   guint settings_cookie;        /* bumped by every change */
+  GstKConvRegionSettings regions;
 
   /* streaming thread only */
   KConvFilter *core;
@@ -97,6 +118,20 @@ KConvStatus gst_kconv_filter_submit_frame (GstKConvBase * base,
     GstKConvInflightFrame * f);
 gboolean gst_kconv_filter_rebuild_core (GstKConvBase * base,
     GstKConvInflightFrame * f);
+
+/* gstkconvfilter-regions.c: the regions' four properties (ids first_id
+ * .. first_id + 3: regions, roi-types, region-margin, region-list), set
+ * (FALSE: refused, with a message) and got by their index; a frame
+ * filtered inside its regions alone, in place (takes inbuf) */
+void gst_kconv_filter_regions_install (GObjectClass * klass, guint first_id,
+    GParamFlags flags);
+gboolean gst_kconv_filter_regions_set (GstKConvFilter * self, guint which,
+    const GValue * value, const gchar * name);
+void gst_kconv_filter_regions_get (GstKConvFilter * self, guint which,
+    GValue * value);
+void gst_kconv_filter_regions_clear (GstKConvFilter * self);
+GstFlowReturn gst_kconv_filter_regions_frame (GstKConvFilter * self,
+    GstBuffer * inbuf);
 
 G_END_DECLS
 #endif /* GST_KCONV_FILTER_PRIVATE_H */

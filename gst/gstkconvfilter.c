@@ -83,7 +83,10 @@ enum
   PROP_BORDER,
   PROP_PLANES,
   PROP_COPY_STREAMS,
-  N_PROPERTIES
+  N_PROPERTIES,
+  /* gstkconvfilter-regions.c's, installed there */
+  PROP_REGIONS = N_PROPERTIES,
+  PROP_REGION_LIST = PROP_REGIONS + 3,
 };
 
 #define DEFAULT_KERNEL KCONV_NAMED_IDENTITY
@@ -293,6 +296,11 @@ gst_kconv_filter_set_property (GObject * object, guint prop_id,
   int rows = 0, cols = 0;
   gboolean became_custom = FALSE;
 
+  if (prop_id >= PROP_REGIONS && prop_id <= PROP_REGION_LIST) {
+    gst_kconv_filter_regions_set (self, prop_id - PROP_REGIONS, value,
+        pspec->name);
+    return;
+  }
   if (gst_kconv_filter_refuses (self, prop_id, value, pspec, &matrix, &rows,
           &cols))
     return;
@@ -357,6 +365,10 @@ gst_kconv_filter_get_property (GObject * object, guint prop_id,
   GstKConvFilter *self = GST_KCONV_FILTER (object);
   Settings *s = &self->settings;
 
+  if (prop_id >= PROP_REGIONS && prop_id <= PROP_REGION_LIST) {
+    gst_kconv_filter_regions_get (self, prop_id - PROP_REGIONS, value);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_KERNEL:
@@ -409,6 +421,7 @@ gst_kconv_filter_finalize (GObject * object)
 
   /* the core goes in the base's finalize, through free_core */
   g_free (self->settings.custom);
+  gst_kconv_filter_regions_clear (self);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -481,6 +494,7 @@ gst_kconv_filter_class_init (GstKConvFilterClass * klass)
           "CUDA context", GST_TYPE_KCONV_COPY_STREAMS, KCONV_COPY_STREAMS_OWN,
           flags));
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
+  gst_kconv_filter_regions_install (gobject_class, PROP_REGIONS, flags);
 
   gst_element_class_set_static_metadata (element_class,
       "Convolution filter", "Filter/Effect/Video",

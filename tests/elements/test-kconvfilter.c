@@ -1204,7 +1204,8 @@ GST_START_TEST (test_presets_round_trip)
   gchar **keys = gst_preset_get_property_names (GST_PRESET (e));
   gchar *joined = g_strjoinv (",", keys);
   fail_unless_equals_string (joined, "kernel,kernel-size,sigma,matrix,"
-      "divisor,offset,absolute,border,planes");
+      "divisor,offset,absolute,border,planes,regions,roi-types,"
+      "region-margin,region-list");
   g_free (joined);
   g_strfreev (keys);
 
