@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Frames in GStreamer's CUDA memory (cudaupload ! ... ! cudadownload) give
 # exactly the bytes and matches the same elements give in system memory,
-# for every format cudaupload offers, odd sizes, several kernels; and a
+# for every format cudaupload offers, odd sizes, several kernels (two of them
+# inside regions only); and a
 # chain of two kconvfilter and one kpatternmatch in CUDA memory moves no
 # frame over the bus in between (the core's byte counter, logged at stop).
 #   tests/gpu/cuda-memory.sh [OUTDIR]
@@ -42,7 +43,9 @@ check_format() {  # format size
   local kernels=("kernel=edge"
     "kernel=gaussian kernel-size=7 planes=luma"
     "kernel=box kernel-size=31 border=replicate"
-    "matrix=1,2,0;-3,5,1;0,1,-2 border=wrap offset=64")
+    "matrix=1,2,0;-3,5,1;0,1,-2 border=wrap offset=64"
+    "kernel=box kernel-size=5 regions=fixed region-list=3,2,20,11;0,0,5,5;9,7,300,300"
+    "kernel=edge regions=fixed region-margin=2 region-list=1,1,3,3;17,9,8,5")
   for k in "${kernels[@]}"; do
     sys="$sys t. ! queue ! kconvfilter $k ! filesink location=$tag-$i.sys"
     cuda="$cuda t. ! queue ! kconvfilter $k ! cudadownload ! $caps ! filesink location=$tag-$i.cuda"
