@@ -8,10 +8,12 @@
  * filter gives, since the window's own edges lie beyond the kernel's
  * reach from it, and at the image's edges the borders are the image's.
  * Every window is filtered before any rectangle is written, so that in
- * place no window reads a sample already filtered.  The rectangles'
- * samples are then copied by a 1x1 identity filter on the same backend,
- * which writes the image's channels alone (keep_other_bytes): bytes of
- * other components in a packed pixel stay as they are.
+ * place no window reads a sample already filtered.  In place the
+ * rectangles' rows are then copied whole: the window's filter copied the
+ * bytes it does not filter from the image itself, as they still are.
+ * Into another image a 1x1 identity filter on the same backend copies
+ * them, which writes the image's channels alone (keep_other_bytes): the
+ * destination's other bytes stay as they are.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -134,9 +136,10 @@ run_rects (KConvFilter * f, const KConvImage * src, const KConvImage * dst,
   }
   uint8_t *buf = NULL;
   KConvFilter *copy = NULL;
+  const int in_place = src->data == dst->data && src->stride == dst->stride;
   if (st == KCONV_OK)
     st = scratch (f, total, on_device, &buf);
-  if (st == KCONV_OK)
+  if (st == KCONV_OK && !in_place)
     st = copier (f, &copy);
   /* every window first: in place, none may read a rectangle written */
   for (int i = 0; st == KCONV_OK && i < n; i++) {
@@ -158,8 +161,17 @@ run_rects (KConvFilter * f, const KConvImage * src, const KConvImage * dst,
     filtered.keep_other_bytes = 0;
     KConvImage to = view (dst, rects[i]);
     to.keep_other_bytes = 1;
-    st = on_device ? kconv_filter_run_device (copy, &filtered, &to, stream) :
-        kconv_filter_run (copy, &filtered, &to);
+    const size_t row = (size_t) rects[i].width * src->pixel_stride;
+    if (in_place && on_device)
+      st = kconv_device_copy (to.data, to.stride, filtered.data,
+          filtered.stride, row, rects[i].height, stream);
+    else if (in_place)
+      for (int y = 0; y < rects[i].height; y++)
+        memcpy (to.data + (ptrdiff_t) y * to.stride, filtered.data +
+            (ptrdiff_t) y * filtered.stride, row);
+    else
+      st = on_device ? kconv_filter_run_device (copy, &filtered, &to,
+          stream) : kconv_filter_run (copy, &filtered, &to);
   }
   free (win);
   free (at);

@@ -334,6 +334,55 @@ check_case (KConvBackend backend, int on_device, const Layout * lay,
   kconv_filter_free (f);
 }
 
+/* Into another image: inside the rectangles the image's samples are the
+ * whole image's result, every other byte of the destination stays as it
+ * was (single-image layouts) */
+static void
+check_into_another (KConvBackend backend, const Layout * lay,
+    const Kernel * k, const uint8_t * picture)
+{
+  const size_t bytes = (size_t) W * lay->ps * H;
+  const KConvKernel kk = { k->cols, k->rows, k->w, 0, 0, k->absolute };
+  const KConvOptions opt = { backend, 0, -1 };
+  KConvFilter *f = NULL;
+  if (kconv_filter_new (&kk, KCONV_BORDER_REFLECT, &opt, &f) != KCONV_OK)
+    return;
+  uint8_t *in = malloc (bytes), *full = malloc (bytes), *to = malloc (bytes);
+  memcpy (in, picture, bytes);
+  if (lay->im[0].depth > 8)
+    for (size_t j = 0; j < bytes; j += 2)
+      in[j] &= 0xc0;
+  const KConvRect r[2] = { {3, 4, 20, 11}, {60, 30, 37, 31} };
+  KConvImage src = lay->im[0], dst = lay->im[0];
+  src.stride = dst.stride = (ptrdiff_t) W *lay->ps;
+  src.data = in;
+  dst.data = full;
+  KConvStatus st = kconv_filter_run (f, &src, &dst);
+  for (size_t j = 0; j < bytes; j++)
+    to[j] = (uint8_t) ~ in[j];
+  dst.data = to;
+  if (st == KCONV_OK)
+    st = kconv_filter_run_rects (f, &src, &dst, r, 2);
+  int bad = 0;
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      for (int b = 0; b < lay->ps; b++) {
+        const size_t at = ((size_t) y * W + x) * lay->ps + b;
+        const int in_rect = (x >= 3 && x < 23 && y >= 4 && y < 15)
+            || (x >= 60 && y >= 30);
+        const int want = in_rect && byte_of_image (lay, 0, b) ? full[at] :
+            (uint8_t) ~ in[at];
+        bad += abs (to[at] - want) > (in_rect && !k->exact ? 1 : 0);
+      }
+  CHECK (st == KCONV_OK && bad == 0, "%s, %s, %s, into another image: %s, "
+      "%d bytes differ", kconv_backend_name (backend), lay->name, k->name,
+      st == KCONV_OK ? "ran" : kconv_last_error (), bad);
+  free (in);
+  free (full);
+  free (to);
+  kconv_filter_free (f);
+}
+
 int
 main (void)
 {
@@ -362,6 +411,9 @@ main (void)
             for (size_t r = 0; r < sizeof regions / sizeof regions[0]; r++)
               check_case (backends[b], dev, &layouts[l], &kernels[k],
                   (KConvBorder) border, &regions[r], picture);
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+      for (int k = 0; k < n_kernels && layouts[l].n_images == 1; k++)
+        check_into_another (backends[b], &layouts[l], &kernels[k], picture);
   }
   free (picture);
   return check_summary ();

@@ -1,0 +1,186 @@
+/* kconv: filtering two regions of a frame against the whole frame
+ * Copyright (C) 2026 kconv contributors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   kconv-regions-bench [--threads N] [--quick] [--csv FILE] [--only TEXT]
+ *                       [--photos DIR]
+ *
+ * A 1920x1080 RGBA frame (the astronaut photograph where --photos has it),
+ * kernels from 3x3 to 31x31: kconv_filter_run over the whole frame against
+ * kconv_filter_run_rects over two 200x200 regions (kconvfilter regions=roi
+ * with two metas: in place, the rest untouched), in one run, on the CPU
+ * and, where there is one, on CUDA: frames in host memory (what a pipeline
+ * in system memory does: the windows cross the bus, not the frame) and,
+ * where built with the CUDA runtime (KCONV_BENCH_CUDA), frames in device
+ * memory (GStreamer's CUDA memory).  Medians of three rounds; the ratio
+ * regions / whole frame.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kconv.h"
+#include "kconv-matrix.h"
+#include "bench-harness.h"
+#include "photo.h"
+#ifdef KCONV_BENCH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#define W 1920
+#define H 1080
+
+static const KConvRect two[2] = { {400, 300, 200, 200}, {1300, 600, 200, 200} };
+
+typedef struct
+{
+  KConvFilter *f;
+  KConvImage src, dst, frame;
+  int on_device;
+} Case;
+
+static void
+die (const char *what)
+{
+  fprintf (stderr, "%s: %s\n", what, kconv_last_error ());
+  exit (1);
+}
+
+static void
+whole (void *p)
+{
+  Case *c = p;
+  KConvStatus st = c->on_device ? kconv_filter_run_device (c->f, &c->src,
+      &c->dst, NULL) : kconv_filter_run (c->f, &c->src, &c->dst);
+  if (st == KCONV_OK && c->on_device)
+    st = kconv_device_sync (NULL);
+  if (st != KCONV_OK)
+    die ("whole frame");
+}
+
+static void
+regions (void *p)
+{
+  Case *c = p;
+  KConvStatus st = c->on_device ? kconv_filter_run_rects_device (c->f,
+      &c->frame, &c->frame, two, 2, NULL) : kconv_filter_run_rects (c->f,
+      &c->frame, &c->frame, two, 2);
+  if (st == KCONV_OK && c->on_device)
+    st = kconv_device_sync (NULL);
+  if (st != KCONV_OK)
+    die ("regions");
+}
+
+static double
+median3 (BenchFunc fn, void *ctx, double budget)
+{
+  double t[3];
+  for (int r = 0; r < 3; r++)
+    t[r] = bench_time_ms (fn, ctx, budget, 60);
+  return bench_median (t, 3);
+}
+
+int
+main (int argc, char **argv)
+{
+  BenchArgs args;
+  if (bench_args_parse (argc, argv, BENCH_THREADS | BENCH_QUICK | BENCH_CSV
+          | BENCH_ONLY | BENCH_PHOTOS, "backend,memory,kernel,whole_ms,"
+          "regions_ms,ratio", &args) != 0)
+    return 2;
+  const size_t bytes = (size_t) W * H * 4;
+  uint8_t *rgb = args.photos ? photo_load (args.photos, "astronaut", W, H,
+      3) : NULL;
+  int pinned[3];
+  uint8_t *in = kconv_host_alloc (bytes, &pinned[0]);
+  uint8_t *out = kconv_host_alloc (bytes, &pinned[1]);
+  uint8_t *frame = kconv_host_alloc (bytes, &pinned[2]);
+  for (size_t i = 0; i < (size_t) W * H; i++)
+    for (int c = 0; c < 4; c++)
+      in[i * 4 + c] = c == 3 ? 255 : rgb ? rgb[i * 3 + c] : (uint8_t) (i * 7
+          + c * 13);
+  memcpy (frame, in, bytes);
+  free (rgb);
+  printf ("1920x1080 RGBA (%s), two 200x200 regions against the whole "
+      "frame; ms\n", args.photos ? "astronaut" : "a pattern");
+  printf ("%-10s %-7s %-22s %10s %10s %7s\n", "backend", "memory", "kernel",
+      "whole", "regions", "ratio");
+  static const struct
+  {
+    const char *name;
+    KConvNamedKernel k;
+    int size;
+  } kernels[] = {
+    {"edge 3x3", KCONV_NAMED_EDGE, 3},
+    {"box 15x15", KCONV_NAMED_BOX, 15},
+    {"gaussian 31x31", KCONV_NAMED_GAUSSIAN, 31},
+  };
+  const KConvBackend backends[] = { KCONV_BACKEND_CPU, KCONV_BACKEND_CUDA };
+  for (int b = 0; b < 2; b++) {
+    if (!kconv_backend_available (backends[b]))
+      continue;
+    for (int on_device = 0; on_device <= (backends[b] == KCONV_BACKEND_CUDA);
+        on_device++) {
+#ifndef KCONV_BENCH_CUDA
+      if (on_device)
+        continue;
+#endif
+      for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        char label[128];
+        const char *bname = kconv_backend_info (backends[b])->name;
+        const char *memory = on_device ? "device" : "host";
+        snprintf (label, sizeof label, "%s %s %s", bname, memory,
+            kernels[k].name);
+        if (!bench_selected (&args, label))
+          continue;
+        int rows, cols;
+        float *w = kconv_named_kernel (kernels[k].k, kernels[k].size, 0,
+            &rows, &cols);
+        const KConvKernel kk = { cols, rows, w, 0, 0,
+          kconv_named_kernel_is_signed (kernels[k].k)
+        };
+        const KConvOptions opt = { backends[b], args.threads, -1 };
+        Case c = { NULL };
+        if (kconv_filter_new (&kk, KCONV_BORDER_REFLECT, &opt, &c.f) !=
+            KCONV_OK)
+          die ("kconv_filter_new");
+        free (w);
+        const KConvImage im = { in, W, H, W * 4, 4, 3, {0, 1, 2} };
+        c.src = c.dst = c.frame = im;
+        c.dst.data = out;
+        c.frame.data = frame;
+        c.on_device = on_device;
+#ifdef KCONV_BENCH_CUDA
+        void *d[3] = { NULL, NULL, NULL };
+        if (on_device) {
+          for (int i = 0; i < 3; i++)
+            if (cudaMalloc (&d[i], bytes) != cudaSuccess
+                || cudaMemcpy (d[i], in, bytes, cudaMemcpyHostToDevice) !=
+                cudaSuccess)
+              die ("device frames");
+          c.src.data = d[0];
+          c.dst.data = d[1];
+          c.frame.data = d[2];
+        }
+#endif
+        const double budget = args.quick ? 200 : 1000;
+        const double tw = median3 (whole, &c, budget);
+        const double tr = median3 (regions, &c, budget);
+        printf ("%-10s %-7s %-22s %10.3f %10.3f %6.1f%%\n", bname, memory,
+            kernels[k].name, tw, tr, 100 * tr / tw);
+        bench_csv_row (&args, "%s,%s,%s,%.4f,%.4f,%.4f", bname, memory,
+            kernels[k].name, tw, tr, tr / tw);
+#ifdef KCONV_BENCH_CUDA
+        for (int i = 0; i < 3; i++)
+          if (d[i])
+            cudaFree (d[i]);
+#endif
+        kconv_filter_free (c.f);
+      }
+    }
+  }
+  kconv_host_free (in, pinned[0]);
+  kconv_host_free (out, pinned[1]);
+  kconv_host_free (frame, pinned[2]);
+  bench_args_clear (&args);
+  return 0;
+}
