@@ -8,6 +8,8 @@
 #                                           and libFuzzer (tests/run-sanitizers.sh,
 #                                           tests/run-fuzz.sh)
 #   pipelines/install-deps.sh --bench       also OpenCV, the benchmarks' CPU peer
+#   pipelines/install-deps.sh --faces       also GStreamer's facedetect
+#                                           (pipelines/blur-faces.sh)
 # apt's progress is shown as one line every few seconds: the stage, the
 # packages done of those it installs, the seconds taken.
 set -euo pipefail
@@ -42,8 +44,11 @@ for group in "$@"; do
       apt-cache show libclang-rt-14-dev >/dev/null 2>&1 \
         && packages="$packages libclang-rt-14-dev" ;;
     --bench) packages="$packages g++ libopencv-dev" ;;
+    # facedetect (OpenCV's Haar cascades), which attaches a "face" ROI meta
+    # to each face it finds
+    --faces) packages="$packages gstreamer1.0-opencv" ;;
     *) echo "install-deps.sh: unknown group $group" \
-         "(--examples, --tests, --sanitizers, --bench)" >&2; exit 2 ;;
+         "(--examples, --tests, --sanitizers, --bench, --faces)" >&2; exit 2 ;;
   esac
 done
 # shellcheck disable=SC2086

@@ -35,13 +35,13 @@ gst-launch-1.0 -q filesrc location="$picture" ! pngdec ! videoconvert \
 zooms="0.6 0.7 0.8 0.9 1.0 1.1 1.25 1.4 1.55 1.7"
 i=0
 for zoom in $zooms; do
-  # the picture zoomed round its centre, cropped or framed in grey to w x h
+  # the picture zoomed round its centre, cropped or framed in black to w x h
   zw=$(awk -v z=$zoom -v n=$w 'BEGIN { printf "%d", n * z + 0.5 }')
   zh=$(awk -v z=$zoom -v n=$h 'BEGIN { printf "%d", n * z + 0.5 }')
   l=$(( (zw - w) / 2 )); t=$(( (zh - h) / 2 ))
   gst-launch-1.0 -q filesrc location="$picture" ! pngdec ! videoconvert \
     ! videoscale method=bilinear ! video/x-raw,width=$zw,height=$zh \
-    ! videobox fill=1 left=$l top=$t right=$(( zw - w - l )) bottom=$(( zh - h - t )) \
+    ! videobox fill=0 left=$l top=$t right=$(( zw - w - l )) bottom=$(( zh - h - t )) \
     ! videoconvert ! pngenc ! filesink location="$(printf '%s/zoom-%02d.png' "$out" $i)"
   i=$((i + 1))
 done
