@@ -5,7 +5,8 @@
  * regions=roi filters only inside the buffer's region-of-interest metas
  * (of the types roi-types names), outside-roi everything but them, fixed
  * the rectangles of region-list; region-margin grows each.  The frame is
- * filtered in place: inside the regions the samples the whole frame's
+ * filtered in place (into a copy where another element holds it too, as a
+ * tee's branches do): inside the regions the samples the whole frame's
  * filter gives (kconv_filter_run_rects), every other byte as it came, and
  * nothing copied where nothing changes.  Chroma is filtered at its own
  * resolution, its rectangles rounded outward.
@@ -255,6 +256,61 @@ filter_regions (GstKConvFilter * self, GstVideoFrame * frame,
   return st;
 }
 
+/* A copy of the frame of inbuf in a new output buffer (its metas too),
+ * where another holds inbuf or its memory: GStreamer's copy-on-write of
+ * CUDA memory cannot be relied on.  Takes inbuf; NULL (an error posted)
+ * when it fails. */
+static GstBuffer *
+output_copy (GstKConvFilter * self, GstBuffer * inbuf)
+{
+  GstKConvBase *base = GST_KCONV_BASE (self);
+  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  GstBuffer *out = NULL;
+  GstVideoFrame in, to;
+  gboolean ok = FALSE;
+  if (GST_KCONV_FILTER_PARENT->prepare_output_buffer (GST_BASE_TRANSFORM
+          (self), inbuf, &out) != GST_FLOW_OK || !out) {
+    gst_buffer_unref (inbuf);
+    return NULL;
+  }
+  if (out == inbuf)
+    return out;
+  if (!base->on_cuda_memory) {
+    ok = gst_video_frame_map (&in, info, inbuf, GST_MAP_READ);
+    if (ok && !(ok = gst_video_frame_map (&to, info, out, GST_MAP_WRITE)))
+      gst_video_frame_unmap (&in);
+    if (ok) {
+      ok = gst_video_frame_copy (&to, &in);
+      gst_video_frame_unmap (&to);
+      gst_video_frame_unmap (&in);
+    }
+  } else if (gst_kconv_base_map_cuda (base, &in, info, inbuf, GST_MAP_READ)) {
+    if (gst_kconv_base_map_cuda (base, &to, info, out, GST_MAP_WRITE)) {
+      void *stream = kconv_filter_stream (self->core);
+      KConvStatus st = KCONV_OK;
+      for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&in) && st == KCONV_OK;
+          p++)
+        st = kconv_device_copy (GST_VIDEO_FRAME_PLANE_DATA (&to, p),
+            GST_VIDEO_FRAME_PLANE_STRIDE (&to, p),
+            GST_VIDEO_FRAME_PLANE_DATA (&in, p),
+            GST_VIDEO_FRAME_PLANE_STRIDE (&in, p),
+            gst_kconv_frame_plane_row_bytes (&in, p),
+            gst_kconv_frame_plane_height (&in, p), stream);
+      ok = st == KCONV_OK && kconv_device_sync (stream) == KCONV_OK;
+      gst_video_frame_unmap (&to);
+    }
+    gst_video_frame_unmap (&in);
+  }
+  gst_buffer_unref (inbuf);
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not copy a frame to "
+            "filter its regions"), (NULL));
+    gst_buffer_unref (out);
+    return NULL;
+  }
+  return out;
+}
+
 GstFlowReturn
 gst_kconv_filter_regions_frame (GstKConvFilter * self, GstBuffer * inbuf)
 {
@@ -270,7 +326,14 @@ gst_kconv_filter_regions_frame (GstKConvFilter * self, GstBuffer * inbuf)
   }
   /* the filter runs one frame at a time: those in flight on it first */
   gst_kconv_base_wait_all (base);
-  GstBuffer *buf = gst_buffer_make_writable (inbuf);
+  /* in place where nobody else holds the frame; else into a copy */
+  GstBuffer *buf = gst_buffer_is_writable (inbuf)
+      && gst_buffer_is_all_memory_writable (inbuf) ? inbuf :
+      output_copy (self, inbuf);
+  if (!buf) {
+    free (cover);
+    return GST_FLOW_ERROR;
+  }
   GstVideoFrame frame;
   const gboolean on_device = base->on_cuda_memory;
   gboolean mapped = on_device ? gst_kconv_base_map_cuda (base, &frame, info,

@@ -31,11 +31,11 @@ struct KConvFilter
   int n_threads;                /* CPU threads (copies, on CUDA) */
   KConvOptions options;         /* as it was made */
   /* kconv_filter_run_rects: the identity that copies the rectangles, and
-   * the windows' buffer (host or device memory) */
+   * the windows' buffer (host, page-locked or device memory) */
   KConvFilter *copier;
   uint8_t *scratch;
   size_t scratch_size;
-  int scratch_on_device;
+  int scratch_kind;
 };
 
 /* Lets kconv_filter_run_rects' copier and buffer go (kconv_filter_free) */

@@ -73,22 +73,39 @@ copier (KConvFilter * f, KConvFilter ** out)
   return KCONV_OK;
 }
 
-/* Room for the windows: the filter's buffer, grown (host or device) */
+/* Where the windows' buffer lives: device memory, page-locked host memory
+ * (a CUDA filter's windows cross the bus by DMA) or plain host memory */
+enum
+{ SCRATCH_HOST, SCRATCH_PINNED, SCRATCH_DEVICE };
+
+static void
+scratch_free (KConvFilter * f)
+{
+  if (f->scratch_kind == SCRATCH_DEVICE)
+    f->ops->device_free (f->scratch);
+  else if (f->scratch_kind == SCRATCH_PINNED)
+    f->ops->host_free (f->scratch);
+  else
+    free (f->scratch);
+  f->scratch = NULL;
+  f->scratch_size = 0;
+}
+
+/* Room for the windows: the filter's buffer, grown */
 static KConvStatus
 scratch (KConvFilter * f, size_t size, int on_device, uint8_t ** out)
 {
-  if (f->scratch && f->scratch_size >= size
-      && f->scratch_on_device == on_device) {
+  const int kind = on_device ? SCRATCH_DEVICE : f->ops->host_alloc ?
+      SCRATCH_PINNED : SCRATCH_HOST;
+  if (f->scratch && f->scratch_size >= size && f->scratch_kind == kind) {
     *out = f->scratch;
     return KCONV_OK;
   }
-  if (f->scratch_on_device)
-    f->ops->device_free (f->scratch);
-  else
-    free (f->scratch);
-  f->scratch = on_device ? f->ops->device_alloc (size) : malloc (size);
+  scratch_free (f);
+  f->scratch = kind == SCRATCH_DEVICE ? f->ops->device_alloc (size) :
+      kind == SCRATCH_PINNED ? f->ops->host_alloc (size) : malloc (size);
   f->scratch_size = f->scratch ? size : 0;
-  f->scratch_on_device = on_device;
+  f->scratch_kind = kind;
   if (!f->scratch)
     return kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "no memory for the %zu "
         "bytes of the regions' windows%s", size, on_device ? " on the GPU" :
@@ -196,8 +213,5 @@ void
 kconv_filter_free_rects (KConvFilter * f)
 {
   kconv_filter_free (f->copier);
-  if (f->scratch_on_device)
-    f->ops->device_free (f->scratch);
-  else
-    free (f->scratch);
+  scratch_free (f);
 }
