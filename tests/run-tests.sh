@@ -4,7 +4,7 @@
 # names the skipped ones with the reason each gave.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-pipelines/install-deps.sh --tests --faces || { echo "run-tests.sh: installing the packages failed" >&2; exit 1; }
+pipelines/install-deps.sh --tests || { echo "run-tests.sh: installing the packages failed" >&2; exit 1; }
 pipelines/build.sh || { echo "run-tests.sh: the build failed" >&2; exit 1; }
 # photographs for the matcher's table (fetched from Debian's python3-skimage)
 if tests/photos.sh build/photos; then
