@@ -86,10 +86,13 @@ apt_stage() {
   else echo "starting"; fi
 }
 total="?"
-apt_run "apt-get update" $sudo apt-get update
+# another apt at work (a second install, an update): wait for it
+lock="-o DPkg::Lock::Timeout=600"
+# shellcheck disable=SC2086
+apt_run "apt-get update" $sudo apt-get $lock update
 # shellcheck disable=SC2086
 total=$($sudo apt-get install -s --no-install-recommends $missing | grep -c '^Inst ' || true)
 echo "install-deps.sh: $total packages to install, with what they need"
 # shellcheck disable=SC2086
-apt_run "apt-get install" $sudo apt-get install -y --no-install-recommends $missing
+apt_run "apt-get install" $sudo apt-get $lock install -y --no-install-recommends $missing
 echo "install-deps.sh: done"
