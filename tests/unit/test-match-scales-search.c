@@ -14,7 +14,8 @@
  * centres aligned, within a pixel, is where it lies).  The
  * scalar reference, over every scaled template in a window round each
  * size's best, finds the same positions and scores, to the bit.  CPU,
- * and CUDA where there is one.
+ * and CUDA where there is one.  Skipped (77) where KCONV_PHOTOS is not
+ * set (a build from the release tarball).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -234,7 +235,11 @@ main (void)
         check_photo (names[i], grey, backends[b]);
     free (grey);
   }
-  CHECK (photos == 4, "%d of the 4 photographs (KCONV_PHOTOS=%s)", photos,
-      dir ? dir : "(not set)");
+  if (!dir) {
+    printf ("no photographs (KCONV_PHOTOS is not set): skipped\n");
+    return 77;
+  }
+  CHECK (photos == 4, "%d of the 4 photographs in KCONV_PHOTOS=%s", photos,
+      dir);
   return check_summary ();
 }
