@@ -59,6 +59,8 @@ typedef struct
 {
   GstKConvRegionsMode mode;
   gchar *types;
+  GQuark *type_quarks;          /* types, split once: n_types of them */
+  gint n_types;
   gint margin;
   gchar *list_text;
   KConvRect *list;

@@ -94,10 +94,20 @@ gst_kconv_filter_regions_set (GstKConvFilter * self, guint which,
     case 0:
       r->mode = g_value_get_enum (value);
       break;
-    case 1:
+    case 1:{
       g_free (r->types);
       r->types = g_value_dup_string (value);
+      /* split once here, not for every meta of every frame */
+      gchar **names = g_strsplit (r->types ? r->types : "", ",", -1);
+      g_free (r->type_quarks);
+      r->type_quarks = g_new (GQuark, g_strv_length (names) + 1);
+      r->n_types = 0;
+      for (gint i = 0; names[i]; i++)
+        if (*g_strstrip (names[i]))
+          r->type_quarks[r->n_types++] = g_quark_from_string (names[i]);
+      g_strfreev (names);
       break;
+    }
     case 2:
       r->margin = g_value_get_int (value);
       break;
@@ -140,24 +150,19 @@ void
 gst_kconv_filter_regions_clear (GstKConvFilter * self)
 {
   g_clear_pointer (&self->regions.types, g_free);
+  g_clear_pointer (&self->regions.type_quarks, g_free);
   g_clear_pointer (&self->regions.list_text, g_free);
   g_clear_pointer (&self->regions.list, g_free);
 }
 
-/* Whether a meta of this type counts: types is a comma-separated list
- * (empty or NULL: every type) */
+/* Whether a meta of this type counts (every_type: roi-types is empty) */
 static gboolean
-type_counts (const gchar * types, GQuark type)
+type_counts (const GQuark * types, gint n, gboolean every_type, GQuark type)
 {
-  if (!types || !*types)
-    return TRUE;
-  const gchar *name = g_quark_to_string (type);
-  gchar **names = g_strsplit (types, ",", -1);
-  gboolean found = FALSE;
-  for (gint i = 0; names[i] && !found; i++)
-    found = name && strcmp (g_strstrip (names[i]), name) == 0;
-  g_strfreev (names);
-  return found;
+  for (gint i = 0; i < n; i++)
+    if (types[i] == type)
+      return TRUE;
+  return every_type;
 }
 
 /* The frame's regions (grown, clipped, made disjoint): *out malloc'd;
@@ -170,7 +175,9 @@ frame_regions (GstKConvFilter * self, GstBuffer * buf, gint width,
   GST_OBJECT_LOCK (self);
   const GstKConvRegionsMode mode = r->mode;
   const gint margin = r->margin;
-  gchar *types = g_strdup (r->types);
+  const gint n_types = r->n_types;
+  const gboolean every_type = !r->types || !*r->types;
+  GQuark *types = g_memdup2 (r->type_quarks, sizeof (GQuark) * n_types);
   GArray *rects = g_array_new (FALSE, FALSE, sizeof (KConvRect));
   if (mode == GST_KCONV_REGIONS_FIXED)
     g_array_append_vals (rects, r->list, r->n_list);
@@ -183,7 +190,7 @@ frame_regions (GstKConvFilter * self, GstBuffer * buf, gint width,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     const GstVideoRegionOfInterestMeta *roi =
         (const GstVideoRegionOfInterestMeta *) meta;
-    if (!type_counts (types, roi->roi_type))
+    if (!type_counts (types, n_types, every_type, roi->roi_type))
       continue;
     /* (a meta's unsigned values past the frame are clipped by the cover) */
     const KConvRect one = { (gint) MIN (roi->x, (guint) G_MAXINT / 2),
