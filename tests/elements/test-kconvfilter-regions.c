@@ -18,6 +18,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include "check-backends.h"
+#include "check-properties.h"
 #include "check-formats.h"
 
 #define W 62
@@ -223,29 +224,8 @@ GST_END_TEST;
 static void
 expect_refused (const gchar * text)
 {
-  GstElement *e = gst_element_factory_make ("kconvfilter", NULL);
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (e, bus);
-  g_object_set (e, "region-list", "1,2,3,4", NULL);
-  g_object_set (e, "region-list", text, NULL);
-  gchar *now = NULL;
-  g_object_get (e, "region-list", &now, NULL);
-  fail_unless_equals_string (now, "1,2,3,4");
-  g_free (now);
-  fail_unless (gst_element_set_state (e, GST_STATE_PAUSED) ==
-      GST_STATE_CHANGE_FAILURE, "\"%s\" was taken", text);
-  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (m != NULL);
-  GError *err = NULL;
-  gst_message_parse_error (m, &err, NULL);
-  fail_unless (strstr (err->message, "region-list") != NULL, "%s",
-      err->message);
-  g_error_free (err);
-  gst_message_unref (m);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (e);
+  gst_kconv_check_refused_at_start ("kconvfilter", "region-list", "1,2,3,4",
+      text);
 }
 
 GST_START_TEST (test_region_list_refusals)

@@ -14,6 +14,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include "check-backends.h"
+#include "check-properties.h"
 
 #define W 160
 #define H 120
@@ -240,29 +241,7 @@ GST_END_TEST;
 static void
 expect_refused (const gchar * text)
 {
-  GstElement *e = gst_element_factory_make ("kpatternmatch", NULL);
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (e, bus);
-  g_object_set (e, "scales", "0.5,2", NULL);
-  g_object_set (e, "scales", text, NULL);
-  gchar *now = NULL;
-  g_object_get (e, "scales", &now, NULL);
-  fail_unless_equals_string (now, "0.5,2");
-  g_free (now);
-  /* starting names the refused value */
-  fail_unless (gst_element_set_state (e, GST_STATE_PAUSED) ==
-      GST_STATE_CHANGE_FAILURE, "\"%s\" was taken", text);
-  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (m != NULL);
-  GError *err = NULL;
-  gst_message_parse_error (m, &err, NULL);
-  fail_unless (strstr (err->message, "scales") != NULL, "%s", err->message);
-  g_error_free (err);
-  gst_message_unref (m);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (e);
+  gst_kconv_check_refused_at_start ("kpatternmatch", "scales", "0.5,2", text);
 }
 
 GST_START_TEST (test_refusals)
