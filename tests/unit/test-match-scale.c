@@ -239,7 +239,7 @@ test_merge (void)
   const int n_found[2] = { 3, 3 }, widths[2] = { 10, 20 }, heights[2] = {
     10, 20
   };
-  KMatchPosition out[6];         /* room for the most asked, 6 */
+  KMatchPosition out[6];        /* room for the most asked, 6 */
   int size[6];
   int n = kmatch_merge_sizes (&found[0][0], n_found, 3, widths, heights, 2,
       4, out, size);
