@@ -13,8 +13,9 @@
  *   KCONV_CUDA_BANDS=N                bands a frame in flight is cut into
  *   KCONV_CUDA_MATCH_PRUNE=0|1        the GPU's search bounds positions
  *                                     first never, or always
- *   KCONV_CUDA_MATCH_FFT=0            the GPU correlates 16-bit samples
- *                                     directly, never through the FFT
+ *   KCONV_CUDA_MATCH_FFT=0|1          the GPU correlates directly, never
+ *                                     through the FFT; or through it
+ *                                     wherever it is exact
  */
 #ifndef KCONV_TUNING_ENV_H
 #define KCONV_TUNING_ENV_H
@@ -43,7 +44,7 @@ tuning_from_environment (void)
   if ((v = getenv ("KCONV_CUDA_MATCH_PRUNE")))
     t.cuda_match_prune = atoi (v) != 0;
   if ((v = getenv ("KCONV_CUDA_MATCH_FFT")))
-    t.cuda_match_fft = atoi (v) != 0 ? -1 : 0;
+    t.cuda_match_fft = atoi (v) > 0 ? 1 : atoi (v) == 0 ? 0 : -1;
   kconv_tuning_set (&t);
 }
 

@@ -18,6 +18,7 @@
 #include "kmatch-cuda.h"
 #include "kmatch-cuda-prune.h"
 #include "kmatch-cuda-methods.h"
+#include "kmatch-cuda-fft.h"
 #include "kconv-cuda.h"
 #include "kconv-cuda-fence.cuh"
 #include "kconv-cuda-common.cuh"
@@ -63,6 +64,7 @@ struct KMatchCuda
    * count (the x of one more) */
   uint64_t *d_ft;
   size_t ft_size;
+  KMatchCudaFft *fft; /* the same sums through the FFT, for large templates */
   uint8_t *d_scratch;
   size_t scratch_size;
   KMatchSums *h_sums, *dh_sums; /* page-locked, and where the GPU sees it */
@@ -494,6 +496,7 @@ kmatch_cuda_set_template (KMatchCuda *g, const uint8_t *tmpl, int tw, int th,
   cudaFree (g->d_plain);
   cudaFree (g->d_plain_mask);
   g->d_plain = g->d_plain_mask = NULL;
+  kmatch_cuda_fft_set_template (&g->fft, NULL, 0, 0, 0);
   KCONV_CUDA_CHECK (cudaMalloc (&g->d_plain, n));
   KCONV_CUDA_CHECK (cudaMemcpy (g->d_plain, tmpl, n, cudaMemcpyHostToDevice));
   if (byte_mask) {
@@ -501,6 +504,9 @@ kmatch_cuda_set_template (KMatchCuda *g, const uint8_t *tmpl, int tw, int th,
     KCONV_CUDA_CHECK (
         cudaMemcpy (g->d_plain_mask, byte_mask, n, cudaMemcpyHostToDevice));
   }
+  /* (the scored search, the FFT's user, takes templates without masks) */
+  kmatch_cuda_fft_set_template (&g->fft, byte_mask ? NULL : g->d_plain, row,
+      th, ch);
   /* copies from pageable memory may return before their DMA ends, and the
    * matcher's streams do not wait for the legacy one */
   KCONV_CUDA_CHECK (cudaStreamSynchronize (0));
@@ -824,22 +830,26 @@ scored_search (KMatchCuda *g, KMatchCudaSlot *s, const KMatchScoring *sc,
         rh, pitch, n_threads);
   if (st != KCONV_OK)
     return st;
-  const size_t smem = (size_t) g->th * (g->words + 1) * 16;
-  const bool staged = smem <= (size_t) g->smem_optin;
-  void (*fn) (const uint8_t *, int, int, int, const uint4 *, int, int,
-      uint64_t *);
-  if (g->ch == 1)
-    fn = staged ? corr_kernel<1, true> : corr_kernel<1, false>;
-  else
-    fn = staged ? corr_kernel<3, true> : corr_kernel<3, false>;
-  static KConvCudaSmemAllowed allowed[2]; /* [ch 3] */
-  if (staged)
-    KCONV_CUDA_CHECK (kconv_cuda_allow_smem (fn, smem, &allowed[g->ch == 3]));
-  dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP),
-      (mh + ROWS - 1) / ROWS);
-  fn<<<grid, THREADS, staged ? smem : 0, g->stream>>> (s->d_frame, pitch, mw,
-      mh, g->d_tmpl, g->words, g->th, g->d_ft);
-  KCONV_CUDA_CHECK (cudaGetLastError ());
+  if (!kmatch_cuda_fft_correlate (g->fft, s->d_frame, pitch, mw, mh, g->d_ft,
+          g->stream, &st)) {
+    const size_t smem = (size_t) g->th * (g->words + 1) * 16;
+    const bool staged = smem <= (size_t) g->smem_optin;
+    void (*fn) (const uint8_t *, int, int, int, const uint4 *, int, int,
+        uint64_t *);
+    if (g->ch == 1)
+      fn = staged ? corr_kernel<1, true> : corr_kernel<1, false>;
+    else
+      fn = staged ? corr_kernel<3, true> : corr_kernel<3, false>;
+    static KConvCudaSmemAllowed allowed[2]; /* [ch 3] */
+    if (staged)
+      KCONV_CUDA_CHECK (kconv_cuda_allow_smem (fn, smem, &allowed[g->ch == 3]));
+    dim3 grid ((mw + THREADS * GROUP - 1) / (THREADS * GROUP),
+        (mh + ROWS - 1) / ROWS);
+    fn<<<grid, THREADS, staged ? smem : 0, g->stream>>> (s->d_frame, pitch, mw,
+        mh, g->d_tmpl, g->words, g->th, g->d_ft);
+    KCONV_CUDA_CHECK (cudaGetLastError ());
+  }
+  KCONV_TRY (st);
   const KMatchCudaMethodsJob job = { s->d_frame, pitch, g->d_ft, mw, mh, g->tw,
     g->th, g->d_scratch, max_matches, g->dh_sums, &g->dh_sums[max_matches].x };
   /* (the picks are written straight to page-locked memory: a copy after
@@ -934,6 +944,7 @@ kmatch_cuda_free (KMatchCuda *g)
   cudaFree (g->d_plain_mask);
   cudaFree (g->d_map);
   cudaFree (g->d_ft);
+  kmatch_cuda_fft_free (g->fft);
   cudaFree (g->d_scratch);
   cudaFree (g->d_shared);
   if (g->h_window)

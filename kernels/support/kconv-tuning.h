@@ -43,9 +43,10 @@ typedef struct
                                  * (0: the default) */
   int cuda_match_prune;         /* -1: the GPU's search bounds positions
                                  * first where that pays; 0 never, 1 always */
-  int cuda_match_fft;           /* -1: the GPU correlates 16-bit samples
-                                 * through the FFT where it is exact; 0
-                                 * never (directly) */
+  int cuda_match_fft;           /* -1: the GPU correlates through the FFT
+                                 * where it is exact (16-bit samples) and,
+                                 * for 8-bit ones, costs less; 1 wherever
+                                 * it is exact; 0 never (directly) */
 } KConvTuning;
 
 /* The knobs in force: the defaults, unless set. */

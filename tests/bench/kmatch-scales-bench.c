@@ -27,6 +27,7 @@
 #include "kmatch.h"
 #include "bench-harness.h"
 #include "photo.h"
+#include "tuning-env.h"
 #ifdef KCONV_BENCH_OPENCV
 #include "bench-peer-opencv.h"
 #endif
@@ -251,6 +252,7 @@ main (int argc, char **argv)
     return 2;
   }
   threads = args.threads;
+  tuning_from_environment ();
 #ifdef KCONV_BENCH_OPENCV
   peer_opencv_set_threads (args.threads);
 #endif

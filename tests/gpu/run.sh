@@ -28,6 +28,10 @@ step "core: the match table with the GPU's search pruning every case"
 KCONV_CUDA_MATCH_PRUNE=1 $b/tests/unit/test-cuda-vs-reference 20261122 match 2>&1 \
   | tail -n 2 || status=1
 
+step "core: the methods table with every 8-bit correlation through the FFT"
+KCONV_CUDA_MATCH_FFT=1 $b/tests/unit/test-cuda-vs-reference 20261122 methods 2>&1 \
+  | tail -n 2 || status=1
+
 step "core: the same under compute-sanitizer memcheck"
 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
   $b/tests/unit/test-cuda-vs-reference 2>&1 | tail -n 6 || status=1
