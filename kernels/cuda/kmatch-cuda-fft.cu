@@ -80,8 +80,8 @@ product_kernel (double2 *spec, const double2 *__restrict__ kspec, size_t n)
 
 /* ft at the mw x mh positions: the sums, rounded to the exact integers */
 __global__ void
-finish_kernel (const double *__restrict__ real, int nx, int ch, int mw,
-    int mh, uint64_t *ft)
+finish_kernel (const double *__restrict__ real, int nx, int ch, int mw, int mh,
+    uint64_t *ft)
 {
   const int x = blockIdx.x * THREADS + threadIdx.x, y = blockIdx.y;
   if (x >= mw || y >= mh)
@@ -109,8 +109,8 @@ release_plane (KMatchCudaFft *f)
 }
 
 void
-kmatch_cuda_fft_set_template (KMatchCudaFft **f, const uint8_t *d_tmpl,
-    int row, int th, int ch)
+kmatch_cuda_fft_set_template (KMatchCudaFft **f, const uint8_t *d_tmpl, int row,
+    int th, int ch)
 {
   if (!*f && !(*f = (KMatchCudaFft *) calloc (1, sizeof **f)))
     return; /* no FFT then: the direct path */
@@ -135,7 +135,7 @@ make_plane (KMatchCudaFft *f, const KConvCufft *cf, int nx, int ny)
            cudaMalloc (&f->d_spec, cplane * sizeof (double2)) == cudaSuccess &&
            cudaMalloc (&f->d_kspec, cplane * sizeof (double2)) == cudaSuccess;
   if (ok && cf->plan_many (&f->fwd, 2, n, NULL, 1, (int) plane, NULL, 1,
-          (int) cplane, CUFFT_D2Z, 1) == CUFFT_SUCCESS) {
+                (int) cplane, CUFFT_D2Z, 1) == CUFFT_SUCCESS) {
     if (cf->plan_many (&f->inv, 2, n, NULL, 1, (int) cplane, NULL, 1,
             (int) plane, CUFFT_Z2D, 1) == CUFFT_SUCCESS)
       f->have_plans = 1;

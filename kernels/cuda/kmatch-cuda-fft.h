@@ -14,7 +14,7 @@ typedef struct KMatchCudaFft KMatchCudaFft;
 /* The template a matcher correlates: th rows of row bytes (ch bytes a
  * pixel, no mask) in device memory, which stays there until the next call
  * or the free.  Its spectrum is made on the next correlation. */
-void kmatch_cuda_fft_set_template (KMatchCudaFft ** f, const uint8_t *d_tmpl,
+void kmatch_cuda_fft_set_template (KMatchCudaFft ** f, const uint8_t * d_tmpl,
     int row, int th, int ch);
 
 /* ft[y * mw + x] = the sum of F T at every position of the region (rows of
@@ -25,8 +25,8 @@ void kmatch_cuda_fft_set_template (KMatchCudaFft ** f, const uint8_t *d_tmpl,
  * tuning forces it, a template small enough that summing directly costs
  * less).  A failure to make its buffers or plans is a 0 too, so the
  * search goes on directly on a device short of memory. */
-int kmatch_cuda_fft_correlate (KMatchCudaFft * f, const uint8_t *region,
-    int pitch, int mw, int mh, uint64_t *ft, cudaStream_t stream,
+int kmatch_cuda_fft_correlate (KMatchCudaFft * f, const uint8_t * region,
+    int pitch, int mw, int mh, uint64_t * ft, cudaStream_t stream,
     KConvStatus * st);
 
 void kmatch_cuda_fft_free (KMatchCudaFft * f);

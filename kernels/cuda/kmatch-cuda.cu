@@ -505,8 +505,8 @@ kmatch_cuda_set_template (KMatchCuda *g, const uint8_t *tmpl, int tw, int th,
         cudaMemcpy (g->d_plain_mask, byte_mask, n, cudaMemcpyHostToDevice));
   }
   /* (the scored search, the FFT's user, takes templates without masks) */
-  kmatch_cuda_fft_set_template (&g->fft, byte_mask ? NULL : g->d_plain, row,
-      th, ch);
+  kmatch_cuda_fft_set_template (&g->fft, byte_mask ? NULL : g->d_plain, row, th,
+      ch);
   /* copies from pageable memory may return before their DMA ends, and the
    * matcher's streams do not wait for the legacy one */
   KCONV_CUDA_CHECK (cudaStreamSynchronize (0));
