@@ -64,6 +64,10 @@ done
 for job in $(jobs -p); do wait "$job" || status=1; done
 tail -q -n 2 "$out"/racecheck-*.log
 
+step "core: filtering regions only, CUDA's cases under racecheck"
+compute-sanitizer --tool racecheck --error-exitcode 9 \
+  $b/tests/unit/test-filter-rects cuda 2>&1 | tail -n 3 || status=1
+
 step "core: memcheck over the match table while two pipelines load the GPU"
 for i in 1 2; do
   timeout 300 gst-launch-1.0 -q videotestsrc num-buffers=1000000 \
