@@ -13,7 +13,8 @@
  * in system memory does: the windows cross the bus, not the frame) and,
  * where built with the CUDA runtime (KCONV_BENCH_CUDA), frames in device
  * memory (GStreamer's CUDA memory).  Medians of three rounds; the ratio
- * regions / whole frame.
+ * regions / whole frame, and the same call with two 1x1 regions: the cost
+ * that does not follow the area.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +32,16 @@
 
 static const KConvRect two[2] = { {400, 300, 200, 200}, {1300, 600, 200, 200} };
 
+/* the same call with 1x1 regions: what the region path costs whatever
+ * the area (the column "two 1x1") */
+static const KConvRect dots[2] = { {500, 400, 1, 1}, {1400, 700, 1, 1} };
+
 typedef struct
 {
   KConvFilter *f;
   KConvImage src, dst, frame;
   int on_device;
+  const KConvRect *rects;
 } Case;
 
 static void
@@ -62,8 +68,8 @@ regions (void *p)
 {
   Case *c = p;
   KConvStatus st = c->on_device ? kconv_filter_run_rects_device (c->f,
-      &c->frame, &c->frame, two, 2, NULL) : kconv_filter_run_rects (c->f,
-      &c->frame, &c->frame, two, 2);
+      &c->frame, &c->frame, c->rects, 2, NULL) :
+      kconv_filter_run_rects (c->f, &c->frame, &c->frame, c->rects, 2);
   if (st == KCONV_OK && c->on_device)
     st = kconv_device_sync (NULL);
   if (st != KCONV_OK)
@@ -85,7 +91,7 @@ main (int argc, char **argv)
   BenchArgs args;
   if (bench_args_parse (argc, argv, BENCH_THREADS | BENCH_QUICK | BENCH_CSV
           | BENCH_ONLY | BENCH_PHOTOS, "backend,memory,kernel,whole_ms,"
-          "regions_ms,ratio", &args) != 0)
+          "regions_ms,ratio,two_1x1_ms", &args) != 0)
     return 2;
   const size_t bytes = (size_t) W * H * 4;
   uint8_t *rgb = args.photos ? photo_load (args.photos, "astronaut", W, H,
@@ -102,8 +108,8 @@ main (int argc, char **argv)
   free (rgb);
   printf ("1920x1080 RGBA (%s), two 200x200 regions against the whole "
       "frame; ms\n", args.photos ? "astronaut" : "a pattern");
-  printf ("%-10s %-7s %-22s %10s %10s %7s\n", "backend", "memory", "kernel",
-      "whole", "regions", "ratio");
+  printf ("%-10s %-7s %-22s %10s %10s %7s %9s\n", "backend", "memory",
+      "kernel", "whole", "regions", "ratio", "two 1x1");
   static const struct
   {
     const char *name;
@@ -164,11 +170,14 @@ main (int argc, char **argv)
 #endif
         const double budget = args.quick ? 200 : 1000;
         const double tw = median3 (whole, &c, budget);
+        c.rects = two;
         const double tr = median3 (regions, &c, budget);
-        printf ("%-10s %-7s %-22s %10.3f %10.3f %6.1f%%\n", bname, memory,
-            kernels[k].name, tw, tr, 100 * tr / tw);
-        bench_csv_row (&args, "%s,%s,%s,%.4f,%.4f,%.4f", bname, memory,
-            kernels[k].name, tw, tr, tr / tw);
+        c.rects = dots;
+        const double td = median3 (regions, &c, budget);
+        printf ("%-10s %-7s %-22s %10.3f %10.3f %6.1f%% %9.3f\n", bname,
+            memory, kernels[k].name, tw, tr, 100 * tr / tw, td);
+        bench_csv_row (&args, "%s,%s,%s,%.4f,%.4f,%.4f,%.4f", bname, memory,
+            kernels[k].name, tw, tr, tr / tw, td);
 #ifdef KCONV_BENCH_CUDA
         for (int i = 0; i < 3; i++)
           if (d[i])
