@@ -36,6 +36,10 @@ struct KConvFilter
   uint8_t *scratch;
   size_t scratch_size;
   int scratch_kind;
+  /* and on the CPU one one-thread copy of the filter for each thread of
+   * its team, which filter the rectangles' strips side by side */
+  KConvFilter **solo;
+  int n_solo;
 };
 
 /* Lets kconv_filter_run_rects' copier and buffer go (kconv_filter_free) */
