@@ -193,7 +193,8 @@ struct KConvBackendOps
   int (*slot_done) (KConvSlot * slot);
   void (*slot_free) (KConvSlot * slot);
 
-  /* Device memory (NULL on the host backends) */
+  /* Device memory (NULL on the host backends); copies between device
+   * memory and device or host memory (the direction from the pointers) */
     KConvStatus (*device_copy) (void *dst, ptrdiff_t dst_stride,
       const void *src, ptrdiff_t src_stride, size_t row_bytes, int rows,
       void *stream);

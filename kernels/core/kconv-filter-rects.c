@@ -15,6 +15,10 @@
  * them, which writes the image's channels alone (keep_other_bytes): the
  * destination's other bytes stay as they are.
  *
+ * On a GPU with the image in host memory, in place, every window's
+ * upload, filter and download are queued on the filter's stream with one
+ * wait at the end, where a window each was a round trip with its own.
+ *
  * On the CPU with a team of threads, in place, the rectangles are cut
  * into strips of rows, as many as the team's threads, and all the strips'
  * windows are filtered in one team, each strip by a one-thread copy of
@@ -271,6 +275,84 @@ run_strips (KConvFilter * f, const KConvImage * im, const KConvRect * rects,
   return done;
 }
 
+/* ---- a GPU, the image in host memory: one wait ---- */
+
+/* The windows of rects and their places in a buffer, *total bytes */
+static KConvRect *
+windows_of (const KConvFilter * f, const KConvRect * rects, int n,
+    const KConvImage * im, size_t **at, size_t *total)
+{
+  KConvRect *win = malloc (sizeof *win * n);
+  *at = malloc (sizeof **at * n);
+  *total = 0;
+  if (!win || !*at) {
+    free (win);
+    free (*at);
+    *at = NULL;
+    return NULL;
+  }
+  for (int i = 0; i < n; i++) {
+    win[i] = window_of (&f->plan, rects[i], im->width, im->height);
+    (*at)[i] = *total;
+    *total += (size_t) win[i].width * im->pixel_stride * win[i].height;
+  }
+  return win;
+}
+
+/* In place on a device backend, the image in host memory: 1 and *st, or
+ * 0 where the ordinary path should run (a backend without device memory,
+ * or a filter on a device other than the default one: the buffer is made
+ * on the current device, which the ordinary path never needs).  The
+ * windows go up into device memory, are filtered there into as many
+ * more, and their rectangles come down into the image, all on the
+ * filter's stream. */
+static int
+run_uploaded (KConvFilter * f, const KConvImage * im, const KConvRect * rects,
+    int n, KConvStatus * st)
+{
+  if (!f->ops->device_alloc || !f->ops->device_copy || !f->ops->device_sync
+      || f->options.device_id > 0)
+    return 0;
+  size_t *at = NULL, total = 0;
+  KConvRect *win = windows_of (f, rects, n, im, &at, &total);
+  const int ps = im->pixel_stride;
+  uint8_t *buf = NULL;
+  void *stream = kconv_filter_stream (f);
+  *st = win ? scratch (f, 2 * total, 1, &buf) :
+      kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+  for (int i = 0; *st == KCONV_OK && i < n; i++) {
+    const KConvImage w = view (im, win[i]);
+    const ptrdiff_t pitch = (ptrdiff_t) win[i].width * ps;
+    *st = f->ops->device_copy (buf + at[i], pitch, w.data, w.stride,
+        (size_t) pitch, win[i].height, stream);
+  }
+  for (int i = 0; *st == KCONV_OK && i < n; i++) {
+    KConvImage w = view (im, win[i]), out;
+    w.data = buf + at[i];
+    w.stride = (ptrdiff_t) win[i].width * ps;
+    w.keep_other_bytes = 0;
+    out = w;
+    out.data = buf + total + at[i];
+    *st = kconv_filter_run_device (f, &w, &out, stream);
+  }
+  for (int i = 0; *st == KCONV_OK && i < n; i++) {
+    const ptrdiff_t pitch = (ptrdiff_t) win[i].width * ps;
+    const uint8_t *from = buf + total + at[i] +
+        (ptrdiff_t) (rects[i].y - win[i].y) * pitch +
+        (ptrdiff_t) (rects[i].x - win[i].x) * ps;
+    const KConvImage to = view (im, rects[i]);
+    *st = f->ops->device_copy (to.data, to.stride, from, pitch,
+        (size_t) rects[i].width * ps, rects[i].height, stream);
+  }
+  /* (waited for after a failure too: nothing may still read the buffer) */
+  const KConvStatus waited = win ? f->ops->device_sync (stream) : KCONV_OK;
+  if (*st == KCONV_OK)
+    *st = waited;
+  free (win);
+  free (at);
+  return 1;
+}
+
 static int
 rects_inside (const KConvRect * rects, int n, const KConvImage * im)
 {
@@ -300,21 +382,15 @@ run_rects (KConvFilter * f, const KConvImage * src, const KConvImage * dst,
   if (n == 0)
     return KCONV_OK;
   KConvStatus st;
-  if (!on_device && src->data == dst->data && src->stride == dst->stride
-      && run_strips (f, dst, rects, n, &st))
+  const int in_place = src->data == dst->data && src->stride == dst->stride;
+  if (!on_device && in_place && (run_uploaded (f, dst, rects, n, &st)
+          || run_strips (f, dst, rects, n, &st)))
     return st;
-  KConvRect *win = malloc (sizeof *win * n);
-  size_t *at = malloc (sizeof *at * n), total = 0;
-  st = win && at ? KCONV_OK :
-      kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
-  for (int i = 0; st == KCONV_OK && i < n; i++) {
-    win[i] = window_of (&f->plan, rects[i], src->width, src->height);
-    at[i] = total;
-    total += (size_t) win[i].width * src->pixel_stride * win[i].height;
-  }
+  size_t *at = NULL, total = 0;
+  KConvRect *win = windows_of (f, rects, n, src, &at, &total);
+  st = win ? KCONV_OK : kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
   uint8_t *buf = NULL;
   KConvFilter *copy = NULL;
-  const int in_place = src->data == dst->data && src->stride == dst->stride;
   if (st == KCONV_OK)
     st = scratch (f, total, on_device, &buf);
   if (st == KCONV_OK && !in_place)
