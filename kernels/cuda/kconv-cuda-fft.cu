@@ -67,6 +67,23 @@ kconv_cuda_cufft (void)
   return cufft_load () ? &cufft : NULL;
 }
 
+cufftResult
+kconv_cuda_fft_plans (int nx, int ny, int batch, cufftHandle *fwd,
+    cufftHandle *inv)
+{
+  int n[2] = { ny, nx };
+  const int plane = nx * ny, cplane = (nx / 2 + 1) * ny;
+  cufftResult r = cufft.plan_many (fwd, 2, n, NULL, 1, plane, NULL, 1, cplane,
+      CUFFT_D2Z, batch);
+  if (r != CUFFT_SUCCESS)
+    return r;
+  r = cufft.plan_many (inv, 2, n, NULL, 1, cplane, NULL, 1, plane, CUFFT_Z2D,
+      batch);
+  if (r != CUFFT_SUCCESS)
+    cufft.destroy (*fwd);
+  return r;
+}
+
 /* ---- device kernels ---- */
 
 /* plane[c][y][x] = source sample (x - ax, y - ay) under the border rule
@@ -106,12 +123,23 @@ fft_multiply_kernel (double2 *spec, const double2 *kspec, size_t n, int nch)
   }
 }
 
+/* out = conj (spec) * scale (out may be spec) */
 __global__ void
-fft_conjugate_scale_kernel (double2 *kspec, size_t n, double scale)
+fft_conjugate_scale_kernel (const double2 *spec, double2 *out, size_t n,
+    double scale)
 {
   const size_t i = (size_t) blockIdx.x * FFT_THREADS + threadIdx.x;
   if (i < n)
-    kspec[i] = make_double2 (kspec[i].x * scale, -kspec[i].y * scale);
+    out[i] = make_double2 (spec[i].x * scale, -spec[i].y * scale);
+}
+
+KConvStatus
+kconv_cuda_fft_conjugate (const double2 *spec, double2 *out, size_t n,
+    double scale, cudaStream_t stream)
+{
+  fft_conjugate_scale_kernel<<<(unsigned) ((n + FFT_THREADS - 1) / FFT_THREADS),
+      FFT_THREADS, 0, stream>>> (spec, out, n, scale);
+  return kconv_cuda_status (cudaGetLastError (), "the spectrum's conjugate");
 }
 
 template <int NCH>
@@ -212,15 +240,9 @@ fft_prepare (KConvCudaFft *f, const KConvCudaJob *job, cudaStream_t stream)
     FAIL ("FFT buffers for %dx%d: %s", f->fw, f->fh, cudaGetErrorString (e));
 
   int n[2] = { f->fh, f->fw };
-  cufftResult r;
-  if ((r = cufft.plan_many (&f->fwd, 2, n, NULL, 1, (int) plane, NULL, 1,
-           (int) cplane, CUFFT_D2Z, nch)) != CUFFT_SUCCESS)
-    FAIL ("cufftPlanMany (D2Z %dx%d x%d): error %d", f->fw, f->fh, nch, r);
-  if ((r = cufft.plan_many (&f->inv, 2, n, NULL, 1, (int) cplane, NULL, 1,
-           (int) plane, CUFFT_Z2D, nch)) != CUFFT_SUCCESS) {
-    cufft.destroy (f->fwd);
-    FAIL ("cufftPlanMany (Z2D %dx%d x%d): error %d", f->fw, f->fh, nch, r);
-  }
+  cufftResult r = kconv_cuda_fft_plans (f->fw, f->fh, nch, &f->fwd, &f->inv);
+  if (r != CUFFT_SUCCESS)
+    FAIL ("cufftPlanMany (%dx%d x%d): error %d", f->fw, f->fh, nch, r);
   f->have_plans = 1;
 
   /* the kernel's spectrum: weights at the origin of a zero plane */
@@ -248,10 +270,12 @@ fft_prepare (KConvCudaFft *f, const KConvCudaJob *job, cudaStream_t stream)
   cufft.destroy (one);
   if (r != CUFFT_SUCCESS)
     FAIL ("cufftExecD2Z (kernel): error %d", r);
-  fft_conjugate_scale_kernel<<<kconv_div_up ((int) cplane, FFT_THREADS),
-      FFT_THREADS, 0, stream>>> (f->kspec, cplane, 1.0 / (double) plane);
-  if ((e = cudaGetLastError ()) != cudaSuccess)
-    FAIL ("kernel spectrum: %s", cudaGetErrorString (e));
+  const KConvStatus conj = kconv_cuda_fft_conjugate (f->kspec, f->kspec, cplane,
+      1.0 / (double) plane, stream);
+  if (conj != KCONV_OK) {
+    fft_release (f);
+    return conj;
+  }
 
   f->width = job->width;
   f->height = job->height;

@@ -13,10 +13,10 @@
 typedef cufftResult (*PlanManyFn) (cufftHandle *, int, int *, int *, int, int,
     int *, int, int, cufftType, int);
 typedef cufftResult (*SetStreamFn) (cufftHandle, cudaStream_t);
-typedef cufftResult (
-    *ExecD2ZFn) (cufftHandle, cufftDoubleReal *, cufftDoubleComplex *);
-typedef cufftResult (
-    *ExecZ2DFn) (cufftHandle, cufftDoubleComplex *, cufftDoubleReal *);
+typedef cufftResult (*ExecD2ZFn) (cufftHandle, cufftDoubleReal *,
+    cufftDoubleComplex *);
+typedef cufftResult (*ExecZ2DFn) (cufftHandle, cufftDoubleComplex *,
+    cufftDoubleReal *);
 typedef cufftResult (*DestroyFn) (cufftHandle);
 struct KConvCufft
 {
@@ -30,6 +30,19 @@ struct KConvCufft
 
 /* cuFFT, loaded once a process; NULL where it cannot be */
 const KConvCufft *kconv_cuda_cufft (void);
+
+/* A D2Z and a Z2D plan of `batch` ny x nx planes laid one after another
+ * (real planes nx * ny values apart, spectra (nx / 2 + 1) * ny), cuFFT
+ * loaded: CUFFT_SUCCESS, or the failing call's result with neither plan
+ * left made */
+cufftResult kconv_cuda_fft_plans (int nx, int ny, int batch,
+    cufftHandle * fwd, cufftHandle * inv);
+
+/* out[i] = conj (spec[i]) * scale for i < n, queued on stream (out may be
+ * spec): a kernel's spectrum for a correlation, with the inverse
+ * transform's scale in it */
+KConvStatus kconv_cuda_fft_conjugate (const double2 * spec, double2 * out,
+    size_t n, double scale, cudaStream_t stream);
 
 struct KConvCudaFft;
 

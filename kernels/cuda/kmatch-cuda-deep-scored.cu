@@ -308,16 +308,6 @@ fft_lay_kernel (const uint16_t *__restrict__ values, int pitch, int w, int h,
           : 0.0;
 }
 
-/* kspec = conj (spec) / (nx ny): a kernel's spectrum, for a correlation */
-__global__ void
-fft_conjugate_kernel (const double2 *spec, double2 *kspec, size_t n,
-    double scale)
-{
-  const size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    kspec[i] = make_double2 (spec[i].x * scale, -spec[i].y * scale);
-}
-
 /* The region's spectrum times the high and the low byte's */
 __global__ void
 fft_products_kernel (const double2 *spec, const double2 *khi,
@@ -375,17 +365,8 @@ fft_prepare (KMatchCudaDeep *d, const KConvCufft *cf, int nx, int ny)
     KCONV_CUDA_CHECK (cudaMalloc (&d->d_spec, cplane * sizeof (double2)));
     KCONV_CUDA_CHECK (cudaMalloc (&d->d_spec2, cplane * sizeof (double2)));
     KCONV_CUDA_CHECK (cudaMalloc (&d->d_kspec, 2 * cplane * sizeof (double2)));
-    int n[2] = { ny, nx };
-    if (cf->plan_many (&d->fwd, 2, n, NULL, 1, (int) plane, NULL, 1,
-            (int) cplane, CUFFT_D2Z, 1) != CUFFT_SUCCESS)
-      return kconv_fail (KCONV_ERROR_DEVICE, "cufftPlanMany (D2Z %dx%d)", nx,
-          ny);
-    if (cf->plan_many (&d->inv, 2, n, NULL, 1, (int) cplane, NULL, 1,
-            (int) plane, CUFFT_Z2D, 1) != CUFFT_SUCCESS) {
-      cf->destroy (d->fwd);
-      return kconv_fail (KCONV_ERROR_DEVICE, "cufftPlanMany (Z2D %dx%d)", nx,
-          ny);
-    }
+    if (kconv_cuda_fft_plans (nx, ny, 1, &d->fwd, &d->inv) != CUFFT_SUCCESS)
+      return kconv_fail (KCONV_ERROR_DEVICE, "cufftPlanMany (%dx%d)", nx, ny);
     d->have_plans = 1;
     d->nx = nx;
     d->ny = ny;
@@ -404,10 +385,8 @@ fft_prepare (KMatchCudaDeep *d, const KConvCufft *cf, int nx, int ny)
     if (cf->exec_d2z (d->fwd, d->d_real, (cufftDoubleComplex *) d->d_spec) !=
         CUFFT_SUCCESS)
       return kconv_fail (KCONV_ERROR_DEVICE, "cufftExecD2Z (template)");
-    fft_conjugate_kernel<<<(unsigned) ((cplane + 255) / 256), 256, 0,
-        d->stream>>> (d->d_spec, d->d_kspec + half * cplane, cplane,
-        1.0 / (double) plane);
-    KCONV_CUDA_CHECK (cudaGetLastError ());
+    KCONV_TRY (kconv_cuda_fft_conjugate (d->d_spec, d->d_kspec + half * cplane,
+        cplane, 1.0 / (double) plane, d->stream));
   }
   d->kspec_generation = d->generation;
   return KCONV_OK;

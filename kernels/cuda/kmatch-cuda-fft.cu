@@ -58,16 +58,6 @@ lay_kernel (const uint8_t *__restrict__ bytes, int pitch, int w, int h,
       x < w && y < h ? (double) bytes[(size_t) y * pitch + x] : 0.0;
 }
 
-/* kspec = conj (spec) / (nx ny): the template's spectrum, for a
- * correlation, with the inverse transform's scale in it */
-__global__ void
-conjugate_kernel (const double2 *spec, double2 *kspec, size_t n, double scale)
-{
-  const size_t i = (size_t) blockIdx.x * THREADS + threadIdx.x;
-  if (i < n)
-    kspec[i] = make_double2 (spec[i].x * scale, -spec[i].y * scale);
-}
-
 __global__ void
 product_kernel (double2 *spec, const double2 *__restrict__ kspec, size_t n)
 {
@@ -124,24 +114,17 @@ kmatch_cuda_fft_set_template (KMatchCudaFft **f, const uint8_t *d_tmpl, int row,
 /* Plans and buffers for an nx x ny plane: 0 where the device has no room
  * for them (its error cleared: the search goes on directly) */
 static int
-make_plane (KMatchCudaFft *f, const KConvCufft *cf, int nx, int ny)
+make_plane (KMatchCudaFft *f, int nx, int ny)
 {
   if (nx == f->nx && ny == f->ny)
     return 1;
   release_plane (f);
   const size_t plane = (size_t) nx * ny, cplane = (size_t) (nx / 2 + 1) * ny;
-  int n[2] = { ny, nx };
-  int ok = cudaMalloc (&f->d_real, plane * sizeof (double)) == cudaSuccess &&
-           cudaMalloc (&f->d_spec, cplane * sizeof (double2)) == cudaSuccess &&
-           cudaMalloc (&f->d_kspec, cplane * sizeof (double2)) == cudaSuccess;
-  if (ok && cf->plan_many (&f->fwd, 2, n, NULL, 1, (int) plane, NULL, 1,
-                (int) cplane, CUFFT_D2Z, 1) == CUFFT_SUCCESS) {
-    if (cf->plan_many (&f->inv, 2, n, NULL, 1, (int) cplane, NULL, 1,
-            (int) plane, CUFFT_Z2D, 1) == CUFFT_SUCCESS)
-      f->have_plans = 1;
-    else
-      cf->destroy (f->fwd);
-  }
+  f->have_plans =
+      cudaMalloc (&f->d_real, plane * sizeof (double)) == cudaSuccess &&
+      cudaMalloc (&f->d_spec, cplane * sizeof (double2)) == cudaSuccess &&
+      cudaMalloc (&f->d_kspec, cplane * sizeof (double2)) == cudaSuccess &&
+      kconv_cuda_fft_plans (nx, ny, 1, &f->fwd, &f->inv) == CUFFT_SUCCESS;
   if (!f->have_plans) {
     release_plane (f);
     (void) cudaGetLastError ();
@@ -198,7 +181,7 @@ kmatch_cuda_fft_correlate (KMatchCudaFft *f, const uint8_t *region, int pitch,
   const double macs = (double) mw * mh * f->row * f->th;
   if (ny > 65535 || !exact (nx, ny, rw, rh, f->row, f->th) ||
       (force < 0 && macs < DIRECT_MACS_PER_POINT * nx * ny) ||
-      !make_plane (f, cf, nx, ny))
+      !make_plane (f, nx, ny))
     return 0;
   const size_t plane = (size_t) nx * ny, cplane = (size_t) (nx / 2 + 1) * ny;
   const dim3 lay ((nx + THREADS - 1) / THREADS, ny);
@@ -213,8 +196,9 @@ kmatch_cuda_fft_correlate (KMatchCudaFft *f, const uint8_t *region, int pitch,
       *st = kconv_fail (KCONV_ERROR_DEVICE, "cufftExecD2Z (template)");
       return 1;
     }
-    conjugate_kernel<<<spec_blocks, THREADS, 0, stream>>> (f->d_spec,
-        f->d_kspec, cplane, 1.0 / (double) plane);
+    if ((*st = kconv_cuda_fft_conjugate (f->d_spec, f->d_kspec, cplane,
+             1.0 / (double) plane, stream)) != KCONV_OK)
+      return 1;
     f->kspec_ok = 1;
   }
   lay_kernel<<<lay, THREADS, 0, stream>>> (region, pitch, rw, rh, f->d_real,
