@@ -168,7 +168,7 @@ kconv_cuda_copy_device (void *dst, ptrdiff_t dst_stride, const void *src,
   if (rows <= 0 || row_bytes == 0)
     return KCONV_OK;
   /* (the direction from the pointers: the regions' windows come from and
-   * go back to host images too, kconv-filter-rects.c) */
+   * go back to host images too, kconv-filter-rects-batch.c) */
   KCONV_CUDA_CHECK (cudaMemcpy2DAsync (dst, dst_stride, src, src_stride,
       row_bytes, rows, cudaMemcpyDefault, (cudaStream_t) stream));
   return KCONV_OK;

@@ -29,7 +29,8 @@
 /* Where the FFT costs less: the direct path's multiply-adds (template
  * bytes times positions) per point of the plane, past which the two
  * transforms, the product and the laying out take less time (measured on
- * an H200, 1080p and 4K GRAY8: kernels/PERFORMANCE.md) */
+ * an H200, 1080p GRAY8: the paths meet at a 43 px template;
+ * kernels/PERFORMANCE.md) */
 #define DIRECT_MACS_PER_POINT 1600.0
 
 struct KMatchCudaFft
