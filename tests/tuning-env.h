@@ -16,6 +16,9 @@
  *   KCONV_CUDA_MATCH_FFT=0|1          the GPU correlates directly, never
  *                                     through the FFT; or through it
  *                                     wherever it is exact
+ *   KCONV_CUDA_MATCH_LEFT=0|1         the groups of positions the bounds
+ *                                     leave summed a thread each, or a
+ *                                     block each however many are left
  */
 #ifndef KCONV_TUNING_ENV_H
 #define KCONV_TUNING_ENV_H
@@ -45,6 +48,8 @@ tuning_from_environment (void)
     t.cuda_match_prune = atoi (v) != 0;
   if ((v = getenv ("KCONV_CUDA_MATCH_FFT")))
     t.cuda_match_fft = atoi (v) > 0 ? 1 : atoi (v) == 0 ? 0 : -1;
+  if ((v = getenv ("KCONV_CUDA_MATCH_LEFT")))
+    t.cuda_match_left = atoi (v) > 0 ? 1 : atoi (v) == 0 ? 0 : -1;
   kconv_tuning_set (&t);
 }
 

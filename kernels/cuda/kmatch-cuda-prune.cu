@@ -13,7 +13,9 @@
  * a group whose least key exceeds it cannot hold the best.  On natural
  * images almost every group is ruled out that way, and on flat ones too
  * (every position ties with the first: only the first's group is left);
- * the exact search skips the groups that are (kmatch-cuda.cu).
+ * the exact search skips the groups that are (kmatch-cuda.cu).  The
+ * groups left are listed, so that where they are few a block of threads
+ * can sum each.
  */
 #include <stdio.h>
 #include <string.h>
@@ -195,20 +197,22 @@ __launch_bounds__ (GROUP_THREADS) group_bounds (const uint32_t *__restrict__ bs,
 
 #define EXACT_THREADS 256
 
-/* The key (SAD, y, x) of the position in *least, into *thresh: a warp
- * a row at a time. */
+/* The key (SAD, y, x) of the position in *least, added into *thresh (0
+ * before): a warp a row, each block's rows' sum added at once (a block
+ * for the whole template waited on its loads one row after another) */
 __global__ void
 __launch_bounds__ (EXACT_THREADS)
     sad_at_least (const uint8_t *__restrict__ f, int pitch, int ch,
         const uint8_t *__restrict__ t, const uint8_t *__restrict__ mask, int tw,
-        int th, const unsigned long long *least, uint64_t *thresh)
+        int th, const unsigned long long *least, unsigned long long *thresh)
 {
   __shared__ uint32_t part[EXACT_THREADS / 32];
   const unsigned long long k = *least;
   const int x = (int) (k & 0xffff), y = (int) ((k >> 16) & 0xffff);
   const int wb = tw * ch, lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  const int j = blockIdx.x * (EXACT_THREADS / 32) + warp;
   uint32_t s = 0;
-  for (int j = warp; j < th; j += EXACT_THREADS / 32) {
+  if (j < th) {
     const uint8_t *fr = f + (size_t) (y + j) * pitch + x * ch;
     const uint8_t *tr = t + (size_t) j * wb;
     const uint8_t *mr = mask ? mask + (size_t) j * wb : NULL;
@@ -226,8 +230,34 @@ __launch_bounds__ (EXACT_THREADS)
     uint32_t total = 0;
     for (int i = 0; i < EXACT_THREADS / 32; i++)
       total += part[i];
-    *thresh = (uint64_t) total << 32 | (k & 0xffffffffu);
+    /* the sum fits the high word; the first block adds the place */
+    atomicAdd (thresh, (unsigned long long) total << 32 |
+                           (blockIdx.x == 0 ? k & 0xffffffffu : 0));
   }
+}
+
+#define LIST_THREADS 256
+
+/* The groups whose least key is at most *thresh, listed (a warp's at
+ * once): left[0] counts them all, left[1 ..] holds the first cap. */
+__global__ void
+__launch_bounds__ (LIST_THREADS)
+    list_left (const uint64_t *__restrict__ group_least, int n,
+        const uint64_t *thresh, uint32_t *left, uint32_t cap)
+{
+  const int g = blockIdx.x * LIST_THREADS + threadIdx.x;
+  const bool alive = g < n && group_least[g] <= *thresh;
+  const unsigned ballot = __ballot_sync (0xffffffffu, alive);
+  if (!ballot)
+    return;
+  const int lane = threadIdx.x & 31;
+  uint32_t base = 0;
+  if (lane == 0)
+    base = atomicAdd (left, __popc (ballot));
+  base = __shfl_sync (0xffffffffu, base, 0);
+  const uint32_t at = base + __popc (ballot & ((1u << lane) - 1));
+  if (alive && at < cap)
+    left[1 + at] = (uint32_t) g;
 }
 
 /* The block sums' extent: every x and row a bound reads, and the pitch
@@ -246,12 +276,24 @@ sums_extent (const KMatchPruneBlocks *pb, int mw, int mh, int *w, int *rows,
   *pitch = (*w + 3 + 3) / 4 * 4;
 }
 
-/* The groups' keys, then the sums (aligned for 16-byte loads) */
+static size_t
+n_groups (int mw, int mh)
+{
+  return (size_t) ((mw + 3) / 4) * ((mh + 3) / 4);
+}
+
+/* The groups' keys, then the list of those left, then the sums (each
+ * aligned for 16-byte loads) */
 static size_t
 groups_bytes (int mw, int mh)
 {
-  const size_t groups = (size_t) ((mw + 3) / 4) * ((mh + 3) / 4);
-  return (sizeof (uint64_t) * groups + 255) / 256 * 256;
+  return (sizeof (uint64_t) * n_groups (mw, mh) + 255) / 256 * 256;
+}
+
+static size_t
+left_bytes (int mw, int mh)
+{
+  return (sizeof (uint32_t) * (1 + n_groups (mw, mh)) + 255) / 256 * 256;
 }
 
 size_t
@@ -259,25 +301,31 @@ kmatch_prune_scratch_bytes (const KMatchPruneBlocks *pb, int mw, int mh)
 {
   int w, rows, pitch;
   sums_extent (pb, mw, mh, &w, &rows, &pitch);
-  return groups_bytes (mw, mh) + sizeof (uint32_t) * pitch * rows;
+  return groups_bytes (mw, mh) + left_bytes (mw, mh) +
+         sizeof (uint32_t) * pitch * rows;
 }
 
 KConvStatus
 kmatch_prune_queue (const KMatchPruneBlocks *pb, const uint8_t *frame,
     int pitch, int ch, int mw, int mh, int tw, int th, const uint8_t *tmpl,
     const uint8_t *mask, uint8_t *scratch, const uint64_t **group_least,
-    unsigned long long *key, uint64_t *thresh, cudaStream_t stream)
+    unsigned long long *key, uint64_t *thresh, const uint32_t **left,
+    uint32_t left_cap, cudaStream_t stream)
 {
   int w, rows, pitch_s;
   sums_extent (pb, mw, mh, &w, &rows, &pitch_s);
   const int gw = (mw + 3) / 4, gh = (mh + 3) / 4;
   uint64_t *groups = (uint64_t *) scratch;
-  uint32_t *bs = (uint32_t *) (scratch + groups_bytes (mw, mh));
+  uint32_t *list = (uint32_t *) (scratch + groups_bytes (mw, mh));
+  uint32_t *bs = (uint32_t *) ((uint8_t *) list + left_bytes (mw, mh));
   *group_least = groups;
+  *left = list;
 
   /* the sums a block makes: its bytes cover them and the block's width */
   const int tx_max = (BOX_BYTES / ch - pb->bw + 1) / 4 * 4;
   KCONV_CUDA_CHECK (cudaMemsetAsync (key, 0xff, sizeof *key, stream));
+  KCONV_CUDA_CHECK (cudaMemsetAsync (list, 0, sizeof *list, stream));
+  KCONV_CUDA_CHECK (cudaMemsetAsync (thresh, 0, sizeof *thresh, stream));
   const dim3 box ((w + tx_max - 1) / tx_max, (rows + BOX_ROWS - 1) / BOX_ROWS);
   if (ch == 1)
     box_sums<1><<<box, BOX_THREADS, 0, stream>>> (frame, pitch, pb->bw, pb->bh,
@@ -287,8 +335,12 @@ kmatch_prune_queue (const KMatchPruneBlocks *pb, const uint8_t *frame,
         tx_max, w, rows, bs, pitch_s);
   group_bounds<<<dim3 ((gw + GROUP_THREADS - 1) / GROUP_THREADS, gh),
       GROUP_THREADS, 0, stream>>> (bs, pitch_s, mw, mh, *pb, groups, key);
-  sad_at_least<<<1, EXACT_THREADS, 0, stream>>> (frame, pitch, ch, tmpl, mask,
-      tw, th, key, thresh);
+  const int warps = EXACT_THREADS / 32;
+  sad_at_least<<<(th + warps - 1) / warps, EXACT_THREADS, 0, stream>>> (frame,
+      pitch, ch, tmpl, mask, tw, th, key, (unsigned long long *) thresh);
+  const int n = gw * gh;
+  list_left<<<(n + LIST_THREADS - 1) / LIST_THREADS, LIST_THREADS, 0,
+      stream>>> (groups, n, thresh, list, left_cap);
   KCONV_CUDA_CHECK (cudaGetLastError ());
   return KCONV_OK;
 }

@@ -41,10 +41,13 @@ size_t kmatch_prune_scratch_bytes (const KMatchPruneBlocks * pb, int mw,
  * that ties it earlier.  tmpl and mask (NULL: all count) are the template's
  * plain samples on the device; key is a device word the least bound is
  * found in. */
+/* Then left[0], the number of groups not ruled out, and left[1 + i] the
+ * index (gy * ((mw + 3) / 4) + gx) of the i-th of them, for i < left_cap
+ * (in no order). */
 KConvStatus kmatch_prune_queue (const KMatchPruneBlocks * pb,
     const uint8_t * frame, int pitch, int ch, int mw, int mh, int tw, int th,
     const uint8_t * tmpl, const uint8_t * mask, uint8_t * scratch,
     const uint64_t ** group_least, unsigned long long *key, uint64_t * thresh,
-    cudaStream_t stream);
+    const uint32_t ** left, uint32_t left_cap, cudaStream_t stream);
 
 #endif

@@ -160,7 +160,9 @@ sad_column (const uint32_t *__restrict__ col, int pitch_words,
 /* group_least, when not NULL: each thread's group of positions' least
  * key (bound, y, x), and thresh the key (SAD, y, x) of one position
  * (kmatch-cuda-prune.cu); a thread whose key is over it has nothing to
- * find, and a block whose threads all have nothing to find stops at once. */
+ * find, and a block whose threads all have nothing to find stops at once.
+ * Where no more than left_cap groups are left (left[0]), sad_left sums
+ * them instead and this kernel stops at once. */
 template <int CH, bool SMEM, bool PIXEL_MASK>
 __global__ void
 __launch_bounds__ (THREADS)
@@ -168,7 +170,8 @@ __launch_bounds__ (THREADS)
         const uint4 *__restrict__ tmpl_g, const uint4 *__restrict__ mask_g,
         const uint4 *__restrict__ pmask_g, int words, int th, uint64_t *map,
         uint64_t *best, const uint64_t *__restrict__ group_least,
-        const uint64_t *__restrict__ thresh, const int2 *__restrict__ rows_g)
+        const uint64_t *__restrict__ thresh, const int2 *__restrict__ rows_g,
+        const uint32_t *__restrict__ left, uint32_t left_cap)
 {
   extern __shared__ uint4 smem[];
   const int wp = words + 1;
@@ -176,6 +179,8 @@ __launch_bounds__ (THREADS)
   const int y0 = blockIdx.y * ROWS;
   bool alive = true;
   if (group_least) {
+    if (*left <= left_cap)
+      return;
     /* a thread's positions are the pruning's group */
     static_assert (GROUP == 4 && ROWS == 4, "groups of 4 x 4 positions");
     const int gw = (mw + 3) / 4, gx = x0 / 4;
@@ -247,6 +252,79 @@ __launch_bounds__ (THREADS)
   }
   if ((threadIdx.x & 31) == 0 && key != ~0ull)
     atomicMin ((unsigned long long *) best, (unsigned long long) key);
+}
+
+#define LEFT_THREADS 256
+
+/* The groups of 4 x 4 positions the bounds left (left[1 ..], left[0] of
+ * them, when no more than left_cap), a block each.  On photographs they
+ * are few and scattered, and in sad_kernel each was one thread's: a whole
+ * template summed for 16 positions while its warp's other lanes had none.
+ * Here the block's threads share a group's columns and bands of its rows,
+ * and add up at the end. */
+template <int CH, bool PIXEL_MASK>
+__global__ void
+__launch_bounds__ (LEFT_THREADS)
+    sad_left (const uint8_t *__restrict__ frame, int pitch, int mw, int mh,
+        const uint4 *__restrict__ tmpl, const uint4 *__restrict__ mask,
+        const uint4 *__restrict__ pmask, int words, int th, uint64_t *best,
+        const uint32_t *__restrict__ left, uint32_t left_cap)
+{
+  __shared__ uint32_t part[LEFT_THREADS / 32][ROWS * GROUP];
+  const uint32_t n = *left;
+  if (n > left_cap)
+    return;
+  const int wp = words + 1, pw = pitch / 4, gw = (mw + 3) / 4;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  const int bands = max (1, LEFT_THREADS / wp);
+  const int band_rows = (th + bands - 1) / bands;
+  for (uint32_t i = blockIdx.x; i < n; i += gridDim.x) {
+    const uint32_t g = left[1 + i];
+    const int x0 = (int) (g % gw) * GROUP, y0 = (int) (g / gw) * ROWS;
+    const uint32_t *col =
+        (const uint32_t *) (frame + (size_t) y0 * pitch) + x0 * CH / 4;
+    uint32_t sad[ROWS][GROUP] = {};
+    for (int c = threadIdx.x; c < wp * bands; c += LEFT_THREADS) {
+      const int w = c % wp, j0 = c / wp * band_rows;
+      const int rows = min (band_rows, th - j0);
+      if (rows <= 0)
+        continue;
+      if (PIXEL_MASK)
+        sad_column<CH, false, true> (col + w + (size_t) j0 * pw, pw,
+            tmpl + w + (size_t) j0 * wp, wp, rows, mask[w], sad,
+            pmask + w + (size_t) j0 * wp);
+      else
+        sad_column<CH, true> (col + w + (size_t) j0 * pw, pw,
+            tmpl + w + (size_t) j0 * wp, wp, rows, mask[w], sad);
+    }
+#pragma unroll
+    for (int r = 0; r < ROWS; r++)
+#pragma unroll
+      for (int k = 0; k < GROUP; k++) {
+        uint32_t v = sad[r][k];
+        for (int o = 16; o > 0; o /= 2)
+          v += __shfl_down_sync (0xffffffffu, v, o);
+        if (lane == 0)
+          part[warp][r * GROUP + k] = v;
+      }
+    __syncthreads ();
+    if (threadIdx.x < ROWS * GROUP) {
+      uint32_t total = 0;
+      for (int wi = 0; wi < LEFT_THREADS / 32; wi++)
+        total += part[wi][threadIdx.x];
+      const int x = x0 + threadIdx.x % GROUP, y = y0 + threadIdx.x / GROUP;
+      uint64_t key = x < mw && y < mh
+                         ? (uint64_t) total << 32 | (uint64_t) y << 16 | x
+                         : ~0ull;
+      for (int o = ROWS * GROUP / 2; o > 0; o /= 2) {
+        const uint64_t other = __shfl_down_sync (0xffffu, key, o);
+        key = other < key ? other : key;
+      }
+      if (threadIdx.x == 0 && key != ~0ull)
+        atomicMin ((unsigned long long *) best, (unsigned long long) key);
+    }
+    __syncthreads (); /* part is the next group's */
+  }
 }
 
 /* The sum of F T over the template at every position, for ssd, ncc and
@@ -616,6 +694,20 @@ prunes (const KMatchCuda *g, int mw, int mh)
   return forced == 1 || work >= 0x1p32;
 }
 
+/* The most groups of positions left by the bounds that sad_left sums, a
+ * block each: a sixteenth of them (where more are left, most of
+ * sad_kernel's warps have work where they lie).  KCONV_CUDA_MATCH_LEFT=1:
+ * all, 0: none. */
+#define LEFT_BLOCKS 1024 /* sad_left's blocks, each summing groups in turn */
+
+static uint32_t
+left_groups (int mw, int mh)
+{
+  const uint32_t groups = (uint32_t) ((mw + 3) / 4) * ((mh + 3) / 4);
+  const int forced = kconv_tuning ().cuda_match_left;
+  return forced == 0 ? 0 : forced == 1 ? groups : groups / 16;
+}
+
 /* Queues the search of a slot whose buffers are ready. */
 static KConvStatus
 slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
@@ -643,6 +735,8 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
     return st;
   const uint64_t *group_least = NULL;
   uint64_t *thresh = NULL;
+  const uint32_t *left = NULL;
+  const uint32_t left_cap = left_groups (mw, mh);
   if (!sad_map && prunes (g, mw, mh)) {
     st = grow (&s->d_prune, &s->prune_size,
         kmatch_prune_scratch_bytes (&g->pb, mw, mh), 0);
@@ -651,7 +745,8 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
     thresh = s->d_best + 2;
     st = kmatch_prune_queue (&g->pb, s->d_frame, pitch, g->ch, mw, mh, g->tw,
         g->th, g->d_plain, g->d_plain_mask, s->d_prune, &group_least,
-        (unsigned long long *) (s->d_best + 1), thresh, g->stream);
+        (unsigned long long *) (s->d_best + 1), thresh, &left, left_cap,
+        g->stream);
     if (st != KCONV_OK)
       return st;
   }
@@ -666,7 +761,7 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
   const bool staged = smem <= (size_t) g->smem_optin;
   void (*fn) (const uint8_t *, int, int, int, const uint4 *, const uint4 *,
       const uint4 *, int, int, uint64_t *, uint64_t *, const uint64_t *,
-      const uint64_t *, const int2 *);
+      const uint64_t *, const int2 *, const uint32_t *, uint32_t);
   if (g->ch == 1)
     fn = pixel_mask
              ? (staged ? sad_kernel<1, true, true> : sad_kernel<1, false, true>)
@@ -687,7 +782,18 @@ slot_search (KMatchCuda *g, KMatchCudaSlot *s, const uint8_t *frame,
         kconv_cuda_allow_smem (fn, smem, &allowed[g->ch == 3][pixel_mask]));
   fn<<<grid, THREADS, staged ? smem : 0, g->stream>>> (s->d_frame, pitch, mw,
       mh, g->d_tmpl, g->d_mask, g->d_pixel_mask, g->words, g->th, map,
-      s->d_best, group_least, thresh, g->d_mask_rows);
+      s->d_best, group_least, thresh, g->d_mask_rows, left, left_cap);
+  if (group_least) {
+    void (*fl) (const uint8_t *, int, int, int, const uint4 *, const uint4 *,
+        const uint4 *, int, int, uint64_t *, const uint32_t *, uint32_t) =
+        g->ch == 1 ? (pixel_mask ? sad_left<1, true> : sad_left<1, false>)
+                   : (pixel_mask ? sad_left<3, true> : sad_left<3, false>);
+    const unsigned blocks = left_cap < LEFT_BLOCKS ? left_cap : LEFT_BLOCKS;
+    if (blocks > 0)
+      fl<<<blocks, LEFT_THREADS, 0, g->stream>>> (s->d_frame, pitch, mw, mh,
+          g->d_tmpl, g->d_mask, g->d_pixel_mask, g->words, g->th, s->d_best,
+          left, left_cap);
+  }
   KCONV_CUDA_CHECK (cudaGetLastError ());
   KCONV_CUDA_CHECK (cudaMemcpyAsync (s->h_best, s->d_best, sizeof (uint64_t),
       cudaMemcpyDeviceToHost, g->stream));

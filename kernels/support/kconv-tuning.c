@@ -19,6 +19,7 @@ defaults (KConvTuning * t)
   t->cpu_isa = KCONV_ISA_AVX512;
   t->cuda_match_prune = -1;
   t->cuda_match_fft = -1;
+  t->cuda_match_left = -1;
 }
 
 KConvTuning

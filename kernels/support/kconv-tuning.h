@@ -47,6 +47,10 @@ typedef struct
                                  * where it is exact (16-bit samples) and,
                                  * for 8-bit ones, costs less; 1 wherever
                                  * it is exact; 0 never (directly) */
+  int cuda_match_left;          /* -1: where bounding leaves few groups of
+                                 * positions, the GPU sums each with a
+                                 * block of threads; 1 always; 0 never (a
+                                 * thread each, where they lie) */
 } KConvTuning;
 
 /* The knobs in force: the defaults, unless set. */

@@ -157,12 +157,15 @@ bench_case (const BenchArgs * args, const char *name, const uint8_t * pixels,
   const double masked_ms = bench_time_ms (run_search, &corners, budget, reps);
   kmatch_free (corners.m);
   free (disc);
-  /* every position in full, as before pruning (one run where that is long) */
-  Search all = cpu;
-  all.map = malloc (sizeof (uint64_t) * (w - tw + 1) * (h - th + 1));
-  const double all_ms = bench_time_ms (run_search, &all, budget,
-      work > 1e11 ? 1 : reps);
-  free (all.map);
+  /* every position in full, as before pruning (one run where that is long,
+   * none with --quick: seconds on a CPU) */
+  double all_ms = -1;
+  if (!args->quick || work <= 1e11) {
+    Search all = cpu;
+    all.map = malloc (sizeof (uint64_t) * (w - tw + 1) * (h - th + 1));
+    all_ms = bench_time_ms (run_search, &all, budget, work > 1e11 ? 1 : reps);
+    free (all.map);
+  }
   printf (" %9.1f %9.1f", masked_ms, all_ms);
   double peer = -1, npp = -1, cuda = -1, masked = -1;
 #ifdef KCONV_BENCH_OPENCV
@@ -242,7 +245,8 @@ main (int argc, char **argv)
       "opencv found");
   printf ("(Gdiff/s: positions x template pixels a second; * after found: "
       "not where the template was cut; masked: the template's corners "
-      "transparent (a disc counts); all: every position summed in full)\n");
+      "transparent (a disc counts); all: every position summed in full, "
+      "-1 where --quick left it out)\n");
   srand (3);
   /* random noise, the template cut from it with noise of +-3, then cut
    * from other noise (absent: nothing prunes, the worst case) */

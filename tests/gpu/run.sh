@@ -25,8 +25,11 @@ step "core: CUDA against the scalar reference"
 $b/tests/unit/test-cuda-vs-reference 2>&1 | tail -n 15 || status=1
 
 step "core: the match table with the GPU's search pruning every case"
-KCONV_CUDA_MATCH_PRUNE=1 $b/tests/unit/test-cuda-vs-reference 20261122 match 2>&1 \
-  | tail -n 2 || status=1
+for left in 1 0; do
+  echo "(the groups left summed a $([ $left = 1 ] && echo block || echo thread) each)"
+  KCONV_CUDA_MATCH_PRUNE=1 KCONV_CUDA_MATCH_LEFT=$left \
+    $b/tests/unit/test-cuda-vs-reference 20261122 match 2>&1 | tail -n 2 || status=1
+done
 
 step "core: the methods table with every 8-bit correlation through the FFT"
 KCONV_CUDA_MATCH_FFT=1 $b/tests/unit/test-cuda-vs-reference 20261122 methods 2>&1 \
@@ -50,7 +53,7 @@ racecheck() {
   compute-sanitizer --tool racecheck --error-exitcode 9 \
     $b/tests/unit/test-cuda-vs-reference "$@"
 }
-KCONV_CUDA_MATCH_PRUNE=1 racecheck 8 match >"$out/racecheck-prune.log" 2>&1 &
+KCONV_CUDA_MATCH_PRUNE=1 KCONV_CUDA_MATCH_LEFT=1 racecheck 8 match >"$out/racecheck-prune.log" 2>&1 &
 racecheck 9 auto max=31 match >"$out/racecheck-auto.log" 2>&1 &
 for p in $($b/tests/unit/test-cuda-vs-reference --list); do
   case $p in
