@@ -35,8 +35,13 @@ kmatch_cuda_deep_grow (void **buf, size_t *size, size_t need)
   *buf = NULL;
   *size = 0;
   KCONV_CUDA_CHECK (cudaMalloc (buf, need));
-  /* (padding past a row's values reads as 0) */
+  /* (padding past a row's values reads as 0) on the legacy stream, which
+   * the matcher's non-blocking stream does not wait for, and asynchronous:
+   * done before it may use the buffer (without the wait, zeros landed
+   * after a first search's writes where the GPU was shared:
+   * tests/gpu/shared-gpu.sh) */
   KCONV_CUDA_CHECK (cudaMemset (*buf, 0, need));
+  KCONV_CUDA_CHECK (cudaStreamSynchronize (0));
   *size = need;
   return KCONV_OK;
 }
@@ -209,6 +214,10 @@ kmatch_cuda_deep_set_template (KMatchCudaDeep *d, const uint16_t *tmpl, int tw,
     st = kconv_cuda_status (cudaMemcpy (d->d_keep, k, n * sizeof *k,
                                 cudaMemcpyHostToDevice),
         "cudaMemcpy");
+  /* copies from pageable memory may return before their DMA ends, and the
+   * matcher's stream does not wait for the legacy one */
+  if (st == KCONV_OK)
+    st = kconv_cuda_status (cudaStreamSynchronize (0), "cudaStreamSynchronize");
   free (t);
   free (k);
   if (st != KCONV_OK)

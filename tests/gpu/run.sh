@@ -42,6 +42,10 @@ compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
 step "core: synccheck (barriers) over the whole table"
 compute-sanitizer --tool synccheck --error-exitcode 9 \
   $b/tests/unit/test-cuda-vs-reference 2>&1 | tail -n 4 || status=1
+
+step "core: the 16-bit match table with another process on the same GPU"
+BUILD=$b tests/gpu/shared-gpu.sh | tail -n 5 || status=1
+
 # racecheck is slower by far: the whole table in one run would take well
 # over ten minutes, so each path the strategy table lists runs forced, in
 # processes at once: the direct, separable and FFT paths with kernels up to
