@@ -14,7 +14,8 @@
  * where built with the CUDA runtime (KCONV_BENCH_CUDA), frames in device
  * memory (GStreamer's CUDA memory).  Medians of three rounds; the ratio
  * regions / whole frame, and the same call with two 1x1 regions: the cost
- * that does not follow the area.
+ * that does not follow the area.  The KCONV_* tuning variables apply
+ * (tests/tuning-env.h): KCONV_CUDA_STRATEGY=NAME times one CUDA path.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "kconv-matrix.h"
 #include "bench-harness.h"
 #include "photo.h"
+#include "tuning-env.h"
 #ifdef KCONV_BENCH_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -89,6 +91,7 @@ int
 main (int argc, char **argv)
 {
   BenchArgs args;
+  tuning_from_environment ();
   if (bench_args_parse (argc, argv, BENCH_THREADS | BENCH_QUICK | BENCH_CSV
           | BENCH_ONLY | BENCH_PHOTOS, "backend,memory,kernel,whole_ms,"
           "regions_ms,ratio,two_1x1_ms", &args) != 0)
