@@ -16,6 +16,12 @@
  * regions / whole frame, and the same call with two 1x1 regions: the cost
  * that does not follow the area.  The KCONV_* tuning variables apply
  * (tests/tuning-env.h): KCONV_CUDA_STRATEGY=NAME times one CUDA path.
+ *
+ * With frames in device memory a second line gives the parts of a 1x1
+ * region's cost, each with the wait after it: its window filtered alone
+ * (the window the region path makes: the rectangle grown by the kernel's
+ * reach and a pixel), two such windows one after the other, its pixel
+ * copied back, and a wait with nothing queued.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +83,49 @@ regions (void *p)
   if (st != KCONV_OK)
     die ("regions");
 }
+
+#ifdef KCONV_BENCH_CUDA
+/* the parts of a region's cost in device memory (the second line) */
+typedef struct
+{
+  Case *c;
+  KConvImage window, scratch;
+  int n;
+} Part;
+
+static void
+window_alone (void *p)
+{
+  Part *part = p;
+  KConvStatus st = KCONV_OK;
+  for (int i = 0; i < part->n && st == KCONV_OK; i++)
+    st = kconv_filter_run_device (part->c->f, &part->window, &part->scratch,
+        NULL);
+  if (st == KCONV_OK)
+    st = kconv_device_sync (NULL);
+  if (st != KCONV_OK)
+    die ("a window");
+}
+
+static void
+copy_alone (void *p)
+{
+  Part *part = p;
+  const KConvImage *im = &part->c->frame;
+  if (kconv_device_copy (im->data, im->stride, part->scratch.data,
+          part->scratch.stride, im->pixel_stride, 1, NULL) != KCONV_OK
+      || kconv_device_sync (NULL) != KCONV_OK)
+    die ("a copy");
+}
+
+static void
+wait_alone (void *p)
+{
+  (void) p;
+  if (kconv_device_sync (NULL) != KCONV_OK)
+    die ("a wait");
+}
+#endif
 
 static double
 median3 (BenchFunc fn, void *ctx, double budget)
@@ -182,6 +231,29 @@ main (int argc, char **argv)
         bench_csv_row (&args, "%s,%s,%s,%.4f,%.4f,%.4f,%.4f", bname, memory,
             kernels[k].name, tw, tr, tr / tw, td);
 #ifdef KCONV_BENCH_CUDA
+        if (on_device) {
+          Part part = { &c };
+          KConvRect r = dots[0];
+          r.x -= cols / 2 + 1;
+          r.y -= rows / 2 + 1;
+          r.width += cols + 1;
+          r.height += rows + 1;
+          part.window = part.scratch = c.frame;
+          part.window.data += (ptrdiff_t) r.y * c.frame.stride + r.x * 4;
+          part.window.width = part.scratch.width = r.width;
+          part.window.height = part.scratch.height = r.height;
+          part.scratch.data = d[1];
+          part.scratch.stride = r.width * 4;
+          part.n = 1;
+          const double t1 = median3 (window_alone, &part, budget);
+          part.n = 2;
+          const double t2 = median3 (window_alone, &part, budget);
+          const double tc = median3 (copy_alone, &part, budget);
+          const double ts = median3 (wait_alone, &part, budget);
+          printf ("%-18s parts of a 1x1 region (%dx%d window): window "
+              "%.4f, two windows %.4f, its pixel copied %.4f, a wait alone "
+              "%.4f\n", "", r.width, r.height, t1, t2, tc, ts);
+        }
         for (int i = 0; i < 3; i++)
           if (d[i])
             cudaFree (d[i]);
