@@ -89,6 +89,23 @@ kconv_cuda_device_free (void *data)
     cudaFree (data);
 }
 
+extern "C" KConvStatus
+kconv_cuda_grow_zeroed (void **buf, size_t *size, size_t need)
+{
+  if (need <= *size)
+    return KCONV_OK;
+  cudaFree (*buf);
+  *buf = NULL;
+  *size = 0;
+  KCONV_CUDA_CHECK (cudaMalloc (buf, need));
+  /* without the wait, zeros landed after a first search's writes where
+   * the GPU was shared (tests/gpu/shared-gpu.sh) */
+  KCONV_CUDA_CHECK (cudaMemset (*buf, 0, need));
+  KCONV_CUDA_CHECK (cudaStreamSynchronize (0));
+  *size = need;
+  return KCONV_OK;
+}
+
 extern "C" void *
 kconv_cuda_host_alloc (size_t size)
 {

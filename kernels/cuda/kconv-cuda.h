@@ -95,6 +95,12 @@ void kconv_cuda_slot_free (KConvCudaSlot * slot);
 /* Device memory in the current context (NULL when it cannot be had). */
 void *kconv_cuda_device_alloc (size_t size);
 void kconv_cuda_device_free (void *data);
+/* *buf grown to at least need bytes of device memory (*size its bytes),
+ * zeroed when new so that padding read past the data is defined; the
+ * zeros have landed when it returns (cudaMemset runs on the legacy
+ * stream, which non-blocking streams do not wait for, and may return
+ * before it ends). */
+KConvStatus kconv_cuda_grow_zeroed (void **buf, size_t *size, size_t need);
 
 /* Page-locked host memory (NULL when it cannot be had). */
 void *kconv_cuda_host_alloc (size_t size);

@@ -53,9 +53,6 @@ struct KMatchCudaDeep
   unsigned kspec_generation;
 };
 
-/* Device memory of at least need bytes in *buf (zeroed when grown) */
-KConvStatus kmatch_cuda_deep_grow (void **buf, size_t *size, size_t need);
-
 /* The region (as kmatch_cuda_deep_search takes it) unpacked into
  * d->d_values, *pitch values a row, queued on d->stream. */
 KConvStatus kmatch_cuda_deep_stage (KMatchCudaDeep * d, const uint8_t * frame,

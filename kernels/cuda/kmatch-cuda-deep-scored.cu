@@ -507,15 +507,15 @@ kmatch_cuda_deep_search_scored (KMatchCudaDeep *d, const uint8_t *frame,
   KCONV_TRY (kconv_cuda_use_device (d->device));
   const int tw = d->tw, th = d->th, rw = mw + tw - 1;
   const size_t cells = (size_t) mw * mh, tpix = (size_t) tw * th;
-  KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_ft, &d->ft_size,
+  KCONV_TRY (kconv_cuda_grow_zeroed ((void **) &d->d_ft, &d->ft_size,
       cells * sizeof (double)));
-  KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_scores, &d->scores_size,
+  KCONV_TRY (kconv_cuda_grow_zeroed ((void **) &d->d_scores, &d->scores_size,
       cells * sizeof (double)));
-  KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_col, &d->col_size,
+  KCONV_TRY (kconv_cuda_grow_zeroed ((void **) &d->d_col, &d->col_size,
       2 * (size_t) rw * mh * sizeof (uint64_t)));
   const int n_blocks = (int) ((cells + PICK_THREADS * PICK_PER_THREAD - 1) /
                               (PICK_THREADS * PICK_PER_THREAD));
-  KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_blocks, &d->blocks_size,
+  KCONV_TRY (kconv_cuda_grow_zeroed ((void **) &d->d_blocks, &d->blocks_size,
       n_blocks * sizeof (double2)));
   KCONV_TRY (grow_picks (d, max_matches));
   int pitch;
@@ -525,7 +525,7 @@ kmatch_cuda_deep_search_scored (KMatchCudaDeep *d, const uint8_t *frame,
   KConvStatus st = KCONV_OK;
   if (!correlate_fft (d, pitch, mw, mh, words->depth, &st)) {
     if (d->tmpl_f64_generation != d->generation || !d->d_tmpl_f64) {
-      KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_tmpl_f64,
+      KCONV_TRY (kconv_cuda_grow_zeroed ((void **) &d->d_tmpl_f64,
           &d->tmpl_f64_size, tpix * sizeof (double)));
       template_f64_kernel<<<(unsigned) ((tpix + 255) / 256), 256, 0,
           d->stream>>> (d->d_tmpl, (int) tpix, d->d_tmpl_f64);

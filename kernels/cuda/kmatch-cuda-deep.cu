@@ -26,26 +26,6 @@
 /* template bytes staged in shared memory without opting in */
 #define SMEM_BYTES (48 * 1024)
 
-KConvStatus
-kmatch_cuda_deep_grow (void **buf, size_t *size, size_t need)
-{
-  if (need <= *size)
-    return KCONV_OK;
-  cudaFree (*buf);
-  *buf = NULL;
-  *size = 0;
-  KCONV_CUDA_CHECK (cudaMalloc (buf, need));
-  /* (padding past a row's values reads as 0) on the legacy stream, which
-   * the matcher's non-blocking stream does not wait for, and asynchronous:
-   * done before it may use the buffer (without the wait, zeros landed
-   * after a first search's writes where the GPU was shared:
-   * tests/gpu/shared-gpu.sh) */
-  KCONV_CUDA_CHECK (cudaMemset (*buf, 0, need));
-  KCONV_CUDA_CHECK (cudaStreamSynchronize (0));
-  *size = need;
-  return KCONV_OK;
-}
-
 __global__ void
 unpack_kernel (const uint8_t *__restrict__ raw, size_t raw_pitch,
     KMatchCudaWords words, uint16_t *__restrict__ values, int pitch, int w,
@@ -236,7 +216,7 @@ kmatch_cuda_deep_stage (KMatchCudaDeep *d, const uint8_t *frame,
   const int w = mw + d->tw - 1, h = mh + d->th - 1;
   /* (room past the last value of a row for the widest reads) */
   const int pitch = (w + 8 + 63) / 64 * 64;
-  KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_values, &d->values_size,
+  KCONV_TRY (kconv_cuda_grow_zeroed ((void **) &d->d_values, &d->values_size,
       (size_t) pitch * h * sizeof (uint16_t)));
   const uint8_t *raw = frame;
   size_t raw_pitch = stride;
@@ -244,7 +224,7 @@ kmatch_cuda_deep_stage (KMatchCudaDeep *d, const uint8_t *frame,
     /* the region's rows as they lie: the last sample's word ends the row */
     const size_t row = (size_t) (w - 1) * words->pixel_stride + 2;
     raw_pitch = (row + 127) / 128 * 128;
-    KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_raw, &d->raw_size,
+    KCONV_TRY (kconv_cuda_grow_zeroed ((void **) &d->d_raw, &d->raw_size,
         raw_pitch * h));
     KCONV_CUDA_CHECK (cudaMemcpy2DAsync (d->d_raw, raw_pitch, frame, stride,
         row, h, cudaMemcpyHostToDevice, d->stream));
@@ -274,7 +254,7 @@ kmatch_cuda_deep_search (KMatchCudaDeep *d, const uint8_t *frame,
   int pitch;
   KCONV_TRY (kmatch_cuda_deep_stage (d, frame, stride, on_device, words, mw, mh,
       &pitch));
-  KCONV_TRY (kmatch_cuda_deep_grow ((void **) &d->d_map, &d->map_size,
+  KCONV_TRY (kconv_cuda_grow_zeroed ((void **) &d->d_map, &d->map_size,
       (size_t) mw * mh * sizeof (uint64_t)));
   KCONV_CUDA_CHECK (
       cudaMemsetAsync (d->d_best, 0xff, 2 * sizeof *d->d_best, d->stream));

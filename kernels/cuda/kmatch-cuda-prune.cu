@@ -276,8 +276,8 @@ sums_extent (const KMatchPruneBlocks *pb, int mw, int mh, int *w, int *rows,
   *pitch = (*w + 3 + 3) / 4 * 4;
 }
 
-static size_t
-n_groups (int mw, int mh)
+size_t
+kmatch_prune_groups (int mw, int mh)
 {
   return (size_t) ((mw + 3) / 4) * ((mh + 3) / 4);
 }
@@ -287,13 +287,14 @@ n_groups (int mw, int mh)
 static size_t
 groups_bytes (int mw, int mh)
 {
-  return (sizeof (uint64_t) * n_groups (mw, mh) + 255) / 256 * 256;
+  return (sizeof (uint64_t) * kmatch_prune_groups (mw, mh) + 255) / 256 * 256;
 }
 
 static size_t
 left_bytes (int mw, int mh)
 {
-  return (sizeof (uint32_t) * (1 + n_groups (mw, mh)) + 255) / 256 * 256;
+  return (sizeof (uint32_t) * (1 + kmatch_prune_groups (mw, mh)) + 255) / 256 *
+         256;
 }
 
 size_t

@@ -28,6 +28,10 @@ typedef struct
 void kmatch_prune_blocks (const uint8_t * tmpl, const uint8_t * mask, int tw,
     int th, int ch, KMatchPruneBlocks * pb);
 
+/* The groups of 4 x 4 positions of an mw x mh search (the last row and
+ * column of groups may be partial). */
+size_t kmatch_prune_groups (int mw, int mh);
+
 /* Device bytes kmatch_prune_queue needs for an mw x mh search. */
 size_t kmatch_prune_scratch_bytes (const KMatchPruneBlocks * pb, int mw,
     int mh);

@@ -424,31 +424,20 @@ slot_init (KMatchCudaSlot *s, int device, KConvGpuWait wait)
   return KCONV_OK;
 }
 
-/* Device (or pinned, when host) memory of at least need bytes in *buf;
- * zeroed when new, so that padding the search reads past is defined. */
+/* Device memory (zeroed when new, so that padding the search reads past
+ * is defined), or pinned memory when host, of at least need bytes in *buf */
 static KConvStatus
 grow (uint8_t **buf, size_t *size, size_t need, int host)
 {
+  if (!host)
+    return kconv_cuda_grow_zeroed ((void **) buf, size, need);
   if (need <= *size)
     return KCONV_OK;
-  if (host) {
-    if (*buf)
-      cudaFreeHost (*buf);
-  } else {
-    cudaFree (*buf);
-  }
+  if (*buf)
+    cudaFreeHost (*buf);
   *buf = NULL;
   *size = 0;
-  if (host)
-    KCONV_CUDA_CHECK (
-        cudaHostAlloc ((void **) buf, need, cudaHostAllocPortable));
-  else {
-    KCONV_CUDA_CHECK (cudaMalloc ((void **) buf, need));
-    /* on the legacy stream, which the matcher's streams do not wait for,
-     * and asynchronous: done before they may use the buffer */
-    KCONV_CUDA_CHECK (cudaMemset (*buf, 0, need));
-    KCONV_CUDA_CHECK (cudaStreamSynchronize (0));
-  }
+  KCONV_CUDA_CHECK (cudaHostAlloc ((void **) buf, need, cudaHostAllocPortable));
   *size = need;
   return KCONV_OK;
 }
@@ -703,7 +692,7 @@ prunes (const KMatchCuda *g, int mw, int mh)
 static uint32_t
 left_groups (int mw, int mh)
 {
-  const uint32_t groups = (uint32_t) ((mw + 3) / 4) * ((mh + 3) / 4);
+  const uint32_t groups = (uint32_t) kmatch_prune_groups (mw, mh);
   const int forced = kconv_tuning ().cuda_match_left;
   return forced == 0 ? 0 : forced == 1 ? groups : groups / 16;
 }
