@@ -19,6 +19,8 @@
  *   KCONV_CUDA_MATCH_LEFT=0|1         the groups of positions the bounds
  *                                     leave summed a thread each, or a
  *                                     block each however many are left
+ *   KCONV_CUDA_WINDOWS_IN_TURN=1      the regions' windows on CUDA filtered
+ *                                     one after another, not side by side
  */
 #ifndef KCONV_TUNING_ENV_H
 #define KCONV_TUNING_ENV_H
@@ -50,6 +52,8 @@ tuning_from_environment (void)
     t.cuda_match_fft = atoi (v) > 0 ? 1 : atoi (v) == 0 ? 0 : -1;
   if ((v = getenv ("KCONV_CUDA_MATCH_LEFT")))
     t.cuda_match_left = atoi (v) > 0 ? 1 : atoi (v) == 0 ? 0 : -1;
+  if ((v = getenv ("KCONV_CUDA_WINDOWS_IN_TURN")))
+    t.cuda_windows_in_turn = atoi (v) != 0;
   kconv_tuning_set (&t);
 }
 

@@ -73,6 +73,13 @@ cuda_filter_run_device (KConvFilter * f, const KConvImage * src,
   return kconv_cuda_run_device (f->impl, src, dst, stream);
 }
 
+static KConvStatus
+cuda_filter_run_device_many (KConvFilter * f, const KConvImage * src,
+    const KConvImage * dst, int n, void *stream)
+{
+  return kconv_cuda_run_device_many (f->impl, src, dst, n, stream);
+}
+
 static void *
 cuda_filter_stream (const KConvFilter * f)
 {
@@ -277,6 +284,7 @@ const KConvBackendOps kconv_backend_cuda = {
   .filter_run_device_deep = cuda_filter_run_device_deep,
   .filter_submit = cuda_filter_submit,
   .filter_run_device = cuda_filter_run_device,
+  .filter_run_device_many = cuda_filter_run_device_many,
   .filter_stream = cuda_filter_stream,
   .filter_describe = cuda_filter_describe,
   .strategy_name = kconv_cuda_strategy_name,

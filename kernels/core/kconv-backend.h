@@ -110,6 +110,10 @@ struct KConvBackendOps
       const KConvImage * src, const KConvImage * dst);
     KConvStatus (*filter_run_device) (KConvFilter * f, const KConvImage * src,
       const KConvImage * dst, void *stream);
+  /* src[i] into dst[i] for i < n (bytes, device memory) side by side,
+   * ordered on stream as one launch (NULL: one after another) */
+    KConvStatus (*filter_run_device_many) (KConvFilter * f,
+      const KConvImage * src, const KConvImage * dst, int n, void *stream);
   /* images of 16-bit words (depth 9 .. 16), with the plan for their depth;
    * run at once (NULL: bytes only) */
     KConvStatus (*filter_run_deep) (KConvFilter * f, const KConvPlan * plan,

@@ -201,15 +201,21 @@ rects_run_uploaded (KConvFilter * f, const KConvImage * im,
     *st = f->ops->device_copy (buf + at[i], pitch, w.data, w.stride,
         (size_t) pitch, win[i].height, stream);
   }
+  /* each window as uploaded, then where it is filtered to */
+  KConvImage *views = *st == KCONV_OK ? malloc (sizeof *views * 2 * n) : NULL;
+  if (*st == KCONV_OK && !views)
+    *st = kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
   for (int i = 0; *st == KCONV_OK && i < n; i++) {
-    KConvImage w = rects_view (im, win[i]), out;
-    w.data = buf + at[i];
-    w.stride = (ptrdiff_t) win[i].width * ps;
-    w.keep_other_bytes = 0;
-    out = w;
-    out.data = buf + total + at[i];
-    *st = kconv_filter_run_device (f, &w, &out, stream);
+    views[i] = rects_view (im, win[i]);
+    views[i].data = buf + at[i];
+    views[i].stride = (ptrdiff_t) win[i].width * ps;
+    views[i].keep_other_bytes = 0;
+    views[n + i] = views[i];
+    views[n + i].data = buf + total + at[i];
   }
+  if (*st == KCONV_OK)
+    *st = rects_filter_device (f, views, views + n, n, stream);
+  free (views);
   for (int i = 0; *st == KCONV_OK && i < n; i++) {
     const ptrdiff_t pitch = (ptrdiff_t) win[i].width * ps;
     const uint8_t *from = buf + total + at[i] +

@@ -22,6 +22,7 @@
 #include <string.h>
 #include "kconv-rects-private.h"
 #include "kconv-error.h"
+#include "kconv-sample.h"
 
 /* The window a rectangle's convolution reads: grown by the kernel's reach
  * and a pixel, clipped; with wrapping borders an axis that reaches an edge
@@ -139,6 +140,25 @@ rects_windows (const KConvFilter * f, const KConvRect * rects, int n,
   return win;
 }
 
+/* The windows src[i] into out[i], device images, queued on stream: side
+ * by side where the backend can (a small window costs a tile's latency on
+ * one multiprocessor, not its area: kernels/PERFORMANCE.md), else in
+ * turn */
+KConvStatus
+rects_filter_device (KConvFilter * f, const KConvImage * src,
+    const KConvImage * out, int n, void *stream)
+{
+  int deep = 0;
+  for (int i = 0; i < n; i++)
+    deep |= kconv_image_deep (&src[i]) || kconv_image_deep (&out[i]);
+  if (n > 1 && !deep && f->ops->filter_run_device_many)
+    return f->ops->filter_run_device_many (f, src, out, n, stream);
+  KConvStatus st = KCONV_OK;
+  for (int i = 0; i < n && st == KCONV_OK; i++)
+    st = kconv_filter_run_device (f, &src[i], &out[i], stream);
+  return st;
+}
+
 static int
 rects_inside (const KConvRect * rects, int n, const KConvImage * im)
 {
@@ -174,22 +194,27 @@ run_rects (KConvFilter * f, const KConvImage * src, const KConvImage * dst,
     return st;
   size_t *at = NULL, total = 0;
   KConvRect *win = rects_windows (f, rects, n, src, &at, &total);
-  st = win ? KCONV_OK : kconv_fail (KCONV_ERROR_OUT_OF_MEMORY, "out of memory");
+  /* each window, then where it is filtered to */
+  KConvImage *views = malloc (sizeof *views * 2 * n);
+  st = win && views ? KCONV_OK : kconv_fail (KCONV_ERROR_OUT_OF_MEMORY,
+      "out of memory");
   uint8_t *buf = NULL;
   KConvFilter *copy = NULL;
   if (st == KCONV_OK)
     st = rects_scratch (f, total, on_device, &buf);
   if (st == KCONV_OK && !in_place)
     st = copier (f, &copy);
-  /* every window first: in place, none may read a rectangle written */
   for (int i = 0; st == KCONV_OK && i < n; i++) {
-    KConvImage w = rects_view (src, win[i]), out = w;
-    out.data = buf + at[i];
-    out.stride = (ptrdiff_t) win[i].width * src->pixel_stride;
-    out.keep_other_bytes = 0;
-    st = on_device ? kconv_filter_run_device (f, &w, &out, stream) :
-        kconv_filter_run (f, &w, &out);
+    views[i] = views[n + i] = rects_view (src, win[i]);
+    views[n + i].data = buf + at[i];
+    views[n + i].stride = (ptrdiff_t) win[i].width * src->pixel_stride;
+    views[n + i].keep_other_bytes = 0;
   }
+  /* every window first: in place, none may read a rectangle written */
+  if (st == KCONV_OK && on_device)
+    st = rects_filter_device (f, views, views + n, n, stream);
+  for (int i = 0; st == KCONV_OK && !on_device && i < n; i++)
+    st = kconv_filter_run (f, &views[i], &views[n + i]);
   for (int i = 0; st == KCONV_OK && i < n; i++) {
     const KConvRect inner = { rects[i].x - win[i].x, rects[i].y - win[i].y,
       rects[i].width, rects[i].height
@@ -213,6 +238,7 @@ run_rects (KConvFilter * f, const KConvImage * src, const KConvImage * dst,
       st = on_device ? kconv_filter_run_device (copy, &filtered, &to,
           stream) : kconv_filter_run (copy, &filtered, &to);
   }
+  free (views);
   free (win);
   free (at);
   return st;

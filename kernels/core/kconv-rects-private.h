@@ -21,6 +21,11 @@ KConvStatus rects_scratch (KConvFilter * f, size_t size, int on_device,
 KConvRect *rects_windows (const KConvFilter * f, const KConvRect * rects,
     int n, const KConvImage * im, size_t **at, size_t *total);
 
+/* The windows src[i] into out[i] (device images), queued on stream, side
+ * by side where the backend can */
+KConvStatus rects_filter_device (KConvFilter * f, const KConvImage * src,
+    const KConvImage * out, int n, void *stream);
+
 /* In place, in one go (kconv-filter-rects-batch.c): 1 and *st, or 0
  * where the ordinary path should run */
 int rects_run_uploaded (KConvFilter * f, const KConvImage * im,

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "kconv-cuda.h"
+#include "kconv-cuda-sides.h"
 #include "kconv-error.h"
 #include "kconv-tuning.h"
 #include "kconv-cuda-fft.h"
@@ -79,6 +80,7 @@ struct KConvCuda
   int use_separable;       /* as kconv_cuda_new was told */
   KConvCuda *deep;         /* the same kernel for 16-bit samples, once
                             * some came (kconv_cuda_run_deep) */
+  KConvCudaSides *sides;   /* for kconv_cuda_run_device_many, once used */
   char description[200];
 };
 
@@ -844,6 +846,29 @@ kconv_cuda_run_device (KConvCuda *cu, const KConvImage *src,
 }
 
 extern "C" KConvStatus
+kconv_cuda_run_device_many (KConvCuda *cu, const KConvImage *src,
+    const KConvImage *dst, int n, void *stream)
+{
+  if (n <= 1 || kconv_tuning ().cuda_windows_in_turn) {
+    KConvStatus st = KCONV_OK;
+    for (int i = 0; i < n && st == KCONV_OK; i++)
+      st = kconv_cuda_run_device (cu, &src[i], &dst[i], stream);
+    return st;
+  }
+  KCONV_TRY (kconv_cuda_use_device (cu->device));
+  void *side[KCONV_CUDA_SIDES];
+  const int k = n < KCONV_CUDA_SIDES ? n : KCONV_CUDA_SIDES;
+  KCONV_TRY (kconv_cuda_sides_fork (&cu->sides, stream, k, side));
+  KConvStatus st = KCONV_OK;
+  for (int i = 0; i < n && st == KCONV_OK; i++)
+    st = kconv_cuda_run_rows (cu, &src[i], &dst[i], 0, src[i].height,
+        side[i % k]);
+  /* joined after a failure too: nothing queued may be left behind stream */
+  const KConvStatus joined = kconv_cuda_sides_join (cu->sides, stream, k);
+  return st != KCONV_OK ? st : joined;
+}
+
+extern "C" KConvStatus
 kconv_cuda_run (KConvCuda *cu, const KConvImage *src, const KConvImage *dst,
     int n_threads)
 {
@@ -930,6 +955,7 @@ kconv_cuda_free (KConvCuda *cu)
   kconv_cuda_free (cu->deep);
   kconv_cuda_slot_free (cu->own_slot);
   (void) kconv_cuda_use_device (cu->device);
+  kconv_cuda_sides_free (cu->sides);
   kconv_cuda_fft_free (cu->fft);
   cudaFree (cu->d_weights);
   cudaFree (cu->d_tensor_table);

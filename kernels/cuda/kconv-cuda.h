@@ -46,6 +46,12 @@ KConvStatus kconv_cuda_run_deep_device (KConvCuda * cu, const KConvPlan * plan,
 KConvStatus kconv_cuda_run_device (KConvCuda * cu, const KConvImage * src,
     const KConvImage * dst, void *stream);
 
+/* src[i] into dst[i] for i < n, device images of bytes, side by side on
+ * side streams (kconv-cuda-sides.cu): after what stream holds, and before
+ * what is queued on it next; does not synchronise. */
+KConvStatus kconv_cuda_run_device_many (KConvCuda * cu,
+    const KConvImage * src, const KConvImage * dst, int n, void *stream);
+
 /* As kconv_cuda_run_device, writing output rows [row_begin, row_end) only;
  * the source is read wherever the kernel reaches. */
 KConvStatus kconv_cuda_run_rows (KConvCuda * cu, const KConvImage * src,

@@ -51,6 +51,10 @@ typedef struct
                                  * positions, the GPU sums each with a
                                  * block of threads; 1 always; 0 never (a
                                  * thread each, where they lie) */
+  int cuda_windows_in_turn;     /* 1: the windows of a frame's regions in
+                                 * device memory filtered one after another
+                                 * on the filter's stream, not side by
+                                 * side on side streams */
 } KConvTuning;
 
 /* The knobs in force: the defaults, unless set. */

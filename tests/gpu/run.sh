@@ -71,6 +71,12 @@ done
 for job in $(jobs -p); do wait "$job" || status=1; done
 tail -q -n 2 "$out"/racecheck-*.log
 
+step "core: filtering regions only: the windows side by side, in turn, under memcheck"
+$b/tests/unit/test-filter-rects 2>&1 | tail -n 1 || status=1
+KCONV_CUDA_WINDOWS_IN_TURN=1 $b/tests/unit/test-filter-rects cuda 2>&1 | tail -n 1 || status=1
+compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+  $b/tests/unit/test-filter-rects cuda 2>&1 | tail -n 3 || status=1
+
 step "core: filtering regions only, CUDA's cases under racecheck"
 compute-sanitizer --tool racecheck --error-exitcode 9 \
   $b/tests/unit/test-filter-rects cuda 2>&1 | tail -n 3 || status=1

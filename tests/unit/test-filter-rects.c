@@ -24,6 +24,7 @@
 #include "kconv.h"
 #include "photo.h"
 #include "test-rng.h"
+#include "tuning-env.h"
 #ifdef KCONV_TEST_CUDA
 #include "device-copy.h"
 #endif
@@ -195,7 +196,7 @@ typedef struct
 {
   const char *name;
   int n, outside;
-  KConvRect r[4];
+  KConvRect r[6];
 } Regions;
 
 static const Regions regions[] = {
@@ -208,6 +209,9 @@ static const Regions regions[] = {
   {"outside the image", 2, 0, {{120, 10, 5, 5}, {10, 80, 5, 5}}},
   {"larger than the image", 1, 0, {{0, 0, 300, 300}}},
   {"outside the middle one", 1, 1, {{30, 20, 17, 11}}},
+  /* more windows than CUDA's side streams (kconv-cuda-sides.cu) */
+  {"six apart", 6, 0, {{2, 2, 9, 7}, {40, 3, 5, 5}, {80, 4, 12, 8},
+          {5, 40, 6, 13}, {45, 44, 10, 10}, {85, 50, 11, 10}}},
 };
 
 /* Runs image i of lay through f: whole (rects NULL), or its rectangles in
@@ -389,6 +393,7 @@ int
 main (int argc, char **argv)
 {
   const int cuda_only = argc > 1 && !strcmp (argv[1], "cuda");
+  tuning_from_environment ();
   test_parse ();
   test_cover ();
   test_rng_seed (11);
