@@ -394,6 +394,10 @@ main (int argc, char **argv)
 {
   const int cuda_only = argc > 1 && !strcmp (argv[1], "cuda");
   tuning_from_environment ();
+  if (cuda_only && !kconv_backend_available (KCONV_BACKEND_CUDA)) {
+    printf ("SKIP: no usable CUDA device\n");
+    return 77;
+  }
   test_parse ();
   test_cover ();
   test_rng_seed (11);
