@@ -123,8 +123,9 @@ copies_wait (void)
  * inside the frame (pixel by pixel through the border rule where not),
  * and lanes 0 to H - 1 and 32 - H to 31 one of the H pixels left and right
  * of the span, through the rule: the warps at the frame's edges cost no
- * more than the others. */
-template <int H>
+ * more than the others.  INSIDE: the strip's rows and the pixels either
+ * side of its span lie inside the frame, and none goes through the rule. */
+template <int H, bool INSIDE>
 struct SourceRows
 {
   static const int N = ROWS_X + 2 * H; /* words a lane takes of a row */
@@ -141,18 +142,28 @@ struct SourceRows
   __device__ SourceRows (const KConvCudaJob &j, uint32_t *r, int span, int l)
       : ring (r), job (j), lane (l), x (span + 4 * l), last (0)
   {
-    whole = x + 3 < job.width;
+    whole = INSIDE || x + 3 < job.width;
     halo = lane < H || lane >= 32 - H;
     /* lane l < H: pixel span - H + l; lane l >= 32 - H: span + 96 + H + l */
     const int at = lane < H ? lane - H : ROWS_SPAN + lane - (32 - H);
     halo_to = 4 + at;
-    halo_from = kconv_border_index (job.border, span + at, job.width);
+    halo_from = INSIDE ? span + at
+                       : kconv_border_index (job.border, span + at, job.width);
   }
 
   /* starts the copies of row t into slot s (zeros past the border where
    * the rule says so, and from last on), as one group */
   __device__ __forceinline__ void load (int s, int t)
   {
+    if (INSIDE) {
+      const uint32_t *row =
+          (const uint32_t *) (job.src + (size_t) t * job.src_stride);
+      copy_async (ring + s * ROWS_PITCH + 4 + 4 * lane, row + x, 16, 16);
+      if (halo)
+        copy_async (ring + s * ROWS_PITCH + halo_to, row + halo_from, 4, 4);
+      copies_commit ();
+      return;
+    }
     const int sy = kconv_border_index (job.border, t, job.height);
     const bool read = sy >= 0 && t < last;
     const uint32_t *row =
@@ -274,10 +285,10 @@ rows_store (const KConvCudaJob &job, int y, int x, bool whole,
  * at compile time and a source row meets only the kernel rows of outputs
  * inside the strip; in a strip cut short, the rows past its end are zeros
  * and nothing is written from them. */
-template <int K, int MODE, int BYTES, bool ABS>
+template <int K, int MODE, int BYTES, bool ABS, bool INSIDE>
 __device__ __forceinline__ void
 rows_strip (const KConvCudaJob &job, const KConvCudaStrips &f,
-    SourceRows<K / 2> &rows, int y_begin, int y_end)
+    SourceRows<K / 2, INSIDE> &rows, int y_begin, int y_end)
 {
   const int R = K / 2, N = ROWS_X + 2 * R, X = ROWS_X;
   const int S = ROWS_STRIP;
@@ -347,7 +358,7 @@ rows_strip (const KConvCudaJob &job, const KConvCudaStrips &f,
 
     /* output row i - (K - 1) has had all its kernel rows */
     const int done = i - (K - 1), y = y_begin + done;
-    if (done < 0 || y >= y_end)
+    if (done < 0 || (!INSIDE && y >= y_end))
       continue;
     int v[4][X];
 #pragma unroll
@@ -372,9 +383,19 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
   const int y_end = min (y_begin + S, job.row_end);
   if (y_begin >= job.row_end)
     return; /* the whole warp: no lane waits for it */
-  SourceRows<K / 2> rows (job, &ring[threadIdx.y][0][0], blockIdx.x * ROWS_SPAN,
-      threadIdx.x);
-  rows_strip<K, MODE, BYTES, ABS> (job, f, rows, y_begin, y_end);
+  const int R = K / 2, span = blockIdx.x * ROWS_SPAN;
+  /* the same for the whole warp: no lane waits for another's path */
+  const bool inside = y_end == y_begin + S && y_begin >= R &&
+                      y_end + R <= job.height && span >= R &&
+                      span + ROWS_SPAN + R <= job.width;
+  uint32_t *ring_of_warp = &ring[threadIdx.y][0][0];
+  if (inside) {
+    SourceRows<R, true> rows (job, ring_of_warp, span, threadIdx.x);
+    rows_strip<K, MODE, BYTES, ABS, true> (job, f, rows, y_begin, y_end);
+  } else {
+    SourceRows<R, false> rows (job, ring_of_warp, span, threadIdx.x);
+    rows_strip<K, MODE, BYTES, ABS, false> (job, f, rows, y_begin, y_end);
+  }
 }
 
 /* 3x3 without a ring: each lane loads its 16 bytes of a source row straight
@@ -434,24 +455,30 @@ rows3_window (const Rows3Row &r, int c, int p)
   return __byte_perm (plane, r.right, 2 | 3 << 4 | (4 + c) << 8);
 }
 
-template <int MODE, int BYTES, bool ABS>
-__global__ void __launch_bounds__ (32 * ROWS_WARPS)
-    kernel_rows3 (const KConvCudaJob job, const KConvCudaStrips f)
+/* A warp's strip of 3x3 outputs, rows [y_begin, y_end).  INSIDE: the
+ * strip is whole, its source rows and the pixels either side of its span
+ * lie inside the frame, so no row or pixel goes through the border rule
+ * and every source row is a fixed step from the first: the loads cost an
+ * address and an instruction (the rule's branches and index arithmetic
+ * took about half of this kernel's instructions). */
+template <int MODE, int BYTES, bool ABS, bool INSIDE>
+__device__ __forceinline__ void
+rows3_strip (const KConvCudaJob &job, const KConvCudaStrips &f, int y_begin,
+    int y_end, int span)
 {
   const int S = ROWS3_STRIP, D = ROWS3_DEPTH;
   const int T = S + 2; /* source rows of a strip */
-  const int y_begin =
-      job.row_begin + (blockIdx.y * ROWS_WARPS + threadIdx.y) * S;
-  const int y_end = min (y_begin + S, job.row_end);
-  if (y_begin >= job.row_end)
-    return; /* the whole warp */
-  const int lane = threadIdx.x, span = blockIdx.x * ROWS_SPAN;
+  const int lane = threadIdx.x;
   const int x = span + 4 * lane;
-  const bool whole = x + 3 < job.width;
+  const bool whole = INSIDE || x + 3 < job.width;
   const bool halo = lane == 0 || lane == 31;
-  const int halo_from = kconv_border_index (job.border,
-      lane == 0 ? span - 1 : span + ROWS_SPAN, job.width);
+  const int halo_from =
+      INSIDE ? (lane == 0 ? span - 1 : span + ROWS_SPAN)
+             : kconv_border_index (job.border,
+                   lane == 0 ? span - 1 : span + ROWS_SPAN, job.width);
   const int first = y_begin - 1, last = y_end + 1;
+  const uint8_t *src0 =
+      job.src + (size_t) (INSIDE ? first : 0) * job.src_stride;
 
   uint4 raw[T];     /* a lane's four pixels of source row i */
   uint32_t side[T]; /* lanes 0 and 31: the pixel beside the span */
@@ -460,6 +487,15 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
    * those rows may not be there yet); pixel by pixel through the rule
    * where the lane's four are not all inside the frame */
   auto load = [&] (int i) {
+    side[i] = 0;
+    if (INSIDE) {
+      const uint32_t *row =
+          (const uint32_t *) (src0 + (size_t) i * job.src_stride);
+      raw[i] = rows3_load16 (row + x);
+      if (halo)
+        side[i] = rows3_load4 (row + halo_from);
+      return;
+    }
     const int t = first + i;
     const int sy = kconv_border_index (job.border, t, job.height);
     const bool read = sy >= 0 && t < last;
@@ -467,7 +503,6 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
         (const uint32_t *) (job.src +
                             (size_t) (read ? sy : 0) * job.src_stride);
     raw[i] = make_uint4 (0, 0, 0, 0);
-    side[i] = 0;
     if (read && whole) {
       raw[i] = rows3_load16 (row + x);
     } else if (read) {
@@ -512,7 +547,7 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
     win[1] = win[2];
     win[2] = cut (i);
     const int y = y_begin + i - 2;
-    if (i < 2 || y >= y_end)
+    if (i < 2 || (!INSIDE && y >= y_end))
       continue;
     int v[4][4]; /* byte, pixel */
 #pragma unroll
@@ -532,6 +567,27 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
     }
     rows_store<BYTES> (job, y, x, whole, v, win[1].plane[BYTES == 0x7 ? 3 : 0]);
   }
+}
+
+template <int MODE, int BYTES, bool ABS>
+__global__ void __launch_bounds__ (32 * ROWS_WARPS)
+    kernel_rows3 (const KConvCudaJob job, const KConvCudaStrips f)
+{
+  const int S = ROWS3_STRIP;
+  const int y_begin =
+      job.row_begin + (blockIdx.y * ROWS_WARPS + threadIdx.y) * S;
+  const int y_end = min (y_begin + S, job.row_end);
+  if (y_begin >= job.row_end)
+    return; /* the whole warp */
+  const int span = blockIdx.x * ROWS_SPAN;
+  /* the same for the whole warp: no lane waits for another's path */
+  const bool inside = y_end == y_begin + S && y_begin >= 1 &&
+                      y_end < job.height && span >= 1 &&
+                      span + ROWS_SPAN < job.width;
+  if (inside)
+    rows3_strip<MODE, BYTES, ABS, true> (job, f, y_begin, y_end, span);
+  else
+    rows3_strip<MODE, BYTES, ABS, false> (job, f, y_begin, y_end, span);
 }
 
 /* The weights (negation folded in) as signed bytes, and the rounding

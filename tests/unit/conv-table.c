@@ -438,6 +438,12 @@ conv_table_run (KConvBackend backend, unsigned seed, int max_kernel)
           i % 3 == 1 ? 128 : 127 * n * n);
   }
 
+  /* the same on frames with many strips clear of every edge (CUDA's
+   * strips take those without the border rule) and some that are not */
+  for (int i = 0; i < 6; i++)
+    run_case (backend, &layouts[3 + i % 4], rnd_range (520, 800),
+        rnd_range (40, 140), 3 + 2 * (i % 3), 3 + 2 * (i % 3), K_INT, i % 4, 2);
+
   /* every weight +-127, the most a signed byte (CUDA's DP4A path) holds */
   for (int i = 0; i < 12; i++) {
     int n = 3 + 2 * (i % 3);
