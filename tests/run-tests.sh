@@ -14,8 +14,20 @@ else
 fi
 # the sample media the README's launch lines read (test-readme-lines)
 pipelines/samples.sh build/samples || echo "run-tests.sh: no sample media; test-readme-lines is skipped"
-meson test -C build --print-errorlogs
+# meson prints a line as each test ends; the longest (test-readme-lines,
+# the valgrind runs) take over a minute, so a line every 5 s says how far
+# the run is meanwhile
+. pipelines/progress.sh
+tests_ended() {
+  local n
+  n=$(grep -o '^ *[0-9]*/[0-9]* ' build/run-tests.log | tail -n 1 | tr -d ' ')
+  echo "${n:-0/?} ended"
+}
+: >build/run-tests.log
+progress_start "run-tests.sh: testing" tests_ended
+meson test -C build --print-errorlogs | tee build/run-tests.log
 status=$?
+progress_stop
 python3 - build/meson-logs/testlog.json <<'PY'
 import json, sys
 counts = {"passed": 0, "failed": 0, "skipped": 0}
