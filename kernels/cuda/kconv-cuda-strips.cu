@@ -117,6 +117,18 @@ copies_wait (void)
 #endif
 }
 
+/* Whether a warp's strip of outputs [y_begin, y_end), S rows when whole,
+ * and the R source rows and pixels either side of it lie inside the frame,
+ * so that none goes through the border rule (the same for the whole warp:
+ * no lane waits for another's path). */
+__device__ __forceinline__ bool
+strip_inside (const KConvCudaJob &job, int y_begin, int y_end, int S, int R,
+    int span)
+{
+  return y_end == y_begin + S && y_begin >= R && y_end + R <= job.height &&
+         span >= R && span + ROWS_SPAN + R <= job.width;
+}
+
 /* A warp's source rows, fetched ROWS_DEPTH ahead into a ring in shared
  * memory by asynchronous copies, which hold no registers while in
  * flight.  A lane copies its four pixels in one piece where they lie
@@ -384,12 +396,8 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
   if (y_begin >= job.row_end)
     return; /* the whole warp: no lane waits for it */
   const int R = K / 2, span = blockIdx.x * ROWS_SPAN;
-  /* the same for the whole warp: no lane waits for another's path */
-  const bool inside = y_end == y_begin + S && y_begin >= R &&
-                      y_end + R <= job.height && span >= R &&
-                      span + ROWS_SPAN + R <= job.width;
   uint32_t *ring_of_warp = &ring[threadIdx.y][0][0];
-  if (inside) {
+  if (strip_inside (job, y_begin, y_end, S, R, span)) {
     SourceRows<R, true> rows (job, ring_of_warp, span, threadIdx.x);
     rows_strip<K, MODE, BYTES, ABS, true> (job, f, rows, y_begin, y_end);
   } else {
@@ -581,11 +589,7 @@ __global__ void __launch_bounds__ (32 * ROWS_WARPS)
   if (y_begin >= job.row_end)
     return; /* the whole warp */
   const int span = blockIdx.x * ROWS_SPAN;
-  /* the same for the whole warp: no lane waits for another's path */
-  const bool inside = y_end == y_begin + S && y_begin >= 1 &&
-                      y_end < job.height && span >= 1 &&
-                      span + ROWS_SPAN < job.width;
-  if (inside)
+  if (strip_inside (job, y_begin, y_end, S, 1, span))
     rows3_strip<MODE, BYTES, ABS, true> (job, f, y_begin, y_end, span);
   else
     rows3_strip<MODE, BYTES, ABS, false> (job, f, y_begin, y_end, span);

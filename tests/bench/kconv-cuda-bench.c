@@ -6,14 +6,15 @@
  *
  * Frames live on the device (no PCIe in the numbers); four input/output
  * pairs are rotated so that the 50 MB L2 cannot hold them.  Each case: warm
- * up, then the median of 50 back-to-back runs timed with CUDA events.  GB/s counts each
- * input and output byte once; the %bw column compares it with a device-to-
- * device copy of 1 GiB measured at the start, the copy columns with
- * cudaMemcpyAsync of the case's own frames, rotated and timed the same way:
- * what a filter that only moved the frame would take, its launch and the
- * GPU's ramp at the start and end of a frame-sized job included.  NPP (nppiFilterBorder_8u_C4R/C3R, an
- * integer kernel) is timed on the same frames when built in (KCONV_BENCH_NPP),
- * and the CPU backend on the same host for the plot.
+ * up, then the median of 50 back-to-back runs timed with CUDA events.
+ * GB/s counts each input and output byte once; the %bw column compares it
+ * with a device-to-device copy of 1 GiB measured at the start, the copy
+ * columns with cudaMemcpyAsync of the case's own frames, rotated and timed
+ * the same way: what a filter that only moved the frame would take, its
+ * launch and the GPU's ramp at the start and end of a frame-sized job
+ * included.  NPP (nppiFilterBorder_8u_C4R/C3R, an integer kernel) is
+ * timed on the same frames when built in (KCONV_BENCH_NPP), and the CPU
+ * backend on the same host for the plot.
  */
 #include <stdio.h>
 #include <stdlib.h>
