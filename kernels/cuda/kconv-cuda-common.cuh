@@ -237,8 +237,8 @@ kconv_cuda_pack_bytes (int b3, int b2, int b1, int b0)
  * where 2s + d plus div_bias (div_k times 2d) is never negative, and an
  * unsigned multiply by floor (2^32 / 2d) is the quotient or one short. */
 template <int MODE>
-__device__ __forceinline__ uint32_t
-kconv_cuda_finish_int (const KConvCudaJob &job, int32_t s)
+__device__ __forceinline__ int32_t
+kconv_cuda_finish_int_unclamped (const KConvCudaJob &job, int32_t s)
 {
   s = job.negate ? -s : s;
   s = job.absolute ? abs (s) : s;
@@ -250,7 +250,16 @@ kconv_cuda_finish_int (const KConvCudaJob &job, int32_t s)
     e += n - e * job.div2 >= job.div2;
     q = (int32_t) e - job.div_k;
   }
-  q += job.ioffset;
+  return q + job.ioffset;
+}
+
+/* kconv_cuda_finish_int_unclamped clamped to [0, 255] (where the bytes
+ * are not packed by kconv_cuda_pack_bytes, which clamps them itself) */
+template <int MODE>
+__device__ __forceinline__ uint32_t
+kconv_cuda_finish_int (const KConvCudaJob &job, int32_t s)
+{
+  const int32_t q = kconv_cuda_finish_int_unclamped<MODE> (job, s);
   return (uint32_t) (q < 0 ? 0 : q > 255 ? 255 : q);
 }
 

@@ -11,13 +11,15 @@
  *
  * so one mma.m16n8k32 (unsigned pixels times signed weights, 32-bit sums)
  * adds up to 32 taps of a kernel row into 16 x 8 outputs, exactly.  A warp
- * makes 16 rows x 32 columns (four n-tiles) of every channel; A comes from
- * a byte plane per channel in shared memory through ldmatrix, B from a table
- * built once per kernel: for each kernel row and lane, the words that lane
- * holds of every Toeplitz fragment the warp uses, so a kernel row costs a
- * few 16-byte loads and the fragments are register picks.  Taps a fragment
- * spends outside the kernel are multiplied by zero: 48% of the tensor work
- * is useful at 31x31, 64% at 61x61, 76% at 121x121.
+ * makes 16 rows x 32 columns (four n-tiles) of every channel, a channel at
+ * a time; A comes from a byte plane per channel in shared memory through
+ * ldmatrix, B from a table built once per kernel: for each kernel row and
+ * lane, the words that lane holds of every Toeplitz fragment the warp uses,
+ * so a kernel row costs a few 16-byte loads and the fragments are register
+ * picks.  Taps a fragment spends outside the kernel are multiplied by zero:
+ * 47% of the tensor work is useful at 15x15, 48% at 31x31, 64% at 61x61,
+ * 76% at 121x121.  The outputs leave through shared memory in 16-byte
+ * pieces where the pixels are 4-byte words.
  */
 #include <string.h>
 #include "kconv-cuda-launch.h"
@@ -40,11 +42,13 @@ mma_pitch (int chunks)
 }
 
 /* 32-column chunks of the input a warp's strip reads for a kernel cols
- * wide: its 32 outputs span 32 + cols - 1 columns. */
+ * wide: its 32 outputs span 32 + cols - 1 columns.  Narrow kernels (see
+ * mma_kernel) take two: their fragments start 16 columns apart. */
 int
 kconv_cuda_mma_chunks (int cols)
 {
-  return (32 + cols - 1 + 31) / 32;
+  const int chunks = (32 + cols - 1 + 31) / 32;
+  return chunks < 2 ? 2 : chunks;
 }
 
 /* Table words a lane loads per kernel row: the fragments' words for
@@ -130,13 +134,111 @@ load_planes (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
   }
 }
 
-template <int NCH, int CHUNKS, int MODE, bool WORDS>
+/* Words a row of the output stage holds: 8 more than the tile, so that a
+ * half warp's 8-byte stores (4 rows, 4 column pairs) fall in different
+ * banks and rows stay 16-byte aligned. */
+#define MMA_STAGE_PITCH (MMA_TILE_W + 8)
+#define MMA_STAGE_BYTES (4 * MMA_TILE_H * MMA_STAGE_PITCH)
+
+/* Whether the block's outputs go out through the stage in 16-byte pieces:
+ * 4-byte pixels, rows 16-byte aligned, every byte of an output pixel this
+ * launch's to write (the bytes no channel covers copied from the source). */
+static bool
+mma_staged (const KConvCudaJob &job)
+{
+  return job.pixel_stride == 4 && job.aligned4 &&
+         kconv_cuda_rows_aligned16 (job) &&
+         (job.copy_other_bytes || job.n_channels == 4);
+}
+
+/* Byte b of the channels' packed words (channel c in byte c), placed where
+ * the pixel has them by place (kconv_cuda_mma_place). */
+template <int NCH>
+__device__ __forceinline__ uint32_t
+gather_pixel (const uint32_t *packed, int b, uint32_t place)
+{
+  const uint32_t sel = b | (b + 4) << 4;
+  uint32_t v = __byte_perm (packed[0], packed[NCH > 1 ? 1 : 0], sel);
+  if (NCH > 2)
+    v = __byte_perm (v, __byte_perm (packed[2], packed[NCH > 3 ? 3 : 2], sel),
+        0x5410);
+  return __byte_perm (v, 0, place);
+}
+
+/* The block's outputs, packed a channel at a time (packed[c][2 h + t / 2],
+ * byte 2 (t % 2) + e % 2: row g + 8 h, column 8 t + 2 tig + e % 2), through
+ * shared memory (over the planes, once every warp is done with them) and
+ * out in 16-byte pieces with the bytes no channel covers from the source. */
+template <int NCH>
+__device__ __forceinline__ void
+store_staged (const KConvCudaJob &job, uint8_t *planes,
+    const uint32_t (&packed)[NCH][4], int x0, int y0, int wx, int wy, int g,
+    int tig)
+{
+  uint32_t *stage = (uint32_t *) planes;
+  /* channel c from byte c to its place in the pixel, zeros (byte 4) in the
+   * bytes no channel covers */
+  uint32_t place = 0x4444, keep = 0xffffffffu;
+#pragma unroll
+  for (int c = 0; c < NCH; c++) {
+    place ^= (uint32_t) (4 ^ c) << (4 * job.channel_offset[c]);
+    keep &= ~(0xffu << (8 * job.channel_offset[c]));
+  }
+  __syncthreads ();
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    uint32_t w[NCH];
+#pragma unroll
+    for (int c = 0; c < NCH; c++)
+      w[c] = packed[c][k];
+    const int row = 16 * wy + g + 8 * (k / 2);
+    const int col = 32 * wx + 16 * (k % 2) + 2 * tig;
+#pragma unroll
+    for (int t = 0; t < 2; t++)
+      *(uint2 *) (stage + row * MMA_STAGE_PITCH + col + 8 * t) =
+          make_uint2 (gather_pixel<NCH> (w, 2 * t, place),
+              gather_pixel<NCH> (w, 2 * t + 1, place));
+  }
+  __syncthreads ();
+  constexpr int QUADS = MMA_TILE_W / 4;
+#pragma unroll
+  for (int at = threadIdx.x; at < MMA_TILE_H * QUADS; at += MMA_THREADS) {
+    const int row = at / QUADS, x = x0 + 4 * (at % QUADS), y = y0 + row;
+    if (y >= job.row_end || x >= job.width)
+      continue;
+    const uint4 v =
+        *(const uint4 *) (stage + row * MMA_STAGE_PITCH + 4 * (at % QUADS));
+    const uint32_t *src =
+        (const uint32_t *) (job.src + (size_t) y * job.src_stride) + x;
+    uint32_t *dst = (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + x;
+    if (x + 3 < job.width) {
+      uint4 s4 = make_uint4 (0, 0, 0, 0);
+      if (keep)
+        s4 = __ldg ((const uint4 *) src);
+      *(uint4 *) dst = make_uint4 (v.x | (s4.x & keep), v.y | (s4.y & keep),
+          v.z | (s4.z & keep), v.w | (s4.w & keep));
+    } else {
+      const uint32_t w[4] = { v.x, v.y, v.z, v.w };
+      for (int p = 0; x + p < job.width; p++)
+        dst[p] = w[p] | (keep ? src[p] & keep : 0);
+    }
+  }
+}
+
+/* NARROW: kernels up to 17 columns wide.  The 16 outputs from column 16 s
+ * of a warp's strip read at most 16 + 17 - 1 = 32 columns from 16 s, so
+ * one A fragment there serves both their n-tiles, with the fragments of
+ * offsets 0 and -8 (table words 3, 5 and 2, 4): four products a kernel row
+ * instead of six. */
+template <int NCH, int CHUNKS, int MODE, bool WORDS, bool NARROW, bool STAGED>
 __global__ void
-__launch_bounds__ (MMA_THREADS)
+__launch_bounds__ (MMA_THREADS, 4)
     mma_kernel (const KConvCudaJob job, const uint4 *__restrict__ table)
 {
   extern __shared__ __align__ (16) uint8_t planes[];
   constexpr int QUADS = CHUNKS + 1; /* 16-byte table loads per row */
+  /* of which a narrow kernel needs the first two (words 2 to 5) */
+  constexpr int LOADS = NARROW ? 2 : QUADS;
   const int kh = job.rows, kw = job.cols;
   constexpr int pitch = mma_pitch (CHUNKS);
   const int tile_h = MMA_TILE_H + kh - 1;
@@ -146,7 +248,9 @@ __launch_bounds__ (MMA_THREADS)
   const int y0 = job.row_begin + blockIdx.y * MMA_TILE_H;
   const int sx0 = x0 - job.ax, sy0 = y0 - job.ay;
 
-  constexpr int QUADS_A_ROW = pitch / 4;
+  /* the columns the warps' fragments read (zeros past tile_w; the pitch's
+   * last 16 bytes only spread the banks) */
+  constexpr int QUADS_A_ROW = (NARROW ? 32 * MMA_WARPS_X + 16 : pitch - 16) / 4;
   if (sx0 >= 0 && sy0 >= 0 && sx0 + tile_w <= job.width &&
       sy0 + tile_h <= job.height)
     load_planes<NCH, QUADS_A_ROW, WORDS, true> (job, planes, plane_bytes, pitch,
@@ -158,65 +262,94 @@ __launch_bounds__ (MMA_THREADS)
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wy = warp / MMA_WARPS_X, wx = warp % MMA_WARPS_X;
+  const int g = lane / 4, tig = lane % 4;
   /* ldmatrix: lanes 0-15 give rows 0-15 of the fragment's first 16
    * columns, lanes 16-31 the same rows' next 16 */
   const uint32_t a_base = (uint32_t) __cvta_generic_to_shared (planes) +
                           (16 * wy + lane % 16) * pitch + 32 * wx +
                           lane / 16 * 16;
 
-  int acc[NCH][MMA_NTILES][4];
+  /* A channel at a time, its sums finished into bytes before the next
+   * (16 sums live, not 16 a channel: more warps a multiprocessor) */
+  uint32_t packed[NCH][4];
 #pragma unroll
-  for (int c = 0; c < NCH; c++)
+  for (int c = 0; c < NCH; c++) {
+    int acc[MMA_NTILES][4];
 #pragma unroll
     for (int t = 0; t < MMA_NTILES; t++)
 #pragma unroll
       for (int e = 0; e < 4; e++)
-        acc[c][t][e] = 0;
+        acc[t][e] = 0;
 
-  const uint4 *tp = table + lane * QUADS;
-  uint4 next[QUADS];
+    const uint4 *tp = table + lane * QUADS;
+    uint4 next[LOADS];
 #pragma unroll
-  for (int i = 0; i < QUADS; i++)
-    next[i] = __ldg (tp + i);
-  for (int dy = 0; dy < kh; dy++) {
-    uint32_t L[4 * QUADS];
-#pragma unroll
-    for (int i = 0; i < QUADS; i++) {
-      L[4 * i] = next[i].x;
-      L[4 * i + 1] = next[i].y;
-      L[4 * i + 2] = next[i].z;
-      L[4 * i + 3] = next[i].w;
-    }
-    /* the next kernel row's words travel while this one computes (the
-     * table ends with a row of zeros) */
-    tp += 32 * QUADS;
-#pragma unroll
-    for (int i = 0; i < QUADS; i++)
+    for (int i = 0; i < LOADS; i++)
       next[i] = __ldg (tp + i);
-
+    const uint32_t a_row = a_base + c * plane_bytes;
+    /* rolled: unrolled, the rows' registers spill at four blocks a
+     * multiprocessor (64 registers) */
+#pragma unroll 1
+    for (int dy = 0; dy < kh; dy++) {
+      uint32_t L[4 * LOADS];
 #pragma unroll
-    for (int j = 0; j < CHUNKS; j++) {
-      uint32_t a[NCH][4];
-#pragma unroll
-      for (int c = 0; c < NCH; c++)
-        kconv_cuda_ldmatrix_x4 (a[c],
-            a_base + c * plane_bytes + dy * pitch + 32 * j);
-#pragma unroll
-      for (int t = 0; t < MMA_NTILES; t++) {
-        /* fragment (t, j) meets the kernel only if its first tap
-         * offset, 32 j - 8 t - 7, is inside */
-        if (32 * j - 8 * t - 7 >= kw)
-          continue;
-        const int q = 4 * j - t + 3;
-#pragma unroll
-        for (int c = 0; c < NCH; c++)
-          mma_u8s8 (acc[c][t], a[c], L[q], L[q + 2]);
+      for (int i = 0; i < LOADS; i++) {
+        L[4 * i] = next[i].x;
+        L[4 * i + 1] = next[i].y;
+        L[4 * i + 2] = next[i].z;
+        L[4 * i + 3] = next[i].w;
       }
+      /* the next kernel row's words travel while this one computes (the
+       * table ends with a row of zeros) */
+      tp += 32 * QUADS;
+#pragma unroll
+      for (int i = 0; i < LOADS; i++)
+        next[i] = __ldg (tp + i);
+
+      if (NARROW) {
+#pragma unroll
+        for (int s = 0; s < 2; s++) {
+          uint32_t a[4];
+          kconv_cuda_ldmatrix_x4 (a, a_row + dy * pitch + 16 * s);
+          mma_u8s8 (acc[2 * s], a, L[3], L[5]);
+          mma_u8s8 (acc[2 * s + 1], a, L[2], L[4]);
+        }
+        continue;
+      }
+#pragma unroll
+      for (int j = 0; j < CHUNKS; j++) {
+        uint32_t a[4];
+        kconv_cuda_ldmatrix_x4 (a, a_row + dy * pitch + 32 * j);
+#pragma unroll
+        for (int t = 0; t < MMA_NTILES; t++) {
+          /* fragment (t, j) meets the kernel only if its first tap
+           * offset, 32 j - 8 t - 7, is inside */
+          if (32 * j - 8 * t - 7 >= kw)
+            continue;
+          const int q = 4 * j - t + 3;
+          mma_u8s8 (acc[t], a, L[q], L[q + 2]);
+        }
+      }
+    }
+
+    /* accumulator e of n-tile t: row g + 8 (e / 2), column 2 tig + e % 2;
+     * packed word 2 h + t / 2 holds row half h of n-tiles t, t + 1 */
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+      const int h = k / 2, t = 2 * (k % 2);
+      packed[c][k] =
+          kconv_cuda_pack_bytes (kconv_cuda_finish_int_unclamped<MODE> (job,
+                                     acc[t + 1][2 * h + 1]),
+              kconv_cuda_finish_int_unclamped<MODE> (job, acc[t + 1][2 * h]),
+              kconv_cuda_finish_int_unclamped<MODE> (job, acc[t][2 * h + 1]),
+              kconv_cuda_finish_int_unclamped<MODE> (job, acc[t][2 * h]));
     }
   }
 
-  /* accumulator e of n-tile t: row g + 8 (e / 2), column 2 tig + e % 2 */
-  const int g = lane / 4, tig = lane % 4;
+  if (STAGED) {
+    store_staged<NCH> (job, planes, packed, x0, y0, wx, wy, g, tig);
+    return;
+  }
 #pragma unroll
   for (int t = 0; t < MMA_NTILES; t++)
 #pragma unroll
@@ -225,10 +358,11 @@ __launch_bounds__ (MMA_THREADS)
       const int x = x0 + 32 * wx + 8 * t + 2 * tig + e % 2;
       if (y >= job.row_end || x >= job.width)
         continue;
+      const int k = 2 * (e / 2) + t / 2, b = 2 * (t % 2) + e % 2;
       uint8_t out[NCH];
 #pragma unroll
       for (int c = 0; c < NCH; c++)
-        out[c] = kconv_cuda_finish_int<MODE> (job, acc[c][t][e]);
+        out[c] = (uint8_t) (packed[c][k] >> (8 * b));
       kconv_cuda_store_pixel<NCH, WORDS ? 1 : 0> (job, x, y, out);
     }
 }
@@ -237,17 +371,21 @@ size_t
 kconv_cuda_mma_smem (int nch, int cols, int rows)
 {
   const int pitch = mma_pitch (kconv_cuda_mma_chunks (cols));
-  return (size_t) nch * (MMA_TILE_H + rows - 1) * pitch;
+  const size_t planes = (size_t) nch * (MMA_TILE_H + rows - 1) * pitch;
+  /* the output stage goes over the planes */
+  return planes > MMA_STAGE_BYTES ? planes : MMA_STAGE_BYTES;
 }
 
-template <int NCH, int CHUNKS, int MODE, bool WORDS>
+template <int NCH, int CHUNKS, int MODE, bool WORDS, bool NARROW>
 static cudaError_t
 launch_as (const KConvCudaJob &job, const uint32_t *table, cudaStream_t stream)
 {
-  static KConvCudaSmemAllowed raised;
+  static KConvCudaSmemAllowed raised[2];
   const size_t smem = kconv_cuda_mma_smem (NCH, job.cols, job.rows);
-  auto kernel = mma_kernel<NCH, CHUNKS, MODE, WORDS>;
-  cudaError_t err = kconv_cuda_allow_smem (kernel, smem, &raised);
+  const bool staged = WORDS && mma_staged (job);
+  auto kernel = staged ? mma_kernel<NCH, CHUNKS, MODE, WORDS, NARROW, WORDS>
+                       : mma_kernel<NCH, CHUNKS, MODE, WORDS, NARROW, false>;
+  cudaError_t err = kconv_cuda_allow_smem (kernel, smem, &raised[staged]);
   if (err != cudaSuccess)
     return err;
   dim3 grid (kconv_div_up (job.width, MMA_TILE_W),
@@ -256,38 +394,39 @@ launch_as (const KConvCudaJob &job, const uint32_t *table, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
-template <int NCH, int CHUNKS>
+template <int NCH, int CHUNKS, bool NARROW>
 static cudaError_t
 launch_chunks (const KConvCudaJob &job, const uint32_t *table,
     cudaStream_t stream)
 {
   const bool words = job.pixel_stride == 4 && job.aligned4;
   if (kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT_UNIT)
-    return words ? launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, true> (job,
-                       table, stream)
-                 : launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, false> (job,
-                       table, stream);
-  return words ? launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT, true> (job, table,
-                     stream)
-               : launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT, false> (job, table,
-                     stream);
+    return words ? launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, true,
+                       NARROW> (job, table, stream)
+                 : launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, false,
+                       NARROW> (job, table, stream);
+  return words ? launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT, true, NARROW> (job,
+                     table, stream)
+               : launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT, false, NARROW> (job,
+                     table, stream);
 }
 
 template <int NCH>
 static cudaError_t
 launch_nch (const KConvCudaJob &job, const uint32_t *table, cudaStream_t stream)
 {
+  /* up to 17 columns: the narrow products (two chunks' plane and table) */
+  if (job.cols <= 17)
+    return launch_chunks<NCH, 2, true> (job, table, stream);
   switch (kconv_cuda_mma_chunks (job.cols)) {
-  case 1:
-    return launch_chunks<NCH, 1> (job, table, stream);
   case 2:
-    return launch_chunks<NCH, 2> (job, table, stream);
+    return launch_chunks<NCH, 2, false> (job, table, stream);
   case 3:
-    return launch_chunks<NCH, 3> (job, table, stream);
+    return launch_chunks<NCH, 3, false> (job, table, stream);
   case 4:
-    return launch_chunks<NCH, 4> (job, table, stream);
+    return launch_chunks<NCH, 4, false> (job, table, stream);
   case 5:
-    return launch_chunks<NCH, 5> (job, table, stream);
+    return launch_chunks<NCH, 5, false> (job, table, stream);
   default:
     return cudaErrorInvalidValue;
   }
