@@ -69,8 +69,8 @@ KConvStatus kconv_cuda_launch_dp4a (const KConvCudaJob * job,
  * weight table is built once per kernel (kconv_cuda_mma_table) and lives
  * on the device. */
 int kconv_cuda_mma_chunks (int cols);
-size_t kconv_cuda_mma_table_bytes (int rows, int cols);
-void kconv_cuda_mma_table (const int8_t * w, int rows, int cols,
+size_t kconv_cuda_mma_table_bytes (int rows, int cols, int ax);
+void kconv_cuda_mma_table (const int8_t * w, int rows, int cols, int ax,
     uint32_t * table);
 size_t kconv_cuda_mma_smem (int nch, int cols, int rows);
 KConvStatus kconv_cuda_launch_mma (const KConvCudaJob * job,

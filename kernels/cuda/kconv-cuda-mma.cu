@@ -51,38 +51,59 @@ kconv_cuda_mma_chunks (int cols)
   return chunks < 2 ? 2 : chunks;
 }
 
+/* Columns a narrow kernel's tile starts left of the first one its outputs
+ * read, so that its quads are 16-byte aligned (tiles start at multiples of
+ * 64 pixels): folded into the table's offsets. */
+static __host__ __device__ int
+narrow_shift (int ax)
+{
+  return -ax & 3;
+}
+
+/* Kernels whose 16 outputs from column 16 s of a warp's strip read at most
+ * 32 columns from 16 s, the shift included (see mma_kernel). */
+static __host__ __device__ bool
+is_narrow (int cols, int ax)
+{
+  return cols + narrow_shift (ax) <= 17;
+}
+
 /* Table words a lane loads per kernel row: the fragments' words for
  * offsets d = 32 j - 8 t from -24 up, step 8, and 16 further (the second
- * word of each fragment), rounded up to whole 16-byte loads. */
+ * word of each fragment), rounded up to whole 16-byte loads; a narrow
+ * kernel's four, offsets -8 to 16. */
 static int
-table_words (int chunks)
+table_words (int cols, int ax)
 {
-  return 4 * chunks + 4;
+  return is_narrow (cols, ax) ? 4 : 4 * kconv_cuda_mma_chunks (cols) + 4;
 }
 
 size_t
-kconv_cuda_mma_table_bytes (int rows, int cols)
+kconv_cuda_mma_table_bytes (int rows, int cols, int ax)
 {
-  return (size_t) (rows + 1) * 32 * table_words (kconv_cuda_mma_chunks (cols)) *
-         sizeof (uint32_t);
+  return (size_t) (rows + 1) * 32 * table_words (cols, ax) * sizeof (uint32_t);
 }
 
 /* Weight table: for kernel row dy, lane l (g = l / 4, tig = l % 4) and
  * q = 0 .., the word whose byte i is w[dy][d + 4 tig + i - g] for
  * d = 8 q - 24 (0 outside the kernel).  Fragment (t, j) of row dy is then
- * words q = 4 j - t + 3 and q + 2.  A last row of zeros lets the kernel
- * load one row ahead without a test. */
+ * words q = 4 j - t + 3 and q + 2.  A narrow kernel's words are q = 2 to 5,
+ * their offsets less its shift.  A last row of zeros lets the kernel load
+ * one row ahead without a test. */
 void
-kconv_cuda_mma_table (const int8_t *w, int rows, int cols, uint32_t *table)
+kconv_cuda_mma_table (const int8_t *w, int rows, int cols, int ax,
+    uint32_t *table)
 {
-  const int words = table_words (kconv_cuda_mma_chunks (cols));
-  memset (table, 0, kconv_cuda_mma_table_bytes (rows, cols));
+  const int words = table_words (cols, ax);
+  const int narrow = is_narrow (cols, ax);
+  const int first = narrow ? -8 - narrow_shift (ax) : -24;
+  memset (table, 0, kconv_cuda_mma_table_bytes (rows, cols, ax));
   for (int dy = 0; dy < rows; dy++)
     for (int lane = 0; lane < 32; lane++)
       for (int q = 0; q < words; q++) {
         uint32_t word = 0;
         for (int i = 0; i < 4; i++) {
-          const int dx = 8 * q - 24 + 4 * (lane % 4) + i - lane / 4;
+          const int dx = first + 8 * q + 4 * (lane % 4) + i - lane / 4;
           if (dx >= 0 && dx < cols)
             word |= (uint32_t) (uint8_t) w[dy * cols + dx] << (8 * i);
         }
@@ -131,6 +152,42 @@ load_planes (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
         *(uint32_t *) (planes + c * plane_bytes + ty * pitch + 4 * q) =
             packed[c];
     }
+  }
+}
+
+/* load_planes for an interior tile whose quads are 16-byte aligned: a
+ * thread keeps one column of quads and steps down the rows (addresses by
+ * adding), one 16-byte load a quad. */
+template <int NCH, int QUADS>
+__device__ __forceinline__ void
+load_planes_aligned (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
+    int pitch, int sx0, int sy0, int tile_w, int tile_h)
+{
+  constexpr int STEP = MMA_THREADS / QUADS; /* rows a pass */
+  if (threadIdx.x >= STEP * QUADS)
+    return;
+  const int q = threadIdx.x % QUADS, ty0 = threadIdx.x / QUADS;
+  uint32_t sel[NCH];
+#pragma unroll
+  for (int c = 0; c < NCH; c++)
+    sel[c] = job.channel_offset[c] | (4 + job.channel_offset[c]) << 4;
+  const bool used = 4 * q < tile_w;
+  const uint8_t *from =
+      job.src + (size_t) (sy0 + ty0) * job.src_stride + 4 * (sx0 + 4 * q);
+  const size_t from_step = (size_t) STEP * job.src_stride;
+  uint8_t *to = planes + ty0 * pitch + 4 * q;
+#pragma unroll 4
+  for (int ty = ty0; ty < tile_h; ty += STEP) {
+    uint4 v = make_uint4 (0, 0, 0, 0);
+    if (used)
+      v = __ldg ((const uint4 *) from);
+#pragma unroll
+    for (int c = 0; c < NCH; c++)
+      *(uint32_t *) (to + c * plane_bytes) =
+          __byte_perm (__byte_perm (v.x, v.y, sel[c]),
+              __byte_perm (v.z, v.w, sel[c]), 0x5410);
+    from += from_step;
+    to += STEP * pitch;
   }
 }
 
@@ -225,34 +282,41 @@ store_staged (const KConvCudaJob &job, uint8_t *planes,
   }
 }
 
-/* NARROW: kernels up to 17 columns wide.  The 16 outputs from column 16 s
- * of a warp's strip read at most 16 + 17 - 1 = 32 columns from 16 s, so
- * one A fragment there serves both their n-tiles, with the fragments of
- * offsets 0 and -8 (table words 3, 5 and 2, 4): four products a kernel row
- * instead of six. */
+/* NARROW: kernels up to 17 columns wide, their shift included
+ * (is_narrow).  The 16 outputs from column 16 s of a warp's strip read at
+ * most 16 + 17 - 1 = 32 columns from 16 s, so one A fragment there serves
+ * both their n-tiles, with the fragments of offsets 0 and -8 (table words
+ * 1, 3 and 0, 2 of the four): four products a kernel row instead of six.
+ * Their tiles start shift columns further left, so that staged frames
+ * (16-byte aligned rows of 4-byte pixels) load a quad in one piece. */
 template <int NCH, int CHUNKS, int MODE, bool WORDS, bool NARROW, bool STAGED>
 __global__ void
 __launch_bounds__ (MMA_THREADS, 4)
     mma_kernel (const KConvCudaJob job, const uint4 *__restrict__ table)
 {
   extern __shared__ __align__ (16) uint8_t planes[];
-  constexpr int QUADS = CHUNKS + 1; /* 16-byte table loads per row */
-  /* of which a narrow kernel needs the first two (words 2 to 5) */
-  constexpr int LOADS = NARROW ? 2 : QUADS;
+  /* 16-byte table loads per row */
+  constexpr int QUADS = NARROW ? 1 : CHUNKS + 1;
   const int kh = job.rows, kw = job.cols;
+  const int shift = NARROW ? narrow_shift (job.ax) : 0;
   constexpr int pitch = mma_pitch (CHUNKS);
   const int tile_h = MMA_TILE_H + kh - 1;
-  const int tile_w = MMA_TILE_W + kw - 1; /* columns with weight */
+  const int tile_w = MMA_TILE_W + kw - 1 + shift; /* columns with weight */
   const int plane_bytes = tile_h * pitch;
   const int x0 = blockIdx.x * MMA_TILE_W;
   const int y0 = job.row_begin + blockIdx.y * MMA_TILE_H;
-  const int sx0 = x0 - job.ax, sy0 = y0 - job.ay;
+  const int sx0 = x0 - job.ax - shift, sy0 = y0 - job.ay;
 
   /* the columns the warps' fragments read (zeros past tile_w; the pitch's
    * last 16 bytes only spread the banks) */
   constexpr int QUADS_A_ROW = (NARROW ? 32 * MMA_WARPS_X + 16 : pitch - 16) / 4;
-  if (sx0 >= 0 && sy0 >= 0 && sx0 + tile_w <= job.width &&
-      sy0 + tile_h <= job.height)
+  const bool interior = sx0 >= 0 && sy0 >= 0 && sx0 + tile_w <= job.width &&
+                        sy0 + tile_h <= job.height;
+  /* whole quads: the last may reach 3 pixels past the columns with weight */
+  if (NARROW && STAGED && interior && sx0 + ((tile_w + 3) & ~3) <= job.width)
+    load_planes_aligned<NCH, QUADS_A_ROW> (job, planes, plane_bytes, pitch, sx0,
+        sy0, tile_w, tile_h);
+  else if (interior)
     load_planes<NCH, QUADS_A_ROW, WORDS, true> (job, planes, plane_bytes, pitch,
         sx0, sy0, tile_w, tile_h);
   else
@@ -282,18 +346,18 @@ __launch_bounds__ (MMA_THREADS, 4)
         acc[t][e] = 0;
 
     const uint4 *tp = table + lane * QUADS;
-    uint4 next[LOADS];
+    uint4 next[QUADS];
 #pragma unroll
-    for (int i = 0; i < LOADS; i++)
+    for (int i = 0; i < QUADS; i++)
       next[i] = __ldg (tp + i);
     const uint32_t a_row = a_base + c * plane_bytes;
     /* rolled: unrolled, the rows' registers spill at four blocks a
      * multiprocessor (64 registers) */
 #pragma unroll 1
     for (int dy = 0; dy < kh; dy++) {
-      uint32_t L[4 * LOADS];
+      uint32_t L[4 * QUADS];
 #pragma unroll
-      for (int i = 0; i < LOADS; i++) {
+      for (int i = 0; i < QUADS; i++) {
         L[4 * i] = next[i].x;
         L[4 * i + 1] = next[i].y;
         L[4 * i + 2] = next[i].z;
@@ -303,31 +367,31 @@ __launch_bounds__ (MMA_THREADS, 4)
        * table ends with a row of zeros) */
       tp += 32 * QUADS;
 #pragma unroll
-      for (int i = 0; i < LOADS; i++)
+      for (int i = 0; i < QUADS; i++)
         next[i] = __ldg (tp + i);
 
-      if (NARROW) {
+      if constexpr (NARROW) {
 #pragma unroll
         for (int s = 0; s < 2; s++) {
           uint32_t a[4];
           kconv_cuda_ldmatrix_x4 (a, a_row + dy * pitch + 16 * s);
-          mma_u8s8 (acc[2 * s], a, L[3], L[5]);
-          mma_u8s8 (acc[2 * s + 1], a, L[2], L[4]);
+          mma_u8s8 (acc[2 * s], a, L[1], L[3]);
+          mma_u8s8 (acc[2 * s + 1], a, L[0], L[2]);
         }
-        continue;
-      }
+      } else {
 #pragma unroll
-      for (int j = 0; j < CHUNKS; j++) {
-        uint32_t a[4];
-        kconv_cuda_ldmatrix_x4 (a, a_row + dy * pitch + 32 * j);
+        for (int j = 0; j < CHUNKS; j++) {
+          uint32_t a[4];
+          kconv_cuda_ldmatrix_x4 (a, a_row + dy * pitch + 32 * j);
 #pragma unroll
-        for (int t = 0; t < MMA_NTILES; t++) {
-          /* fragment (t, j) meets the kernel only if its first tap
-           * offset, 32 j - 8 t - 7, is inside */
-          if (32 * j - 8 * t - 7 >= kw)
-            continue;
-          const int q = 4 * j - t + 3;
-          mma_u8s8 (acc[t], a, L[q], L[q + 2]);
+          for (int t = 0; t < MMA_NTILES; t++) {
+            /* fragment (t, j) meets the kernel only if its first tap
+             * offset, 32 j - 8 t - 7, is inside */
+            if (32 * j - 8 * t - 7 >= kw)
+              continue;
+            const int q = 4 * j - t + 3;
+            mma_u8s8 (acc[t], a, L[q], L[q + 2]);
+          }
         }
       }
     }
@@ -346,25 +410,25 @@ __launch_bounds__ (MMA_THREADS, 4)
     }
   }
 
-  if (STAGED) {
+  if constexpr (STAGED) {
     store_staged<NCH> (job, planes, packed, x0, y0, wx, wy, g, tig);
-    return;
+  } else {
+#pragma unroll
+    for (int t = 0; t < MMA_NTILES; t++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        const int y = y0 + 16 * wy + g + 8 * (e / 2);
+        const int x = x0 + 32 * wx + 8 * t + 2 * tig + e % 2;
+        if (y >= job.row_end || x >= job.width)
+          continue;
+        const int k = 2 * (e / 2) + t / 2, b = 2 * (t % 2) + e % 2;
+        uint8_t out[NCH];
+#pragma unroll
+        for (int c = 0; c < NCH; c++)
+          out[c] = (uint8_t) (packed[c][k] >> (8 * b));
+        kconv_cuda_store_pixel<NCH, WORDS ? 1 : 0> (job, x, y, out);
+      }
   }
-#pragma unroll
-  for (int t = 0; t < MMA_NTILES; t++)
-#pragma unroll
-    for (int e = 0; e < 4; e++) {
-      const int y = y0 + 16 * wy + g + 8 * (e / 2);
-      const int x = x0 + 32 * wx + 8 * t + 2 * tig + e % 2;
-      if (y >= job.row_end || x >= job.width)
-        continue;
-      const int k = 2 * (e / 2) + t / 2, b = 2 * (t % 2) + e % 2;
-      uint8_t out[NCH];
-#pragma unroll
-      for (int c = 0; c < NCH; c++)
-        out[c] = (uint8_t) (packed[c][k] >> (8 * b));
-      kconv_cuda_store_pixel<NCH, WORDS ? 1 : 0> (job, x, y, out);
-    }
 }
 
 size_t
@@ -415,8 +479,8 @@ template <int NCH>
 static cudaError_t
 launch_nch (const KConvCudaJob &job, const uint32_t *table, cudaStream_t stream)
 {
-  /* up to 17 columns: the narrow products (two chunks' plane and table) */
-  if (job.cols <= 17)
+  /* the narrow products (two chunks' plane) */
+  if (is_narrow (job.cols, job.ax))
     return launch_chunks<NCH, 2, true> (job, table, stream);
   switch (kconv_cuda_mma_chunks (job.cols)) {
   case 2:

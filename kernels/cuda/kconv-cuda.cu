@@ -354,7 +354,7 @@ tensor_setup (KConvCuda *cu, const KConvPlan *plan)
   const int wgmma = cu->strategy->id == STRATEGY_WGMMA;
   const size_t bytes =
       wgmma ? kconv_cuda_wgmma_weights_bytes (plan->rows, plan->cols)
-            : kconv_cuda_mma_table_bytes (plan->rows, plan->cols);
+            : kconv_cuda_mma_table_bytes (plan->rows, plan->cols, plan->ax);
   int8_t *w = (int8_t *) malloc (n);
   void *table = malloc (bytes);
   cudaError_t err = w && table ? cudaSuccess : cudaErrorMemoryAllocation;
@@ -364,7 +364,8 @@ tensor_setup (KConvCuda *cu, const KConvPlan *plan)
     if (wgmma)
       kconv_cuda_wgmma_weights (w, plan->rows, plan->cols, (int8_t *) table);
     else
-      kconv_cuda_mma_table (w, plan->rows, plan->cols, (uint32_t *) table);
+      kconv_cuda_mma_table (w, plan->rows, plan->cols, plan->ax,
+          (uint32_t *) table);
     err = cudaMalloc (&cu->d_tensor_table, bytes);
   }
   if (err == cudaSuccess)
