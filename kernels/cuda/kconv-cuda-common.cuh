@@ -531,6 +531,77 @@ kconv_cuda_by_channels (int n_channels, Launch launch)
   }
 }
 
+/* The tensor paths' tile loads for an interior tile whose quads of 4-byte
+ * pixels are 16-byte aligned: a thread keeps one column q of QUADS quads
+ * from (sx0, sy0) and steps down the rows (addresses by adding), one
+ * 16-byte load a quad, zeros past used_rows x used_cols; quad (ty, q, v)
+ * puts each where its path wants it.  (The half-precision separable path
+ * keeps its own loop: through this walker it measured 1% slower.) */
+template <int QUADS, int THREADS, class Quad>
+__device__ __forceinline__ void
+kconv_cuda_walk_quads (const KConvCudaJob &job, int sx0, int sy0, int rows,
+    int used_rows, int used_cols, Quad quad)
+{
+  constexpr int STEP = THREADS / QUADS; /* rows a pass */
+  if (threadIdx.x >= STEP * QUADS)
+    return;
+  const int q = threadIdx.x % QUADS, ty0 = threadIdx.x / QUADS;
+  const bool used = 4 * q < used_cols;
+  const uint8_t *from =
+      job.src + (size_t) (sy0 + ty0) * job.src_stride + 4 * (sx0 + 4 * q);
+  const size_t from_step = (size_t) STEP * job.src_stride;
+#pragma unroll 4
+  for (int ty = ty0; ty < rows; ty += STEP) {
+    uint4 v = make_uint4 (0, 0, 0, 0);
+    if (used && ty < used_rows)
+      v = __ldg ((const uint4 *) from);
+    quad (ty, q, v);
+    from += from_step;
+  }
+}
+
+/* A block's outputs, staged in shared memory as TILE_H rows of TILE_W
+ * 4-byte pixels (PITCH words a row), out to the frame from (x0, y0) in
+ * 16-byte pieces.  The bytes no channel covers (keep) come from the
+ * source, or, where kept is given, from byte kept_byte of each pixel: the
+ * block's kept word for quad i, pixel p's byte in byte p. */
+template <int TILE_W, int TILE_H, int PITCH, int THREADS>
+__device__ __forceinline__ void
+kconv_cuda_write_staged (const KConvCudaJob &job, const uint32_t *stage, int x0,
+    int y0, uint32_t keep, const uint32_t *kept, int kept_byte)
+{
+  constexpr int QUADS = TILE_W / 4;
+#pragma unroll
+  for (int at = threadIdx.x; at < TILE_H * QUADS; at += THREADS) {
+    const int row = at / QUADS, x = x0 + 4 * (at % QUADS), y = y0 + row;
+    if (y >= job.row_end || x >= job.width)
+      continue;
+    const uint4 v = *(const uint4 *) (stage + row * PITCH + 4 * (at % QUADS));
+    const uint32_t *src =
+        (const uint32_t *) (job.src + (size_t) y * job.src_stride) + x;
+    uint32_t *dst = (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + x;
+    if (x + 3 < job.width && kept) {
+      /* pixel p's kept byte from byte p of the kept word */
+      const uint32_t k = kept[at], sel = 0x3210 & ~(0xf << (4 * kept_byte));
+      *(uint4 *) dst =
+          make_uint4 (__byte_perm (v.x, k, sel | 4 << (4 * kept_byte)),
+              __byte_perm (v.y, k, sel | 5 << (4 * kept_byte)),
+              __byte_perm (v.z, k, sel | 6 << (4 * kept_byte)),
+              __byte_perm (v.w, k, sel | 7 << (4 * kept_byte)));
+    } else if (x + 3 < job.width) {
+      uint4 s4 = make_uint4 (0, 0, 0, 0);
+      if (keep)
+        s4 = __ldg ((const uint4 *) src);
+      *(uint4 *) dst = make_uint4 (v.x | (s4.x & keep), v.y | (s4.y & keep),
+          v.z | (s4.z & keep), v.w | (s4.w & keep));
+    } else {
+      const uint32_t w[4] = { v.x, v.y, v.z, v.w };
+      for (int p = 0; x + p < job.width; p++)
+        dst[p] = w[p] | (keep ? src[p] & keep : 0);
+    }
+  }
+}
+
 /* Four 8x8 matrices of 16-bit elements from shared memory (lanes 8 i to
  * 8 i + 7 give the rows of matrix i), for the tensor-core paths. */
 __device__ __forceinline__ void

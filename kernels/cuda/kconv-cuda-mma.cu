@@ -155,40 +155,25 @@ load_planes (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
   }
 }
 
-/* load_planes for an interior tile whose quads are 16-byte aligned: a
- * thread keeps one column of quads and steps down the rows (addresses by
- * adding), one 16-byte load a quad. */
+/* load_planes for an interior tile whose quads are 16-byte aligned
+ * (kconv_cuda_walk_quads): a channel of a quad in three permutes. */
 template <int NCH, int QUADS>
 __device__ __forceinline__ void
 load_planes_aligned (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
     int pitch, int sx0, int sy0, int tile_w, int tile_h)
 {
-  constexpr int STEP = MMA_THREADS / QUADS; /* rows a pass */
-  if (threadIdx.x >= STEP * QUADS)
-    return;
-  const int q = threadIdx.x % QUADS, ty0 = threadIdx.x / QUADS;
   uint32_t sel[NCH];
 #pragma unroll
   for (int c = 0; c < NCH; c++)
     sel[c] = job.channel_offset[c] | (4 + job.channel_offset[c]) << 4;
-  const bool used = 4 * q < tile_w;
-  const uint8_t *from =
-      job.src + (size_t) (sy0 + ty0) * job.src_stride + 4 * (sx0 + 4 * q);
-  const size_t from_step = (size_t) STEP * job.src_stride;
-  uint8_t *to = planes + ty0 * pitch + 4 * q;
-#pragma unroll 4
-  for (int ty = ty0; ty < tile_h; ty += STEP) {
-    uint4 v = make_uint4 (0, 0, 0, 0);
-    if (used)
-      v = __ldg ((const uint4 *) from);
+  kconv_cuda_walk_quads<QUADS, MMA_THREADS> (job, sx0, sy0, tile_h, tile_h,
+      tile_w, [&] (int ty, int q, uint4 v) {
 #pragma unroll
-    for (int c = 0; c < NCH; c++)
-      *(uint32_t *) (to + c * plane_bytes) =
-          __byte_perm (__byte_perm (v.x, v.y, sel[c]),
-              __byte_perm (v.z, v.w, sel[c]), 0x5410);
-    from += from_step;
-    to += STEP * pitch;
-  }
+        for (int c = 0; c < NCH; c++)
+          *(uint32_t *) (planes + c * plane_bytes + ty * pitch + 4 * q) =
+              __byte_perm (__byte_perm (v.x, v.y, sel[c]),
+                  __byte_perm (v.z, v.w, sel[c]), 0x5410);
+      });
 }
 
 /* Words a row of the output stage holds: 8 more than the tile, so that a
@@ -257,29 +242,8 @@ store_staged (const KConvCudaJob &job, uint8_t *planes,
               gather_pixel<NCH> (w, 2 * t + 1, place));
   }
   __syncthreads ();
-  constexpr int QUADS = MMA_TILE_W / 4;
-#pragma unroll
-  for (int at = threadIdx.x; at < MMA_TILE_H * QUADS; at += MMA_THREADS) {
-    const int row = at / QUADS, x = x0 + 4 * (at % QUADS), y = y0 + row;
-    if (y >= job.row_end || x >= job.width)
-      continue;
-    const uint4 v =
-        *(const uint4 *) (stage + row * MMA_STAGE_PITCH + 4 * (at % QUADS));
-    const uint32_t *src =
-        (const uint32_t *) (job.src + (size_t) y * job.src_stride) + x;
-    uint32_t *dst = (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + x;
-    if (x + 3 < job.width) {
-      uint4 s4 = make_uint4 (0, 0, 0, 0);
-      if (keep)
-        s4 = __ldg ((const uint4 *) src);
-      *(uint4 *) dst = make_uint4 (v.x | (s4.x & keep), v.y | (s4.y & keep),
-          v.z | (s4.z & keep), v.w | (s4.w & keep));
-    } else {
-      const uint32_t w[4] = { v.x, v.y, v.z, v.w };
-      for (int p = 0; x + p < job.width; p++)
-        dst[p] = w[p] | (keep ? src[p] & keep : 0);
-    }
-  }
+  kconv_cuda_write_staged<MMA_TILE_W, MMA_TILE_H, MMA_STAGE_PITCH,
+      MMA_THREADS> (job, stage, x0, y0, keep, NULL, 0);
 }
 
 /* NARROW: kernels up to 17 columns wide, their shift included
@@ -351,9 +315,9 @@ __launch_bounds__ (MMA_THREADS, 4)
     for (int i = 0; i < QUADS; i++)
       next[i] = __ldg (tp + i);
     const uint32_t a_row = a_base + c * plane_bytes;
-    /* rolled: unrolled, the rows' registers spill at four blocks a
-     * multiprocessor (64 registers) */
-#pragma unroll 1
+    /* three rows at a time: unrolled whole, the rows' registers spill at
+     * four blocks a multiprocessor (64 registers) */
+#pragma unroll 3
     for (int dy = 0; dy < kh; dy++) {
       uint32_t L[4 * QUADS];
 #pragma unroll

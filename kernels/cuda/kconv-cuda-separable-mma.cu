@@ -332,37 +332,8 @@ store_staged (const KConvCudaJob &job, uint8_t *planes,
   for (int ch = 0; ch < NCH; ch++)
     keep &= ~(0xffu << (8 * job.channel_offset[ch]));
   __syncthreads ();
-  constexpr int QUADS = SEPMMA_TILE_W / 4;
-#pragma unroll
-  for (int at = threadIdx.x; at < SEPMMA_TILE_H * QUADS; at += SEPMMA_THREADS) {
-    const int row = at / QUADS, x = x0 + 4 * (at % QUADS), y = y0 + row;
-    if (y >= job.row_end || x >= job.width)
-      continue;
-    const uint4 v =
-        *(const uint4 *) (stage + row * SEPMMA_STAGE_PITCH + 4 * (at % QUADS));
-    const uint32_t *src =
-        (const uint32_t *) (job.src + (size_t) y * job.src_stride) + x;
-    uint32_t *dst = (uint32_t *) (job.dst + (size_t) y * job.dst_stride) + x;
-    if (x + 3 < job.width && kept) {
-      /* pixel p's kept byte from byte p of the kept word */
-      const uint32_t k = kept[at], sel = 0x3210 & ~(0xf << (4 * kept_byte));
-      *(uint4 *) dst =
-          make_uint4 (__byte_perm (v.x, k, sel | 4 << (4 * kept_byte)),
-              __byte_perm (v.y, k, sel | 5 << (4 * kept_byte)),
-              __byte_perm (v.z, k, sel | 6 << (4 * kept_byte)),
-              __byte_perm (v.w, k, sel | 7 << (4 * kept_byte)));
-    } else if (x + 3 < job.width) {
-      uint4 s4 = make_uint4 (0, 0, 0, 0);
-      if (keep)
-        s4 = __ldg ((const uint4 *) src);
-      *(uint4 *) dst = make_uint4 (v.x | (s4.x & keep), v.y | (s4.y & keep),
-          v.z | (s4.z & keep), v.w | (s4.w & keep));
-    } else {
-      const uint32_t w[4] = { v.x, v.y, v.z, v.w };
-      for (int p = 0; x + p < job.width; p++)
-        dst[p] = w[p] | (keep ? src[p] & keep : 0);
-    }
-  }
+  kconv_cuda_write_staged<SEPMMA_TILE_W, SEPMMA_TILE_H, SEPMMA_STAGE_PITCH,
+      SEPMMA_THREADS> (job, stage, x0, y0, keep, kept, kept_byte);
 }
 
 template <int NCH, int CH, bool WORDS, bool VEC>
