@@ -194,7 +194,7 @@ mma_staged (const KConvCudaJob &job)
 }
 
 /* Byte b of the channels' packed words (channel c in byte c), placed where
- * the pixel has them by place (kconv_cuda_mma_place). */
+ * the pixel has them by place (built in store_staged). */
 template <int NCH>
 __device__ __forceinline__ uint32_t
 gather_pixel (const uint32_t *packed, int b, uint32_t place)
