@@ -11,15 +11,14 @@
  *
  * so one mma.m16n8k32 (unsigned pixels times signed weights, 32-bit sums)
  * adds up to 32 taps of a kernel row into 16 x 8 outputs, exactly.  A warp
- * makes 16 rows x 32 columns (four n-tiles) of every channel, a channel at
- * a time; A comes from a byte plane per channel in shared memory through
- * ldmatrix, B from a table built once per kernel: for each kernel row and
- * lane, the words that lane holds of every Toeplitz fragment the warp uses,
- * so a kernel row costs a few 16-byte loads and the fragments are register
- * picks.  Taps a fragment spends outside the kernel are multiplied by zero:
- * 47% of the tensor work is useful at 15x15, 48% at 31x31, 64% at 61x61,
- * 76% at 121x121.  The outputs leave through shared memory in 16-byte
- * pieces where the pixels are 4-byte words.
+ * makes 16 rows x 32 columns (four n-tiles) of every channel; A comes from
+ * a byte plane per channel in shared memory through ldmatrix, B from a table
+ * built once per kernel: for each kernel row and lane, the words that lane
+ * holds of every Toeplitz fragment the warp uses, so a kernel row costs a
+ * few 16-byte loads and the fragments are register picks.  Taps a fragment
+ * spends outside the kernel are multiplied by zero: 47% of the tensor work
+ * is useful at 15x15, 48% at 31x31, 64% at 61x61, 76% at 121x121.  Kernels
+ * up to 17 columns wide take a kernel of their own (mma_narrow_kernel).
  */
 #include <string.h>
 #include "kconv-cuda-launch.h"
@@ -176,6 +175,55 @@ load_planes_aligned (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
       });
 }
 
+/* load_planes, the border rule applied only where the tile reaches past
+ * the frame */
+template <int NCH, int QUADS, bool WORDS>
+__device__ __forceinline__ void
+load_planes_any (const KConvCudaJob &job, uint8_t *planes, int plane_bytes,
+    int pitch, int sx0, int sy0, int tile_w, int tile_h, bool interior)
+{
+  if (interior)
+    load_planes<NCH, QUADS, WORDS, true> (job, planes, plane_bytes, pitch, sx0,
+        sy0, tile_w, tile_h);
+  else
+    load_planes<NCH, QUADS, WORDS, false> (job, planes, plane_bytes, pitch, sx0,
+        sy0, tile_w, tile_h);
+}
+
+/* Where a lane's ldmatrix rows start in the planes for warp (wx, wy):
+ * lanes 0-15 give rows 0-15 of the fragment's first 16 columns, lanes
+ * 16-31 the same rows' next 16. */
+__device__ __forceinline__ uint32_t
+fragment_base (const uint8_t *planes, int pitch, int wx, int wy)
+{
+  const int lane = threadIdx.x % 32;
+  return (uint32_t) __cvta_generic_to_shared (planes) +
+         (16 * wy + lane % 16) * pitch + 32 * wx + lane / 16 * 16;
+}
+
+/* A warp's outputs a pixel at a time: accumulator e of n-tile t is row
+ * g + 8 (e / 2), column 2 tig + e % 2 of n-tile t; bytes (t, e, out) puts
+ * its channels in out. */
+template <int NCH, bool WORDS, class Bytes>
+__device__ __forceinline__ void
+store_pixels (const KConvCudaJob &job, int x0, int y0, int wx, int wy,
+    Bytes bytes)
+{
+  const int lane = threadIdx.x % 32, g = lane / 4, tig = lane % 4;
+#pragma unroll
+  for (int t = 0; t < MMA_NTILES; t++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      const int y = y0 + 16 * wy + g + 8 * (e / 2);
+      const int x = x0 + 32 * wx + 8 * t + 2 * tig + e % 2;
+      if (y >= job.row_end || x >= job.width)
+        continue;
+      uint8_t out[NCH];
+      bytes (t, e, out);
+      kconv_cuda_store_pixel<NCH, WORDS ? 1 : 0> (job, x, y, out);
+    }
+}
+
 /* Words a row of the output stage holds: 8 more than the tile, so that a
  * half warp's 8-byte stores (4 rows, 4 column pairs) fall in different
  * banks and rows stay 16-byte aligned. */
@@ -246,24 +294,24 @@ store_staged (const KConvCudaJob &job, uint8_t *planes,
       MMA_THREADS> (job, stage, x0, y0, keep, NULL, 0);
 }
 
-/* NARROW: kernels up to 17 columns wide, their shift included
- * (is_narrow).  The 16 outputs from column 16 s of a warp's strip read at
- * most 16 + 17 - 1 = 32 columns from 16 s, so one A fragment there serves
- * both their n-tiles, with the fragments of offsets 0 and -8 (table words
- * 1, 3 and 0, 2 of the four): four products a kernel row instead of six.
- * Their tiles start shift columns further left, so that staged frames
- * (16-byte aligned rows of 4-byte pixels) load a quad in one piece. */
-template <int NCH, int CHUNKS, int MODE, bool WORDS, bool NARROW, bool STAGED>
+/* Kernels up to 17 columns wide, their shift included (is_narrow), a
+ * channel at a time (16 sums live: four blocks a multiprocessor).  The 16
+ * outputs from column 16 s of a warp's strip read at most 16 + 17 - 1 = 32
+ * columns from 16 s, so one A fragment there serves both their n-tiles, with
+ * the fragments of offsets 0 and -8 (table words 1, 3 and 0, 2 of the four):
+ * four products a kernel row instead of six. Their tiles start shift columns
+ * further left, so that staged frames (16-byte aligned rows of 4-byte pixels)
+ * load a quad in one piece. */
+template <int NCH, int MODE, bool WORDS, bool STAGED>
 __global__ void
 __launch_bounds__ (MMA_THREADS, 4)
-    mma_kernel (const KConvCudaJob job, const uint4 *__restrict__ table)
+    mma_narrow_kernel (const KConvCudaJob job, const uint4 *__restrict__ table)
 {
   extern __shared__ __align__ (16) uint8_t planes[];
-  /* 16-byte table loads per row */
-  constexpr int QUADS = NARROW ? 1 : CHUNKS + 1;
   const int kh = job.rows, kw = job.cols;
-  const int shift = NARROW ? narrow_shift (job.ax) : 0;
-  constexpr int pitch = mma_pitch (CHUNKS);
+  const int shift = narrow_shift (job.ax);
+  /* the plane of two chunks; the table a row in one 16-byte load */
+  constexpr int pitch = mma_pitch (2);
   const int tile_h = MMA_TILE_H + kh - 1;
   const int tile_w = MMA_TILE_W + kw - 1 + shift; /* columns with weight */
   const int plane_bytes = tile_h * pitch;
@@ -273,29 +321,22 @@ __launch_bounds__ (MMA_THREADS, 4)
 
   /* the columns the warps' fragments read (zeros past tile_w; the pitch's
    * last 16 bytes only spread the banks) */
-  constexpr int QUADS_A_ROW = (NARROW ? 32 * MMA_WARPS_X + 16 : pitch - 16) / 4;
+  constexpr int QUADS_A_ROW = (32 * MMA_WARPS_X + 16) / 4;
   const bool interior = sx0 >= 0 && sy0 >= 0 && sx0 + tile_w <= job.width &&
                         sy0 + tile_h <= job.height;
   /* whole quads: the last may reach 3 pixels past the columns with weight */
-  if (NARROW && STAGED && interior && sx0 + ((tile_w + 3) & ~3) <= job.width)
+  if (STAGED && interior && sx0 + ((tile_w + 3) & ~3) <= job.width)
     load_planes_aligned<NCH, QUADS_A_ROW> (job, planes, plane_bytes, pitch, sx0,
         sy0, tile_w, tile_h);
-  else if (interior)
-    load_planes<NCH, QUADS_A_ROW, WORDS, true> (job, planes, plane_bytes, pitch,
-        sx0, sy0, tile_w, tile_h);
   else
-    load_planes<NCH, QUADS_A_ROW, WORDS, false> (job, planes, plane_bytes,
-        pitch, sx0, sy0, tile_w, tile_h);
+    load_planes_any<NCH, QUADS_A_ROW, WORDS> (job, planes, plane_bytes, pitch,
+        sx0, sy0, tile_w, tile_h, interior);
   __syncthreads ();
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wy = warp / MMA_WARPS_X, wx = warp % MMA_WARPS_X;
   const int g = lane / 4, tig = lane % 4;
-  /* ldmatrix: lanes 0-15 give rows 0-15 of the fragment's first 16
-   * columns, lanes 16-31 the same rows' next 16 */
-  const uint32_t a_base = (uint32_t) __cvta_generic_to_shared (planes) +
-                          (16 * wy + lane % 16) * pitch + 32 * wx +
-                          lane / 16 * 16;
+  const uint32_t a_base = fragment_base (planes, pitch, wx, wy);
 
   /* A channel at a time, its sums finished into bytes before the next
    * (16 sums live, not 16 a channel: more warps a multiprocessor) */
@@ -309,54 +350,25 @@ __launch_bounds__ (MMA_THREADS, 4)
       for (int e = 0; e < 4; e++)
         acc[t][e] = 0;
 
-    const uint4 *tp = table + lane * QUADS;
-    uint4 next[QUADS];
-#pragma unroll
-    for (int i = 0; i < QUADS; i++)
-      next[i] = __ldg (tp + i);
+    const uint4 *tp = table + lane;
+    uint4 next = __ldg (tp);
     const uint32_t a_row = a_base + c * plane_bytes;
     /* three rows at a time: unrolled whole, the rows' registers spill at
      * four blocks a multiprocessor (64 registers) */
 #pragma unroll 3
     for (int dy = 0; dy < kh; dy++) {
-      uint32_t L[4 * QUADS];
-#pragma unroll
-      for (int i = 0; i < QUADS; i++) {
-        L[4 * i] = next[i].x;
-        L[4 * i + 1] = next[i].y;
-        L[4 * i + 2] = next[i].z;
-        L[4 * i + 3] = next[i].w;
-      }
+      const uint32_t L[4] = { next.x, next.y, next.z, next.w };
       /* the next kernel row's words travel while this one computes (the
        * table ends with a row of zeros) */
-      tp += 32 * QUADS;
-#pragma unroll
-      for (int i = 0; i < QUADS; i++)
-        next[i] = __ldg (tp + i);
+      tp += 32;
+      next = __ldg (tp);
 
-      if constexpr (NARROW) {
 #pragma unroll
-        for (int s = 0; s < 2; s++) {
-          uint32_t a[4];
-          kconv_cuda_ldmatrix_x4 (a, a_row + dy * pitch + 16 * s);
-          mma_u8s8 (acc[2 * s], a, L[1], L[3]);
-          mma_u8s8 (acc[2 * s + 1], a, L[0], L[2]);
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < CHUNKS; j++) {
-          uint32_t a[4];
-          kconv_cuda_ldmatrix_x4 (a, a_row + dy * pitch + 32 * j);
-#pragma unroll
-          for (int t = 0; t < MMA_NTILES; t++) {
-            /* fragment (t, j) meets the kernel only if its first tap
-             * offset, 32 j - 8 t - 7, is inside */
-            if (32 * j - 8 * t - 7 >= kw)
-              continue;
-            const int q = 4 * j - t + 3;
-            mma_u8s8 (acc[t], a, L[q], L[q + 2]);
-          }
-        }
+      for (int s = 0; s < 2; s++) {
+        uint32_t a[4];
+        kconv_cuda_ldmatrix_x4 (a, a_row + dy * pitch + 16 * s);
+        mma_u8s8 (acc[2 * s], a, L[1], L[3]);
+        mma_u8s8 (acc[2 * s + 1], a, L[0], L[2]);
       }
     }
 
@@ -377,22 +389,105 @@ __launch_bounds__ (MMA_THREADS, 4)
   if constexpr (STAGED) {
     store_staged<NCH> (job, planes, packed, x0, y0, wx, wy, g, tig);
   } else {
+    store_pixels<NCH, WORDS> (job, x0, y0, wx, wy,
+        [&] (int t, int e, uint8_t *out) {
+          const int k = 2 * (e / 2) + t / 2, b = 2 * (t % 2) + e % 2;
+#pragma unroll
+          for (int c = 0; c < NCH; c++)
+            out[c] = (uint8_t) (packed[c][k] >> (8 * b));
+        });
+  }
+}
+
+/* Kernels wider than 17 columns: every channel of a warp's 16 x 32
+ * outputs at once, the table loaded once a kernel row for all of them.
+ * (A channel at a time, as the narrow kernel goes, took a 41x41 from 0.41
+ * to 0.73 ms on an H200: its table, four 16-byte loads a row, loaded once
+ * a channel.) */
+template <int NCH, int CHUNKS, int MODE, bool WORDS>
+__global__ void
+__launch_bounds__ (MMA_THREADS)
+    mma_wide_kernel (const KConvCudaJob job, const uint4 *__restrict__ table)
+{
+  extern __shared__ __align__ (16) uint8_t planes[];
+  constexpr int QUADS = CHUNKS + 1; /* 16-byte table loads per row */
+  const int kh = job.rows, kw = job.cols;
+  constexpr int pitch = mma_pitch (CHUNKS);
+  const int tile_h = MMA_TILE_H + kh - 1;
+  const int tile_w = MMA_TILE_W + kw - 1; /* columns with weight */
+  const int plane_bytes = tile_h * pitch;
+  const int x0 = blockIdx.x * MMA_TILE_W;
+  const int y0 = job.row_begin + blockIdx.y * MMA_TILE_H;
+  const int sx0 = x0 - job.ax, sy0 = y0 - job.ay;
+
+  constexpr int QUADS_A_ROW = pitch / 4;
+  load_planes_any<NCH, QUADS_A_ROW, WORDS> (job, planes, plane_bytes, pitch,
+      sx0, sy0, tile_w, tile_h,
+      sx0 >= 0 && sy0 >= 0 && sx0 + tile_w <= job.width &&
+          sy0 + tile_h <= job.height);
+  __syncthreads ();
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wy = warp / MMA_WARPS_X, wx = warp % MMA_WARPS_X;
+  const uint32_t a_base = fragment_base (planes, pitch, wx, wy);
+
+  int acc[NCH][MMA_NTILES][4];
+#pragma unroll
+  for (int c = 0; c < NCH; c++)
 #pragma unroll
     for (int t = 0; t < MMA_NTILES; t++)
 #pragma unroll
-      for (int e = 0; e < 4; e++) {
-        const int y = y0 + 16 * wy + g + 8 * (e / 2);
-        const int x = x0 + 32 * wx + 8 * t + 2 * tig + e % 2;
-        if (y >= job.row_end || x >= job.width)
+      for (int e = 0; e < 4; e++)
+        acc[c][t][e] = 0;
+
+  const uint4 *tp = table + lane * QUADS;
+  uint4 next[QUADS];
+#pragma unroll
+  for (int i = 0; i < QUADS; i++)
+    next[i] = __ldg (tp + i);
+  for (int dy = 0; dy < kh; dy++) {
+    uint32_t L[4 * QUADS];
+#pragma unroll
+    for (int i = 0; i < QUADS; i++) {
+      L[4 * i] = next[i].x;
+      L[4 * i + 1] = next[i].y;
+      L[4 * i + 2] = next[i].z;
+      L[4 * i + 3] = next[i].w;
+    }
+    /* the next kernel row's words travel while this one computes (the
+     * table ends with a row of zeros) */
+    tp += 32 * QUADS;
+#pragma unroll
+    for (int i = 0; i < QUADS; i++)
+      next[i] = __ldg (tp + i);
+
+#pragma unroll
+    for (int j = 0; j < CHUNKS; j++) {
+      uint32_t a[NCH][4];
+#pragma unroll
+      for (int c = 0; c < NCH; c++)
+        kconv_cuda_ldmatrix_x4 (a[c],
+            a_base + c * plane_bytes + dy * pitch + 32 * j);
+#pragma unroll
+      for (int t = 0; t < MMA_NTILES; t++) {
+        /* fragment (t, j) meets the kernel only if its first tap
+         * offset, 32 j - 8 t - 7, is inside */
+        if (32 * j - 8 * t - 7 >= kw)
           continue;
-        const int k = 2 * (e / 2) + t / 2, b = 2 * (t % 2) + e % 2;
-        uint8_t out[NCH];
+        const int q = 4 * j - t + 3;
 #pragma unroll
         for (int c = 0; c < NCH; c++)
-          out[c] = (uint8_t) (packed[c][k] >> (8 * b));
-        kconv_cuda_store_pixel<NCH, WORDS ? 1 : 0> (job, x, y, out);
+          mma_u8s8 (acc[c][t], a[c], L[q], L[q + 2]);
       }
+    }
   }
+
+  store_pixels<NCH, WORDS> (job, x0, y0, wx, wy,
+      [&] (int t, int e, uint8_t *out) {
+#pragma unroll
+        for (int c = 0; c < NCH; c++)
+          out[c] = kconv_cuda_finish_int<MODE> (job, acc[c][t][e]);
+      });
 }
 
 size_t
@@ -404,16 +499,15 @@ kconv_cuda_mma_smem (int nch, int cols, int rows)
   return planes > MMA_STAGE_BYTES ? planes : MMA_STAGE_BYTES;
 }
 
-template <int NCH, int CHUNKS, int MODE, bool WORDS, bool NARROW>
+/* One launch of either kernel: its shared memory raised where it needs
+ * more than the default, a block a 64 x 64 tile. */
+template <class Kernel>
 static cudaError_t
-launch_as (const KConvCudaJob &job, const uint32_t *table, cudaStream_t stream)
+launch_kernel (Kernel kernel, KConvCudaSmemAllowed *raised,
+    const KConvCudaJob &job, const uint32_t *table, cudaStream_t stream)
 {
-  static KConvCudaSmemAllowed raised[2];
-  const size_t smem = kconv_cuda_mma_smem (NCH, job.cols, job.rows);
-  const bool staged = WORDS && mma_staged (job);
-  auto kernel = staged ? mma_kernel<NCH, CHUNKS, MODE, WORDS, NARROW, WORDS>
-                       : mma_kernel<NCH, CHUNKS, MODE, WORDS, NARROW, false>;
-  cudaError_t err = kconv_cuda_allow_smem (kernel, smem, &raised[staged]);
+  const size_t smem = kconv_cuda_mma_smem (job.n_channels, job.cols, job.rows);
+  cudaError_t err = kconv_cuda_allow_smem (kernel, smem, raised);
   if (err != cudaSuccess)
     return err;
   dim3 grid (kconv_div_up (job.width, MMA_TILE_W),
@@ -422,39 +516,71 @@ launch_as (const KConvCudaJob &job, const uint32_t *table, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
-template <int NCH, int CHUNKS, bool NARROW>
+template <int NCH, int MODE, bool WORDS>
+static cudaError_t
+launch_narrow (const KConvCudaJob &job, const uint32_t *table,
+    cudaStream_t stream)
+{
+  static KConvCudaSmemAllowed raised[2];
+  const bool staged = WORDS && mma_staged (job);
+  return launch_kernel (staged ? mma_narrow_kernel<NCH, MODE, WORDS, WORDS>
+                               : mma_narrow_kernel<NCH, MODE, WORDS, false>,
+      &raised[staged], job, table, stream);
+}
+
+template <int NCH, int CHUNKS, int MODE, bool WORDS>
+static cudaError_t
+launch_wide (const KConvCudaJob &job, const uint32_t *table,
+    cudaStream_t stream)
+{
+  static KConvCudaSmemAllowed raised;
+  return launch_kernel (mma_wide_kernel<NCH, CHUNKS, MODE, WORDS>, &raised, job,
+      table, stream);
+}
+
+/* CHUNKS 0: the narrow kernel */
+template <int NCH, int CHUNKS, int MODE, bool WORDS>
+static cudaError_t
+launch_as (const KConvCudaJob &job, const uint32_t *table, cudaStream_t stream)
+{
+  if constexpr (CHUNKS == 0)
+    return launch_narrow<NCH, MODE, WORDS> (job, table, stream);
+  else
+    return launch_wide<NCH, CHUNKS, MODE, WORDS> (job, table, stream);
+}
+
+template <int NCH, int CHUNKS>
 static cudaError_t
 launch_chunks (const KConvCudaJob &job, const uint32_t *table,
     cudaStream_t stream)
 {
   const bool words = job.pixel_stride == 4 && job.aligned4;
   if (kconv_cuda_finish_mode (job) == KCONV_FINISH_EXACT_UNIT)
-    return words ? launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, true,
-                       NARROW> (job, table, stream)
-                 : launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, false,
-                       NARROW> (job, table, stream);
-  return words ? launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT, true, NARROW> (job,
-                     table, stream)
-               : launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT, false, NARROW> (job,
-                     table, stream);
+    return words ? launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, true> (job,
+                       table, stream)
+                 : launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT_UNIT, false> (job,
+                       table, stream);
+  return words ? launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT, true> (job, table,
+                     stream)
+               : launch_as<NCH, CHUNKS, KCONV_FINISH_EXACT, false> (job, table,
+                     stream);
 }
 
 template <int NCH>
 static cudaError_t
 launch_nch (const KConvCudaJob &job, const uint32_t *table, cudaStream_t stream)
 {
-  /* the narrow products (two chunks' plane) */
   if (is_narrow (job.cols, job.ax))
-    return launch_chunks<NCH, 2, true> (job, table, stream);
+    return launch_chunks<NCH, 0> (job, table, stream);
   switch (kconv_cuda_mma_chunks (job.cols)) {
   case 2:
-    return launch_chunks<NCH, 2, false> (job, table, stream);
+    return launch_chunks<NCH, 2> (job, table, stream);
   case 3:
-    return launch_chunks<NCH, 3, false> (job, table, stream);
+    return launch_chunks<NCH, 3> (job, table, stream);
   case 4:
-    return launch_chunks<NCH, 4, false> (job, table, stream);
+    return launch_chunks<NCH, 4> (job, table, stream);
   case 5:
-    return launch_chunks<NCH, 5, false> (job, table, stream);
+    return launch_chunks<NCH, 5> (job, table, stream);
   default:
     return cudaErrorInvalidValue;
   }
