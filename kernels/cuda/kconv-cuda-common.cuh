@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 #include "kconv.h"
 #include "kconv-plan.h"
+#include "kconv-int-division.h"
 
 /* Output tile of one block: 32 columns (one per thread of a warp) by
  * BLOCK_ROWS * ROWS_PER_THREAD rows. */
@@ -42,10 +43,7 @@ struct KConvCudaJob
   /* arithmetic, as KConvPlan */
   int exact, negate, absolute;
   int32_t divisor, ioffset;
-  float inv_two_divisor; /* 1.0f / (2 * divisor), as the CPU has it */
-  /* the integer paths' division (kconv_cuda_finish_int) */
-  uint32_t div2, div_magic, div_bias;
-  int32_t div_k;
+  KConvIntDivision div; /* the exact paths' division (kconv_cuda_divide) */
   float bias;
   /* samples: bytes (depth 8) or 16-bit words (depth 9 to 16, see
    * KConvImage); outputs clamp to maxval */
@@ -166,10 +164,25 @@ kconv_cuda_finish_mode (const KConvCudaJob &job)
                             : KCONV_FINISH_EXACT;
 }
 
+/* round_half_up (s / d) + ioffset for an exact sum s and the divisor
+ * d >= 2 in three instructions (kconv-int-division.h); a sum that started
+ * at job.div.add goes to kconv_cuda_divide_added, two. */
+__device__ __forceinline__ int32_t
+kconv_cuda_divide_added (const KConvCudaJob &job, int32_t a)
+{
+  return (int32_t) (__umulhi ((uint32_t) a, job.div.magic) >> job.div.shift) +
+         job.div.offset;
+}
+
+__device__ __forceinline__ int32_t
+kconv_cuda_divide (const KConvCudaJob &job, int32_t s)
+{
+  return kconv_cuda_divide_added (job, s + job.div.add);
+}
+
 /* The rule of kconv.h, as omp/kconv-omp.c's finish_row: bit-identical.
  * Conversions run at a quarter of the rate of other instructions, so the
- * exact path uses two (the sum, the quotient estimate) and integer
- * corrections for the rest. */
+ * exact path converts only the sum and divides it in integers. */
 template <int MODE>
 __device__ __forceinline__ int32_t
 kconv_cuda_finish_to (const KConvCudaJob &job, float acc, int32_t maxval)
@@ -178,20 +191,8 @@ kconv_cuda_finish_to (const KConvCudaJob &job, float acc, int32_t maxval)
     float sf = job.negate ? -acc : acc;
     sf = job.absolute ? fabsf (sf) : sf;
     const int32_t s = __float2int_rn (sf);
-    int32_t q = s;
-    if (MODE == KCONV_FINISH_EXACT) {
-      const int32_t d = job.divisor, two_d = 2 * d;
-      /* round_half_up (s / d) = floor ((2s + d) / 2d): estimate, then two
-       * exact integer steps (the estimate is within 2) */
-      q = __float2int_rd (
-          __fmul_rn (__fmaf_rn (2.f, sf, (float) d), job.inv_two_divisor));
-      const int32_t num = 2 * s + d;
-      int32_t r = num - q * two_d;
-      q += (r >= two_d) - (r < 0);
-      r = num - q * two_d;
-      q += (r >= two_d) - (r < 0);
-    }
-    q += job.ioffset;
+    const int32_t q = MODE == KCONV_FINISH_EXACT ? kconv_cuda_divide (job, s)
+                                                 : s + job.ioffset;
     return q < 0 ? 0 : q > maxval ? maxval : q;
   }
   float v = (job.absolute ? fabsf (acc) : acc) + job.bias;
@@ -233,24 +234,15 @@ kconv_cuda_pack_bytes (int b3, int b2, int b1, int b0)
 }
 
 /* The same rule for an exact integer sum, without conversions (they run
- * at a quarter of the rate): round_half_up (s / d) = floor ((2s + d) / 2d),
- * where 2s + d plus div_bias (div_k times 2d) is never negative, and an
- * unsigned multiply by floor (2^32 / 2d) is the quotient or one short. */
+ * at a quarter of the rate). */
 template <int MODE>
 __device__ __forceinline__ int32_t
 kconv_cuda_finish_int_unclamped (const KConvCudaJob &job, int32_t s)
 {
   s = job.negate ? -s : s;
   s = job.absolute ? abs (s) : s;
-  int32_t q = s;
-  if (MODE == KCONV_FINISH_EXACT) {
-    const uint32_t n = 2u * (uint32_t) s + (uint32_t) job.divisor +
-                       job.div_bias; /* in [0, 2^32): see set_int_division */
-    uint32_t e = __umulhi (n, job.div_magic);
-    e += n - e * job.div2 >= job.div2;
-    q = (int32_t) e - job.div_k;
-  }
-  return q + job.ioffset;
+  return MODE == KCONV_FINISH_EXACT ? kconv_cuda_divide (job, s)
+                                    : s + job.ioffset;
 }
 
 /* kconv_cuda_finish_int_unclamped clamped to [0, 255] (where the bytes
@@ -261,23 +253,6 @@ kconv_cuda_finish_int (const KConvCudaJob &job, int32_t s)
 {
   const int32_t q = kconv_cuda_finish_int_unclamped<MODE> (job, s);
   return (uint32_t) (q < 0 ? 0 : q > 255 ? 255 : q);
-}
-
-/* div2, div_magic, div_bias and div_k for a divisor d >= 1.  Exact sums
- * are below 2^24 in size, so for d > 2^25 the quotient is always 0. */
-static inline void
-kconv_cuda_set_int_division (KConvCudaJob *job, int32_t d)
-{
-  job->div2 = 2u * (uint32_t) d;
-  if (d > (1 << 25)) {
-    job->div_magic = 0;
-    job->div_k = 0;
-  } else {
-    job->div_magic = (uint32_t) ((((uint64_t) 1) << 32) / job->div2);
-    job->div_k =
-        (int32_t) ((((uint32_t) 1 << 25) + job->div2 - 1) / job->div2) + 1;
-  }
-  job->div_bias = (uint32_t) job->div_k * job->div2;
 }
 
 /* The rule, its mode looked up: 0 .. 255, or for DEEP 0 .. job.maxval */

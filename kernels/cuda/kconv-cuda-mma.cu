@@ -294,6 +294,30 @@ store_staged (const KConvCudaJob &job, uint8_t *planes,
       MMA_THREADS> (job, stage, x0, y0, keep, NULL, 0);
 }
 
+/* A channel's sums of a warp finished and packed: accumulator e of n-tile t
+ * is row g + 8 (e / 2), column 2 tig + e % 2; packed word 2 h + t / 2
+ * holds row half h of n-tiles t, t + 1.  PLAIN: sums with no sign rule,
+ * started at the division's addend or the offset (two instructions a sum,
+ * or none, not ten). */
+template <int MODE, bool PLAIN>
+__device__ __forceinline__ void
+pack_sums (const KConvCudaJob &job, const int (&acc)[MMA_NTILES][4],
+    uint32_t (&packed)[4])
+{
+  const auto finish = [&] (int32_t s) {
+    if (!PLAIN)
+      return kconv_cuda_finish_int_unclamped<MODE> (job, s);
+    return MODE == KCONV_FINISH_EXACT ? kconv_cuda_divide_added (job, s) : s;
+  };
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    const int h = k / 2, t = 2 * (k % 2);
+    packed[k] = kconv_cuda_pack_bytes (finish (acc[t + 1][2 * h + 1]),
+        finish (acc[t + 1][2 * h]), finish (acc[t][2 * h + 1]),
+        finish (acc[t][2 * h]));
+  }
+}
+
 /* Kernels up to 17 columns wide, their shift included (is_narrow), a
  * channel at a time (16 sums live: four blocks a multiprocessor).  The 16
  * outputs from column 16 s of a warp's strip read at most 16 + 17 - 1 = 32
@@ -338,6 +362,13 @@ __launch_bounds__ (MMA_THREADS, 4)
   const int g = lane / 4, tig = lane % 4;
   const uint32_t a_base = fragment_base (planes, pitch, wx, wy);
 
+  /* sums with no sign rule to come first start at the division's addend
+   * (or the offset, with no division) */
+  const bool plain = !job.negate && !job.absolute;
+  const int32_t start = !plain                       ? 0
+                        : MODE == KCONV_FINISH_EXACT ? job.div.add
+                                                     : job.ioffset;
+
   /* A channel at a time, its sums finished into bytes before the next
    * (16 sums live, not 16 a channel: more warps a multiprocessor) */
   uint32_t packed[NCH][4];
@@ -348,7 +379,7 @@ __launch_bounds__ (MMA_THREADS, 4)
     for (int t = 0; t < MMA_NTILES; t++)
 #pragma unroll
       for (int e = 0; e < 4; e++)
-        acc[t][e] = 0;
+        acc[t][e] = start;
 
     const uint4 *tp = table + lane;
     uint4 next = __ldg (tp);
@@ -372,18 +403,10 @@ __launch_bounds__ (MMA_THREADS, 4)
       }
     }
 
-    /* accumulator e of n-tile t: row g + 8 (e / 2), column 2 tig + e % 2;
-     * packed word 2 h + t / 2 holds row half h of n-tiles t, t + 1 */
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-      const int h = k / 2, t = 2 * (k % 2);
-      packed[c][k] =
-          kconv_cuda_pack_bytes (kconv_cuda_finish_int_unclamped<MODE> (job,
-                                     acc[t + 1][2 * h + 1]),
-              kconv_cuda_finish_int_unclamped<MODE> (job, acc[t + 1][2 * h]),
-              kconv_cuda_finish_int_unclamped<MODE> (job, acc[t][2 * h + 1]),
-              kconv_cuda_finish_int_unclamped<MODE> (job, acc[t][2 * h]));
-    }
+    if (plain)
+      pack_sums<MODE, true> (job, acc, packed[c]);
+    else
+      pack_sums<MODE, false> (job, acc, packed[c]);
   }
 
   if constexpr (STAGED) {

@@ -759,9 +759,8 @@ cuda_setup (KConvCuda *cu, const KConvPlan *plan)
   a->absolute = plan->absolute;
   a->divisor = plan->divisor;
   a->ioffset = plan->ioffset;
-  a->inv_two_divisor = plan->exact ? 1.0f / (float) (2 * plan->divisor) : 0.f;
   if (plan->exact)
-    kconv_cuda_set_int_division (a, plan->divisor);
+    a->div = kconv_int_division (plan->divisor, plan->ioffset);
   a->bias = plan->bias;
   a->depth = plan->depth;
   a->maxval = plan->maxval;
