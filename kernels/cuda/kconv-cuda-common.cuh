@@ -165,8 +165,8 @@ kconv_cuda_finish_mode (const KConvCudaJob &job)
 }
 
 /* round_half_up (s / d) + ioffset for an exact sum s and the divisor
- * d >= 2 in three instructions (kconv-int-division.h); a sum that started
- * at job.div.add goes to kconv_cuda_divide_added, two. */
+ * d >= 2 in four instructions (kconv-int-division.h); a sum that started
+ * at job.div.add goes to kconv_cuda_divide_added, three. */
 __device__ __forceinline__ int32_t
 kconv_cuda_divide_added (const KConvCudaJob &job, int32_t a)
 {

@@ -297,8 +297,8 @@ store_staged (const KConvCudaJob &job, uint8_t *planes,
 /* A channel's sums of a warp finished and packed: accumulator e of n-tile t
  * is row g + 8 (e / 2), column 2 tig + e % 2; packed word 2 h + t / 2
  * holds row half h of n-tiles t, t + 1.  PLAIN: sums with no sign rule,
- * started at the division's addend or the offset (two instructions a sum,
- * or none, not ten). */
+ * started at the division's addend or the offset (three instructions a
+ * sum, or none, not ten). */
 template <int MODE, bool PLAIN>
 __device__ __forceinline__ void
 pack_sums (const KConvCudaJob &job, const int (&acc)[MMA_NTILES][4],
