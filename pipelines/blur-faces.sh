@@ -4,7 +4,7 @@
 # (pipelines/photo.sh) by default, or PICTURE (any image GStreamer
 # decodes); writes OUT (default ./kconv-faces.png) and prints each face's
 # rectangle.  Installs facedetect first (pipelines/install-deps.sh --faces:
-# Debian's gstreamer1.0-opencv).
+# Debian's gstreamer1.0-opencv and opencv-data, the cascades it loads).
 #   pipelines/blur-faces.sh [OUT [PICTURE]]
 set -euo pipefail
 here=$(dirname "$0")

@@ -44,9 +44,11 @@ for group in "$@"; do
       apt-cache show libclang-rt-14-dev >/dev/null 2>&1 \
         && packages="$packages libclang-rt-14-dev" ;;
     --bench) packages="$packages g++ libopencv-dev" ;;
-    # facedetect (OpenCV's Haar cascades), which attaches a "face" ROI meta
-    # to each face it finds
-    --faces) packages="$packages gstreamer1.0-opencv" ;;
+    # facedetect, which attaches a "face" ROI meta to each face it finds,
+    # and the Haar cascades it loads (opencv-data: only recommended, and
+    # the install below leaves recommendations out; without them it finds
+    # nothing)
+    --faces) packages="$packages gstreamer1.0-opencv opencv-data" ;;
     *) echo "install-deps.sh: unknown group $group" \
          "(--examples, --tests, --sanitizers, --bench, --faces)" >&2; exit 2 ;;
   esac
