@@ -2,7 +2,8 @@
  * a shift, kconv-int-division.h) against floor ((2s + d) / 2d) in 64 bits:
  * every divisor up to 4096 and around each power of two, random others up
  * to the largest a plan keeps; sums at both ends of their range, around
- * every rounding boundary and at random; every sum for a few divisors.
+ * some 130 rounding boundaries spread across it and at random; every sum
+ * for a few divisors.
  * Copyright (C) 2026 kconv contributors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
