@@ -133,6 +133,8 @@ if [ -f .devgst/gst-env.sh ]; then
   step "sixteen such pipelines at once, one process, beside the bus limit"
   $b/tests/bench/kconv-stream-bench --only "1920x1080 RGBA, 3x3" --pipelines 16 \
     | tee "$out/stream-16.txt" || status=1
+  step "the bus alone, its frames copied as one filter and as sixteen copy them"
+  $b/tests/bench/kconv-bus-bench --pipelines 16 | tee "$out/bus-16.txt" || status=1
   step "sixteen sources and a busy bus: what the host's memory allows both"
   tests/gpu/bench-sources-beside-bus.sh "$out" | tee "$out/sources-beside-bus.txt" \
     || status=1
