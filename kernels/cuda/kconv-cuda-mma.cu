@@ -296,17 +296,20 @@ store_staged (const KConvCudaJob &job, uint8_t *planes,
 
 /* A channel's sums of a warp finished and packed: accumulator e of n-tile t
  * is row g + 8 (e / 2), column 2 tig + e % 2; packed word 2 h + t / 2
- * holds row half h of n-tiles t, t + 1.  PLAIN: sums with no sign rule,
- * started at the division's addend or the offset (three instructions a
- * sum, or none, not ten). */
-template <int MODE, bool PLAIN>
+ * holds row half h of n-tiles t, t + 1.  SIGN 1 or -1: sums started at
+ * SIGN times the division's addend (or the offset, with no division),
+ * which negated (SIGN -1, a negative divisor) are what the division takes:
+ * three or four instructions a sum, not ten.  SIGN 0 (magnitudes): the
+ * general finish. */
+template <int MODE, int SIGN>
 __device__ __forceinline__ void
 pack_sums (const KConvCudaJob &job, const int (&acc)[MMA_NTILES][4],
     uint32_t (&packed)[4])
 {
   const auto finish = [&] (int32_t s) {
-    if (!PLAIN)
+    if (SIGN == 0)
       return kconv_cuda_finish_int_unclamped<MODE> (job, s);
+    s = SIGN * s;
     return MODE == KCONV_FINISH_EXACT ? kconv_cuda_divide_added (job, s) : s;
   };
 #pragma unroll
@@ -326,7 +329,7 @@ pack_sums (const KConvCudaJob &job, const int (&acc)[MMA_NTILES][4],
 template <int G, int MODE>
 __device__ __forceinline__ void
 narrow_sums (const KConvCudaJob &job, const uint4 *__restrict__ table,
-    uint32_t a_row, int plane_bytes, int pitch, int32_t start, bool plain,
+    uint32_t a_row, int plane_bytes, int pitch, int32_t start, int sign,
     uint32_t (*packed)[4])
 {
   int acc[G][MMA_NTILES][4];
@@ -366,10 +369,12 @@ narrow_sums (const KConvCudaJob &job, const uint4 *__restrict__ table,
 
 #pragma unroll
   for (int c = 0; c < G; c++) {
-    if (plain)
-      pack_sums<MODE, true> (job, acc[c], packed[c]);
+    if (sign > 0)
+      pack_sums<MODE, 1> (job, acc[c], packed[c]);
+    else if (sign < 0)
+      pack_sums<MODE, -1> (job, acc[c], packed[c]);
     else
-      pack_sums<MODE, false> (job, acc[c], packed[c]);
+      pack_sums<MODE, 0> (job, acc[c], packed[c]);
   }
 }
 
@@ -417,12 +422,12 @@ __launch_bounds__ (MMA_THREADS, 4)
   const int g = lane / 4, tig = lane % 4;
   const uint32_t a_base = fragment_base (planes, pitch, wx, wy);
 
-  /* sums with no sign rule to come first start at the division's addend
-   * (or the offset, with no division) */
-  const bool plain = !job.negate && !job.absolute;
-  const int32_t start = !plain                       ? 0
-                        : MODE == KCONV_FINISH_EXACT ? job.div.add
-                                                     : job.ioffset;
+  /* sums start where pack_sums<SIGN> takes them: for a negated kernel
+   * (a negative divisor) at the negated addend, so that the negated sum
+   * holds the addend; magnitudes at 0 */
+  const int sign = job.absolute ? 0 : job.negate ? -1 : 1;
+  const int32_t start =
+      sign * (MODE == KCONV_FINISH_EXACT ? job.div.add : job.ioffset);
 
   /* Two channels at a time, their sums finished into bytes before the
    * next two (a channel at a time, 15x15 took 0.0731 ms on an H200
@@ -432,10 +437,10 @@ __launch_bounds__ (MMA_THREADS, 4)
   for (int c = 0; c < NCH; c += 2) {
     const uint32_t a_row = a_base + c * plane_bytes;
     if (c + 1 < NCH)
-      narrow_sums<2, MODE> (job, table, a_row, plane_bytes, pitch, start, plain,
+      narrow_sums<2, MODE> (job, table, a_row, plane_bytes, pitch, start, sign,
           &packed[c]);
     else
-      narrow_sums<1, MODE> (job, table, a_row, plane_bytes, pitch, start, plain,
+      narrow_sums<1, MODE> (job, table, a_row, plane_bytes, pitch, start, sign,
           &packed[c]);
   }
 

@@ -266,6 +266,8 @@ main (int argc, char **argv)
   {
     const char *name;
     int width, height, ps, size, gaussian;
+    int negated;                /* weights that sum below zero: a negative
+                                 * divisor, the finish's sign rule */
   } cases[] = {
     {"4K RGBA", 3840, 2160, 4, 3, 0},
     {"4K RGBA", 3840, 2160, 4, 5, 0},
@@ -277,6 +279,8 @@ main (int argc, char **argv)
     {"4K RGBA gaussian", 3840, 2160, 4, 31, 1},
     {"4K RGB gaussian", 3840, 2160, 3, 31, 1},
     {"1000x1000 RGB", 1000, 1000, 3, 121, 0},
+    /* last, so that the cases above draw what they drew without it */
+    {"4K RGBA negated", 3840, 2160, 4, 15, 0, 1},
   };
   printf ("\n%-22s %5s %6s %9s %8s %8s %6s %9s %6s %9s %8s %9s %9s %9s %9s "
       "%9s   %s\n", "case", "size", "kind", "kconv ms", "Gpix/s", "GB/s", "%bw",
@@ -312,6 +316,13 @@ main (int argc, char **argv)
     long sum = 0;
     for (int i = 0; i < n * n && !cases[c].gaussian; i++)
       sum += iw[i];
+    if (cases[c].negated && sum > 0) {
+      for (int i = 0; i < n * n; i++) {
+        iw[i] = -iw[i];
+        w[i] = (float) iw[i];
+      }
+      sum = -sum;
+    }
     KConvKernel k = { n, n, w, cases[c].gaussian ? 0.0 : (double) (sum ? sum :
           1), 0.0, 0
     };
