@@ -364,6 +364,20 @@ kconv_cuda_load_tile (const KConvCudaJob &job, float *tile, int nch, int x0,
         tile_w, tile_h, plane, at);
 }
 
+/* A 4-byte pixel's source word with its convolved channels put in place */
+template <int NCH>
+__device__ __forceinline__ uint32_t
+kconv_cuda_merge_word (const KConvCudaJob &job, uint32_t word,
+    const uint8_t *out)
+{
+#pragma unroll
+  for (int c = 0; c < NCH; c++) {
+    const int shift = 8 * job.channel_offset[c];
+    word = (word & ~(0xffu << shift)) | (uint32_t) out[c] << shift;
+  }
+  return word;
+}
+
 /* Writes one output pixel's convolved channels, and the bytes no channel
  * covers (alpha, padding) when this launch owns them. */
 template <int NCH, int WORDS = -1>
@@ -376,14 +390,10 @@ kconv_cuda_store_pixel (const KConvCudaJob &job, int x, int y,
   const bool words =
       WORDS < 0 ? job.pixel_stride == 4 && job.aligned4 : WORDS == 1;
   if (words && job.copy_other_bytes) {
-    uint32_t word = *(const uint32_t *) (job.src + (size_t) y * job.src_stride +
-                                         (size_t) x * 4);
-#pragma unroll
-    for (int c = 0; c < NCH; c++) {
-      const int shift = 8 * job.channel_offset[c];
-      word = (word & ~(0xffu << shift)) | (uint32_t) out[c] << shift;
-    }
-    *(uint32_t *) d = word;
+    const uint32_t word =
+        *(const uint32_t *) (job.src + (size_t) y * job.src_stride +
+                             (size_t) x * 4);
+    *(uint32_t *) d = kconv_cuda_merge_word<NCH> (job, word, out);
     return;
   }
 #pragma unroll

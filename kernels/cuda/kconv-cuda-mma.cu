@@ -210,8 +210,23 @@ store_pixels (const KConvCudaJob &job, int x0, int y0, int wx, int wy,
     Bytes bytes)
 {
   const int lane = threadIdx.x % 32, g = lane / 4, tig = lane % 4;
+  /* 4-byte pixels whose other bytes come from the source: an n-tile's
+   * source words loaded before its stores (a load after a store to the
+   * frame waits for it, so pixel by pixel they took a round trip each) */
+  const bool kept_words = WORDS && job.copy_other_bytes;
 #pragma unroll
-  for (int t = 0; t < MMA_NTILES; t++)
+  for (int t = 0; t < MMA_NTILES; t++) {
+    uint32_t kept[4];
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      const int y = y0 + 16 * wy + g + 8 * (e / 2);
+      const int x = x0 + 32 * wx + 8 * t + 2 * tig + e % 2;
+      kept[e] = kept_words && y < job.row_end && x < job.width
+                    ? __ldg ((const uint32_t *) (job.src +
+                                                 (size_t) y * job.src_stride) +
+                             x)
+                    : 0;
+    }
 #pragma unroll
     for (int e = 0; e < 4; e++) {
       const int y = y0 + 16 * wy + g + 8 * (e / 2);
@@ -220,8 +235,14 @@ store_pixels (const KConvCudaJob &job, int x0, int y0, int wx, int wy,
         continue;
       uint8_t out[NCH];
       bytes (t, e, out);
-      kconv_cuda_store_pixel<NCH, WORDS ? 1 : 0> (job, x, y, out);
+      if (kept_words) {
+        *(uint32_t *) (job.dst + (size_t) y * job.dst_stride + (size_t) x * 4) =
+            kconv_cuda_merge_word<NCH> (job, kept[e], out);
+      } else {
+        kconv_cuda_store_pixel<NCH, WORDS ? 1 : 0> (job, x, y, out);
+      }
     }
+  }
 }
 
 /* Words a row of the output stage holds: 8 more than the tile, so that a
