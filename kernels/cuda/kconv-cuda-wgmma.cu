@@ -270,8 +270,11 @@ __launch_bounds__ (WG_THREADS, 2)
   const int plane_rows = WG_TILE_H (NY) + kh - 1;
   uint8_t *plane = smem;
   uint32_t *wrows = (uint32_t *) (smem + plane_rows * ROW_BYTES);
-  const int channel = blockIdx.z, offset = job.channel_offset[channel];
-  const int x0 = blockIdx.x * WG_TILE_W;
+  /* a tile's channels are neighbouring blocks, so that they run together
+   * and their bytes of the same lines meet in L2 */
+  const int channel = blockIdx.x % job.n_channels,
+            offset = job.channel_offset[channel];
+  const int x0 = blockIdx.x / job.n_channels * WG_TILE_W;
   const int y0 = job.row_begin + blockIdx.y * WG_TILE_H (NY);
   const int sx0 = x0 - job.ax, sy0 = y0 - job.ay;
 
@@ -398,8 +401,8 @@ launch_as (const KConvCudaJob &job, const int8_t *weights, cudaStream_t stream)
   cudaError_t err = kconv_cuda_allow_smem (kernel, smem, &raised);
   if (err != cudaSuccess)
     return err;
-  dim3 grid (kconv_div_up (job.width, WG_TILE_W),
-      kconv_cuda_grid_rows (job, WG_TILE_H (NY)), job.n_channels);
+  dim3 grid (kconv_div_up (job.width, WG_TILE_W) * job.n_channels,
+      kconv_cuda_grid_rows (job, WG_TILE_H (NY)));
   kernel<<<grid, WG_THREADS, smem, stream>>> (job, (const int4 *) weights);
   return cudaGetLastError ();
 }
