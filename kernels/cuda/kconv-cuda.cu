@@ -33,11 +33,12 @@
 #define MMA_MIN_TAPS 25
 
 /* From this size on (both sides), such a kernel takes the warpgroup
- * tensor cores where the device has them: 61x61 on 4K RGBA 0.436 ms
- * against mma.sync's 0.567, 121x121 on 1000x1000 RGB 0.107 against 0.178;
- * at 31x31 mma.sync stays faster (0.199 against 0.310; kernels/
- * PERFORMANCE.md). */
-#define WGMMA_MIN_SIDE 58
+ * tensor cores where the device has them: there mma.sync's warps need a
+ * third 32-column chunk and wgmma still two.  4K RGBA on an H200: 33x33
+ * mma.sync 0.196 ms against wgmma 0.250, 34x34 0.334 against 0.252, 41x41
+ * 0.388 against 0.267, 61x61 0.553 against 0.391 (kernels/PERFORMANCE.md;
+ * square kernels only were timed). */
+#define WGMMA_MIN_SIDE 34
 
 typedef enum {
   STRATEGY_WGMMA,         /* the same on Hopper's warpgroup tensor cores */
