@@ -123,8 +123,12 @@ kconv_cuda_wgmma_available (int device)
 /* The channel at offset of the tile's source window, as 16-byte windows.
  * Thread t takes the 8 columns of group G = t % GROUPS (8 G .. 8 G + 7) in
  * every SLOTS-th row and writes them to the two windows that hold them.
- * The border rule is worked out once per column and row, and the loads of
- * WG_LOAD_ROWS rows are issued before any is used. */
+ * The loads of WG_LOAD_ROWS rows are issued before any is used.  Where the
+ * group's columns lie inside the frame and its 4-byte pixels in 16-byte
+ * aligned rows, a row is two or three 16-byte loads (the aligned pieces
+ * that hold the 8 pixels), the channel picked by permutes and funnel
+ * shifts; elsewhere it is a byte load a column, through the border rule,
+ * worked out once per column and row. */
 template <int J>
 __device__ __forceinline__ void
 load_windows (const KConvCudaJob &job, uint8_t *plane, int offset, int sx0,
@@ -135,23 +139,69 @@ load_windows (const KConvCudaJob &job, uint8_t *plane, int offset, int sx0,
   const int group = threadIdx.x % GROUPS, slot = threadIdx.x / GROUPS;
   if (slot >= SLOTS)
     return;
+  const int x = sx0 + 8 * group; /* the group's first column */
+  /* row's 8 samples, column x in byte 0, into the two windows that hold
+   * them */
+  auto put = [&] (int row, uint2 half) {
+    uint8_t *window = plane + (row * WINDOWS + group) * 16;
+    if (group < WINDOWS)
+      *(uint2 *) window = half;
+    if (group > 0)
+      *(uint2 *) (window - 8) = half;
+  };
+  /* source row sy0 + row, NULL where the border rule gives zeros */
+  auto source_row = [&] (int row) -> const uint8_t * {
+    const int sy = row < plane_rows
+                       ? kconv_border_index (job.border, sy0 + row, job.height)
+                       : -1;
+    return sy < 0 ? NULL : job.src + (size_t) sy * job.src_stride;
+  };
+
+  /* pixels before x in its aligned piece: the same for the whole block */
+  const int skip = x & 3;
+  if (job.pixel_stride == 4 &&
+      ((uintptr_t) job.src | job.src_stride) % 16 == 0 && x >= 0 &&
+      (x & ~3) + (skip ? 12 : 8) <= job.width) {
+    const uint32_t pick = offset | (4 + offset) << 4;
+    for (int first = slot; first < plane_rows; first += ROWS * SLOTS) {
+      uint4 q[ROWS][3];
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) {
+        const uint8_t *src = source_row (first + r * SLOTS);
+#pragma unroll
+        for (int k = 0; k < 3; k++)
+          q[r][k] = src && (k < 2 || skip)
+                        ? __ldg ((const uint4 *) src + (x >> 2) + k)
+                        : make_uint4 (0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) {
+        if (first + r * SLOTS >= plane_rows)
+          break;
+        uint32_t four[3]; /* the channel of each piece's pixels */
+#pragma unroll
+        for (int k = 0; k < 3; k++)
+          four[k] = __byte_perm (__byte_perm (q[r][k].x, q[r][k].y, pick),
+              __byte_perm (q[r][k].z, q[r][k].w, pick), 0x5410);
+        put (first + r * SLOTS,
+            make_uint2 (__funnelshift_r (four[0], four[1], 8 * skip),
+                __funnelshift_r (four[1], four[2], 8 * skip)));
+      }
+    }
+    return;
+  }
+
   int at[8]; /* where each column's sample is in a row; -1: outside, 0 */
 #pragma unroll
   for (int c = 0; c < 8; c++) {
-    const int x =
-        kconv_border_index (job.border, sx0 + 8 * group + c, job.width);
-    at[c] = x < 0 ? -1 : x * job.pixel_stride + offset;
+    const int sx = kconv_border_index (job.border, x + c, job.width);
+    at[c] = sx < 0 ? -1 : sx * job.pixel_stride + offset;
   }
   for (int first = slot; first < plane_rows; first += ROWS * SLOTS) {
     const uint8_t *src[ROWS];
 #pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      const int row = first + r * SLOTS;
-      const int sy = row < plane_rows ? kconv_border_index (job.border,
-                                            sy0 + row, job.height)
-                                      : -1;
-      src[r] = sy < 0 ? NULL : job.src + (size_t) sy * job.src_stride;
-    }
+    for (int r = 0; r < ROWS; r++)
+      src[r] = source_row (first + r * SLOTS);
     uint32_t v[ROWS][8];
 #pragma unroll
     for (int r = 0; r < ROWS; r++)
@@ -160,17 +210,11 @@ load_windows (const KConvCudaJob &job, uint8_t *plane, int offset, int sx0,
         v[r][c] = src[r] && at[c] >= 0 ? __ldg (src[r] + at[c]) : 0;
 #pragma unroll
     for (int r = 0; r < ROWS; r++) {
-      const int row = first + r * SLOTS;
-      if (row >= plane_rows)
+      if (first + r * SLOTS >= plane_rows)
         break;
-      const uint2 half =
+      put (first + r * SLOTS,
           make_uint2 (v[r][0] | v[r][1] << 8 | v[r][2] << 16 | v[r][3] << 24,
-              v[r][4] | v[r][5] << 8 | v[r][6] << 16 | v[r][7] << 24);
-      uint8_t *window = plane + (row * WINDOWS + group) * 16;
-      if (group < WINDOWS)
-        *(uint2 *) window = half;
-      if (group > 0)
-        *(uint2 *) (window - 8) = half;
+              v[r][4] | v[r][5] << 8 | v[r][6] << 16 | v[r][7] << 24));
     }
   }
 }
