@@ -18,7 +18,10 @@ metrics+=,sm__inst_issued.avg.pct_of_peak_sustained_active
 metrics+=,l1tex__throughput.avg.pct_of_peak_sustained_active
 metrics+=,lts__throughput.avg.pct_of_peak_sustained_elapsed
 metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active
+# (and the pipe's combined counter, whose name covers the warpgroup's
+# integer products, igmma)
 for m in sm__pipe_tensor_op_imma_cycles_active sm__pipe_tensor_op_gmma_cycles_active \
+    sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active \
     sm__pipe_alu_cycles_active sm__pipe_fma_cycles_active; do
   grep -qx "$m" <<<"$have" && metrics+=,$m.avg.pct_of_peak_sustained_active
 done
