@@ -82,6 +82,24 @@ write_template (const gchar * path)
   gst_object_unref (p);
 }
 
+/* Removes path and, if it is a folder (not a link to one), everything
+ * under it */
+static void
+remove_tree (const gchar * path)
+{
+  GDir *d = g_file_test (path, G_FILE_TEST_IS_SYMLINK) ? NULL
+      : g_dir_open (path, 0, NULL);
+  if (d) {
+    for (const gchar * name; (name = g_dir_read_name (d));) {
+      gchar *child = g_build_filename (path, name, NULL);
+      remove_tree (child);
+      g_free (child);
+    }
+    g_dir_close (d);
+  }
+  g_remove (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -133,5 +151,8 @@ main (int argc, char **argv)
     g_free (error);
     g_unlink (names[i]);
   }
+  if (chdir ("/") != 0)
+    g_error ("could not leave %s", dir);
+  remove_tree (dir);
   return check_summary ();
 }

@@ -15,14 +15,22 @@
 #include "kmatch-template.h"
 #include "kmatch-template-decode.h"
 
+static gchar *path;
+
+static void
+remove_input_file (void)
+{
+  unlink (path);
+}
+
 int
 LLVMFuzzerTestOneInput (const unsigned char *data, size_t size)
 {
-  static gchar *path;
   if (!path) {
     gst_init (NULL, NULL);
     path = g_strdup_printf ("%s/kconv-fuzz-template-%d", g_get_tmp_dir (),
         (int) getpid ());
+    atexit (remove_input_file);
   }
   if (!g_file_set_contents (path, (const gchar *) data, (gssize) size, NULL))
     abort ();
