@@ -5,7 +5,7 @@
  * The frame's samples as the core matches them (luma, or R, G, B), and the
  * first template's matcher brought up to date before a frame's search: a
  * template cut from the frame, a template given packed for its caps, a
- * template larger than the frames let go.
+ * template larger than the frames, or a region outside them, let go.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -67,6 +67,25 @@ gst_kpattern_match_channels (GstKMatchOn match_on, const GstVideoInfo * info)
       3 : 1;
 }
 
+gint
+gst_kpattern_match_depth (gint channels, const GstVideoInfo * info)
+{
+  /* (as gst_kpattern_match_image reads them: luma with its depth, RGB as
+   * bytes) */
+  return channels == 1 && !GST_VIDEO_INFO_IS_RGB (info) ?
+      MAX (GST_VIDEO_INFO_COMP_DEPTH (info, 0), 8) : 8;
+}
+
+gboolean
+gst_kpattern_match_cut_due (GstKPatternMatch * self, const Settings * snap,
+    gint channels, gint depth)
+{
+  const GstKMatchTemplateState *t = &self->first.template;
+  return snap->template_region.width > 0 && (snap->cut_pending
+      || !t->from_region || !t->in_matcher || t->channels != channels
+      || t->depth != depth);
+}
+
 /* Whether a new template fits the frames; one that does not is let go
  * (with a warning), so that no copy of it is kept: it could never be
  * found, and a file can ask for a large one. */
@@ -103,29 +122,37 @@ gst_kpattern_match_ensure_matcher (GstKPatternMatch * self,
   kmatch_set_method (self->first.matcher, snap->method);
 
   GstVideoFormat fmt = GST_VIDEO_FRAME_FORMAT (frame);
-  /* a template cut from a frame is cut again from this one when what is
-   * matched changed (match-on, or caps between RGB and YUV) */
-  if (snap->cut_pending || (self->first.template.from_region
-          && self->first.template.in_matcher
-          && (self->first.template.channels != channels
-              || self->first.template.depth != MAX (im->depth, 8)))) {
+  if (gst_kpattern_match_cut_due (self, snap, channels, MAX (im->depth, 8))) {
     /* template-region: cut from this frame, in the samples matched */
     const KMatchRegion r = snap->template_region;
-    if (!gst_kmatch_template_state_cut (&self->first.template,
-            self->first.matcher, im, &r, channels, fmt)) {
-      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
-          ("template-region %d,%d,%d,%d lies outside the %dx%d frame", r.x, r.y,
-              r.width, r.height, im->width, im->height), (NULL));
-    } else {
+    GstKMatchTemplateState *t = &self->first.template;
+    gboolean changed = TRUE;
+    if (gst_kpattern_match_region_in (&r, im->width, im->height)
+        && gst_kmatch_template_state_cut (t, self->first.matcher, im, &r,
+            channels, fmt)) {
       self->first.have_last = FALSE;
-      self->first.warned_size = FALSE;
+      self->first.warned_size = self->warned_region = FALSE;
       GST_INFO_OBJECT (self, "template %dx%d cut at %d,%d", r.width, r.height,
           r.x, r.y);
+    } else {
+      /* a template of other frames is let go: it could be of another
+       * depth, and these frames do not hold the region; the next frame
+       * that holds it is cut */
+      if (!self->warned_region)
+        GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+            ("template-region %d,%d,%d,%d lies outside the %dx%d frame: "
+                "nothing is matched until a frame holds it", r.x, r.y,
+                r.width, r.height, im->width, im->height), (NULL));
+      self->warned_region = TRUE;
+      changed = t->samples != NULL;
+      gst_kmatch_template_state_clear (t);
+      t->from_region = TRUE;
     }
     GST_OBJECT_LOCK (self);
     if (self->template_cookie == template_cookie)
       self->settings.cut_pending = FALSE;
-    self->template_cookie++;    /* the cut template is the one now */
+    if (changed)
+      self->template_cookie++;  /* the cut template is the one now */
     self->first.template.built = self->template_cookie;
     GST_OBJECT_UNLOCK (self);
     return TRUE;

@@ -153,6 +153,7 @@ struct _GstKPatternMatch
   GstKMatchTarget extras[MAX_TEMPLATES - 1];
   GPtrArray *extras_built;
   gboolean warned_color;
+  gboolean warned_region;       /* template-region outside the frames */
 };
 
 /* gstkpatternmatch-search.c: the base class's methods */
@@ -243,6 +244,24 @@ void gst_kpattern_match_image (GstVideoFrame * frame, gint channels,
  * else its luma. */
 gint gst_kpattern_match_channels (GstKMatchOn match_on,
     const GstVideoInfo * info);
+/* The bits of a sample matched in frames of info (8 for bytes). */
+gint gst_kpattern_match_depth (gint channels, const GstVideoInfo * info);
+/* Whether the template is to be cut from a frame matched as channels
+ * samples of depth bits: template-region is set, and the template is not
+ * yet cut from it for such frames (just set, a new stream, a frame the
+ * region did not lie in, or match-on, caps or depth changed since). */
+gboolean gst_kpattern_match_cut_due (GstKPatternMatch * self,
+    const Settings * snap, gint channels, gint depth);
+/* Whether region r lies inside width x height frames (a template is cut
+ * from a frame only then: a frame in CUDA memory is read on the host for
+ * it, and only for it) */
+static inline gboolean
+gst_kpattern_match_region_in (const KMatchRegion * r, gint width, gint height)
+{
+  return r->width > 0 && r->height > 0 && r->x >= 0 && r->y >= 0
+      && r->width <= width - r->x && r->height <= height - r->y;
+}
+
 /* Builds the first template's matcher and template when something they
  * depend on changed; FALSE (and an element error) when the backend cannot
  * run. */

@@ -306,10 +306,14 @@ start_frame_on_device (GstKPatternMatch * self, GstBuffer * buf)
   GstVideoFrame frame;
 
   GST_OBJECT_LOCK (self);
-  /* a cut (gst_kpattern_match_ensure_matcher) reads the frame on the host */
-  gboolean cut = self->settings.cut_pending || (self->first.template.from_region
-      && self->first.template.in_matcher && self->first.template.channels !=
-      gst_kpattern_match_channels (self->settings.match_on, info));
+  /* a cut (gst_kpattern_match_ensure_matcher) reads the frame on the host
+   * (only a frame that holds the region: one that does not is not cut) */
+  const gint channels = gst_kpattern_match_channels (self->settings.match_on,
+      info);
+  gboolean cut = gst_kpattern_match_cut_due (self, &self->settings, channels,
+      gst_kpattern_match_depth (channels, info))
+      && gst_kpattern_match_region_in (&self->settings.template_region,
+      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info));
   GstMapFlags flags = self->settings.draw ? GST_MAP_READWRITE : GST_MAP_READ;
   GST_OBJECT_UNLOCK (self);
 

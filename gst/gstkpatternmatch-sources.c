@@ -11,6 +11,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstkpatternmatch-private.h"
 #include "kconv-refusal.h"
 #include "kmatch-template.h"
@@ -93,6 +95,7 @@ gst_kpattern_match_set_templates (GstKPatternMatch * self, GstSample * first,
   Settings *s = &self->settings;
   g_clear_pointer (&s->pending_files, g_ptr_array_unref);
   g_clear_pointer (&s->template_rgb, gst_sample_unref);
+  memset (&s->template_region, 0, sizeof s->template_region);   /* not cut */
   s->template_rgb = first;
   g_free (s->template_name);
   s->template_name = first_name;

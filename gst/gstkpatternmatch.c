@@ -159,12 +159,12 @@ gst_kpattern_match_set_property (GObject * object, guint prop_id,
       }
       break;
     case PROP_TEMPLATE_REGION:
+      /* the cut one becomes the only template: files and samples set
+       * before are let go (also at the next start) */
+      gst_kpattern_match_set_templates (self, NULL, g_strdup ("region"), NULL);
+      g_clear_pointer (&s->template_location, g_free);
       s->template_region = region;
       s->cut_pending = TRUE;
-      /* the cut one becomes the only template */
-      g_free (s->template_name);
-      s->template_name = g_strdup ("region");
-      g_clear_pointer (&s->extra_templates, g_ptr_array_unref);
       break;
     case PROP_SEARCH_REGION:
       s->has_search_region = region.width > 0;
@@ -304,7 +304,7 @@ gst_kpattern_match_start (GstBaseTransform * trans)
   }
   g_free (location);
   self->first.have_last = FALSE;
-  self->first.warned_size = self->warned_color = FALSE;
+  self->first.warned_size = self->warned_color = self->warned_region = FALSE;
   gst_kpattern_match_free_extras (self);
   return TRUE;
 }
@@ -402,7 +402,8 @@ gst_kpattern_match_class_init (GstKPatternMatchClass * klass)
       "is a comma in a name, \\\\ a backslash)", NULL, flags);
   properties[PROP_TEMPLATE_REGION] = g_param_spec_string ("template-region",
       "Template region", "\"x,y,width,height\": cut the template from the "
-      "next frame", NULL, flags);
+      "next frame (again from a new stream's first frame, and when the "
+      "frames' depth or what is matched changes)", NULL, flags);
   properties[PROP_SEARCH_REGION] = g_param_spec_string ("search-region",
       "Search region", "\"x,y,width,height\": the template must lie inside "
       "it (empty: the whole frame)", NULL, flags);

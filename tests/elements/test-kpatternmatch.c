@@ -1629,6 +1629,90 @@ GST_START_TEST (test_match_on_change_recuts)
 
 GST_END_TEST;
 
+/* A frame of format and size w x h whose bytes are random (seed); for 16-bit
+ * formats each word's two bytes are equal */
+static GstBuffer *
+sized_frame (const gchar * format, gint w, gint h, guint32 seed)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, gst_video_format_from_string (format), w,
+      h);
+  GstBuffer *b = random_frame (&info, seed);
+  if (GST_VIDEO_INFO_COMP_DEPTH (&info, 0) > 8) {
+    GstMapInfo map;
+    gst_buffer_map (b, &map, GST_MAP_WRITE);
+    for (gsize i = 0; i + 1 < map.size; i += 2)
+      map.data[i + 1] = map.data[i];
+    gst_buffer_unmap (b, &map);
+  }
+  return b;
+}
+
+static void
+set_caps (Fixture * f, const gchar * format, gint w, gint h)
+{
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=25/1", format, w, h);
+  gst_harness_set_src_caps_str (f->h, caps);
+  g_free (caps);
+}
+
+/* template-region follows the stream: cut again when the depth changes
+ * (it was an error: a 16-bit template against bytes), let go with one
+ * warning while the frames do not hold the region, cut again from the next
+ * frame that does, and from a new stream's first frame after a restart;
+ * and a file set before it never comes back (it did, after a format
+ * change or a restart). */
+GST_START_TEST (test_template_region_follows_the_stream)
+{
+  gchar *other = write_grey_png (8, 8, "kconv-region-other.png");
+  Fixture f = fixture_new ("GRAY8", "template-location", other,
+      "template-region", "30,20,12,9", NULL);
+  const struct
+  {
+    const gchar *format;
+    gint w, h;
+    gboolean holds;             /* the frame holds the region */
+  } steps[] = {
+    {"GRAY8", W, H, TRUE}, {"GRAY16_LE", W, H, TRUE}, {"GRAY8", 24, 16, FALSE},
+    {"GRAY8", 24, 16, FALSE}, {"NV12", W, H, TRUE}, {"P010_10LE", 32, 32,
+        FALSE}, {"I420", W, H, TRUE}, {"GRAY8", W, H, TRUE},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++) {
+    if (i == G_N_ELEMENTS (steps) - 1) {
+      gst_element_set_state (f.h->element, GST_STATE_READY);
+      gst_element_set_state (f.h->element, GST_STATE_PLAYING);
+    }
+    set_caps (&f, steps[i].format, steps[i].w, steps[i].h);
+    /* each frame new: found only where this frame's own region was cut */
+    GstBuffer *out = gst_harness_push_and_pull (f.h, sized_frame
+        (steps[i].format, steps[i].w, steps[i].h, 90 + i));
+    fail_unless (out != NULL, "step %u: no frame out", i);
+    gst_buffer_unref (out);
+    GstStructure *st = next_result (&f);
+    if (steps[i].holds) {
+      gint tw = 0;
+      expect_at (st, TRUE, 30, 20);
+      fail_unless (gst_structure_get_int (st, "width", &tw) && tw == 12,
+          "step %u: a %d-wide template", i, tw);
+    } else {
+      fail_unless (st == NULL, "step %u: a report without a template", i);
+    }
+    if (st)
+      gst_structure_free (st);
+  }
+  /* one warning a run of frames that do not hold it */
+  fail_unless_equals_int (f.warnings, 2);
+  gchar *location = NULL;
+  g_object_get (f.h->element, "template-location", &location, NULL);
+  fail_unless (location == NULL, "template-location still \"%s\"", location);
+  fixture_free (&f);
+  g_unlink (other);
+  g_free (other);
+}
+
+GST_END_TEST;
+
 /* Properties hammered from other threads while frames flow: every frame
  * comes out, in order, each with its message (run under ThreadSanitizer
  * by tests/run-sanitizers.sh). */
@@ -1859,6 +1943,7 @@ kpatternmatch_suite (void)
   tcase_add_test (tc, test_short_buffer_names_both_sizes);
   tcase_add_test (tc, test_lying_video_meta_refused);
   tcase_add_test (tc, test_match_on_change_recuts);
+  tcase_add_test (tc, test_template_region_follows_the_stream);
   tcase_add_test (tc, test_property_stress_while_streaming);
   tcase_add_test (tc, test_edge_sizes);
   tcase_add_test (tc, test_template_file_not_an_image);
