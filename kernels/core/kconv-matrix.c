@@ -103,7 +103,10 @@ kconv_matrix_parse (const char *text, float **weights, int *rows, int *cols,
         goto fail;
       }
       if (!isfinite (v) || fabs (v) > 3.4e38) {
-        snprintf (err, err_size, "'%.*s' in row %d is not a finite number",
+        /* (weights are floats) */
+        snprintf (err, err_size, isfinite (v) ? "'%.*s' in row %d is beyond "
+            "a weight's range (-3.4e38 to 3.4e38)" :
+            "'%.*s' in row %d is not a finite number",
             excerpt_bytes (p, (int) (end - p)), p, r + 1);
         goto fail;
       }

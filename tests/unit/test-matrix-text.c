@@ -104,7 +104,8 @@ main (void)
         "is not 32 whole characters: \"%s\"", err);
   }
   expect_error ("inf", "not a finite number");
-  expect_error ("1e39", "not a finite number");
+  expect_error ("1e39", "beyond a weight's range");
+  expect_error ("1 -1e300", "'-1e300' in row 1 is beyond a weight's range");
 
   /* 121 columns are fine, 122 are not */
   char wide[122 * 2 + 1];
