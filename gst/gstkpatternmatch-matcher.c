@@ -127,8 +127,7 @@ gst_kpattern_match_ensure_matcher (GstKPatternMatch * self,
     const KMatchRegion r = snap->template_region;
     GstKMatchTemplateState *t = &self->first.template;
     gboolean changed = TRUE;
-    if (gst_kpattern_match_region_in (&r, im->width, im->height)
-        && gst_kmatch_template_state_cut (t, self->first.matcher, im, &r,
+    if (gst_kmatch_template_state_cut (t, self->first.matcher, im, &r,
             channels, fmt)) {
       self->first.have_last = FALSE;
       self->first.warned_size = self->warned_region = FALSE;
@@ -146,7 +145,6 @@ gst_kpattern_match_ensure_matcher (GstKPatternMatch * self,
       self->warned_region = TRUE;
       changed = t->samples != NULL;
       gst_kmatch_template_state_clear (t);
-      t->from_region = TRUE;
     }
     GST_OBJECT_LOCK (self);
     if (self->template_cookie == template_cookie)

@@ -252,9 +252,8 @@ gint gst_kpattern_match_depth (gint channels, const GstVideoInfo * info);
  * region did not lie in, or match-on, caps or depth changed since). */
 gboolean gst_kpattern_match_cut_due (GstKPatternMatch * self,
     const Settings * snap, gint channels, gint depth);
-/* Whether region r lies inside width x height frames (a template is cut
- * from a frame only then: a frame in CUDA memory is read on the host for
- * it, and only for it) */
+/* Whether region r lies inside width x height frames (a frame in CUDA
+ * memory is read on the host for a cut only then) */
 static inline gboolean
 gst_kpattern_match_region_in (const KMatchRegion * r, gint width, gint height)
 {

@@ -27,6 +27,16 @@ typedef struct
   int warnings;                 /* warning messages seen so far */
 } Fixture;
 
+/* Frames of format, w x h, from here on */
+static void
+set_caps (Fixture * f, const gchar * format, gint w, gint h)
+{
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=25/1", format, w, h);
+  gst_harness_set_src_caps_str (f->h, caps);
+  g_free (caps);
+}
+
 /* A harness around kpatternmatch with a bus to collect its messages; the
  * varargs are property name, value string pairs ending with NULL. */
 static Fixture
@@ -45,10 +55,7 @@ fixture_new (const gchar * format, ...)
       gst_util_set_object_arg (G_OBJECT (f.h->element), name,
         va_arg (args, const gchar *));
   va_end (args);
-  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-      "framerate=25/1", format, W, H);
-  gst_harness_set_src_caps_str (f.h, caps);
-  g_free (caps);
+  set_caps (&f, format, W, H);
   return f;
 }
 
@@ -1646,15 +1653,6 @@ sized_frame (const gchar * format, gint w, gint h, guint32 seed)
     gst_buffer_unmap (b, &map);
   }
   return b;
-}
-
-static void
-set_caps (Fixture * f, const gchar * format, gint w, gint h)
-{
-  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-      "framerate=25/1", format, w, h);
-  gst_harness_set_src_caps_str (f->h, caps);
-  g_free (caps);
 }
 
 /* template-region follows the stream: cut again when the depth changes
